@@ -1,0 +1,7 @@
+#pragma once
+// The whole engine: #include "autograd/autograd.h".
+#include "autograd/engine.h"
+#include "autograd/generator.h"
+#include "autograd/gradcheck.h"
+#include "autograd/ops.h"
+#include "autograd/tensor.h"

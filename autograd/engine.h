@@ -1,0 +1,73 @@
+#pragma once
+// Reverse-mode autodiff, define-by-run (§1: a computational graph is another
+// way to write a function; backward() walks it in reverse).
+//
+// Every op computes its result, then calls record(): if grad mode is on and
+// some input requires grad, the result gets a Node holding the inputs and a
+// backward closure written next to the op's forward code. backward() on the
+// loss orders the nodes topologically once (iterative DFS), calls each
+// closure with the gradient of its output, accumulates the returned input
+// gradients (summing over broadcast dimensions where an input was
+// broadcast), and frees the graph.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograd/tensor.h"
+
+namespace ag {
+
+// Given dL/d(output), return dL/d(input_i) for every input, in order. An
+// entry may be left undefined when that input needs no gradient. A returned
+// gradient may have a broadcast shape; the engine sums it down to the input.
+using BackwardFn = std::function<std::vector<Tensor>(const Tensor& grad_output)>;
+
+struct Node {
+    std::string op;                 // "matmul", "add", ...
+    std::vector<Tensor> inputs;     // the tensors the op read
+    BackwardFn backward;
+    bool released = false;          // set once backward() has run through it
+
+    Node() = default;
+    Node(const Node&) = delete;
+    Node& operator=(const Node&) = delete;
+    ~Node();  // iterative: dropping a 100,000-op graph must not recurse 100,000 deep
+};
+
+// Record `out` as the result of `op` on `inputs`. Returns `out`, now with a
+// grad_fn when recording is on and any input requires grad.
+Tensor record(const char* op, Tensor out, std::vector<Tensor> inputs, BackwardFn backward);
+
+// Grad mode is thread-local and on by default.
+struct GradMode {
+    static bool is_enabled();
+    static void set_enabled(bool on);
+};
+
+// RAII: no graph is recorded while a guard lives (evaluation, optimiser
+// steps, decoding). Restores the previous mode on destruction.
+class NoGradGuard {
+public:
+    NoGradGuard() : previous_(GradMode::is_enabled()) { GradMode::set_enabled(false); }
+    ~NoGradGuard() { GradMode::set_enabled(previous_); }
+    NoGradGuard(const NoGradGuard&) = delete;
+    NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+private:
+    bool previous_;
+};
+
+// The nodes that lead to `root`, inputs before the ops that use them (the
+// order backward() runs in reverse). Lesson 00 prints it.
+std::vector<std::shared_ptr<Node>> topological_order(const Tensor& root);
+
+// Runs backward from `root` with dL/droot = grad_output. Called by
+// Tensor::backward().
+void run_backward(const Tensor& root, const Tensor& grad_output);
+
+// Threads used by every kernel (OpenMP). Results do not depend on it.
+void set_num_threads(int n);
+int num_threads();
+
+}  // namespace ag

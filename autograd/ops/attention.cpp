@@ -1,0 +1,243 @@
+// §5 grouped-query attention and §6 sliding windows: scaled dot-product
+// attention as one fused op. The forward keeps the probabilities P; the
+// backward is the closed form below, so no T×S chain of small ops (matmul,
+// mask, softmax, matmul and their backwards) is recorded per layer.
+//
+// Layout: q [B, T, Hq, dh], k and v [B, S, Hkv, dh] (the rows of a Linear
+// output cut into heads), P [B, Hq, T, S]. Query head h reads KV head
+// h / g, g = Hq / Hkv. Every inner loop runs over dh, contiguous.
+#include <cmath>
+#include <limits>
+
+#include "autograd/ops/common.h"
+
+namespace ag {
+
+using detail::fail;
+using detail::Grads;
+
+namespace {
+
+struct Dims {
+    int64_t B, T, S, Hq, Hkv, g, dh;
+    // Element offsets: q, out at (b, t, h); k, v at (b, s, kvh); P at (b, h, t).
+    int64_t at_q(int64_t b, int64_t t, int64_t h) const { return ((b * T + t) * Hq + h) * dh; }
+    int64_t at_k(int64_t b, int64_t s, int64_t kvh) const { return ((b * S + s) * Hkv + kvh) * dh; }
+    int64_t at_p(int64_t b, int64_t h, int64_t t) const { return ((b * Hq + h) * T + t) * S; }
+};
+
+std::string shapes_str(const Tensor& q, const Tensor& k, const Tensor& v) {
+    return fmt::format("q {}, k {}, v {}", shape_str(q.shape()), shape_str(k.shape()), shape_str(v.shape()));
+}
+
+Dims check_shapes(const char* op, const Tensor& q, const Tensor& k, const Tensor& v) {
+    if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
+        fail(op, "{}: needs 4-D q [B, T, Hq, dh] and k, v [B, S, Hkv, dh]", shapes_str(q, k, v));
+    if (k.shape() != v.shape()) fail(op, "{}: k and v must have the same shape", shapes_str(q, k, v));
+    if (q.size(0) != k.size(0)) fail(op, "{}: batch sizes {} and {} differ", shapes_str(q, k, v), q.size(0), k.size(0));
+    if (q.size(3) != k.size(3))
+        fail(op, "{}: head sizes (dh) {} and {} differ", shapes_str(q, k, v), q.size(3), k.size(3));
+    if (q.size(3) == 0) fail(op, "{}: head size dh is 0", shapes_str(q, k, v));
+    if (q.size(2) == 0 || k.size(2) == 0 || q.size(2) % k.size(2) != 0)
+        fail(op, "{}: {} query heads are not a positive multiple of {} KV heads", shapes_str(q, k, v), q.size(2), k.size(2));
+    return {q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(2) / k.size(2), q.size(3)};
+}
+
+// The keys each query sees, as compressed rows: query t sees keys
+// keys[first[t]] … keys[first[t+1]-1], in increasing s. The pattern is the
+// same for every batch row and head, so it is worked out once per call.
+struct Visible {
+    std::vector<int64_t> first, keys;
+};
+
+Visible visible_keys(const std::vector<int64_t>& q_pos, const std::vector<int64_t>& k_pos, int64_t window) {
+    Visible vis;
+    vis.first.reserve(q_pos.size() + 1);
+    vis.first.push_back(0);
+    for (const int64_t qp : q_pos) {
+        for (size_t s = 0; s < k_pos.size(); ++s) {
+            const int64_t kp = k_pos[s];
+            // 0 <= k_pos <= q_pos (a negative key position is an empty
+            // cache slot), and within the window: q_pos - k_pos < W
+            if (kp >= 0 && kp <= qp && (window == 0 || qp - kp < window)) vis.keys.push_back(static_cast<int64_t>(s));
+        }
+        vis.first.push_back(static_cast<int64_t>(vis.keys.size()));
+    }
+    return vis;
+}
+
+double dot(const double* a, const double* b, int64_t n) {
+    double d = 0.0;
+    for (int64_t i = 0; i < n; ++i) d += a[i] * b[i];
+    return d;
+}
+
+// y += a x over n contiguous numbers (vectorises).
+void axpy(double a, const double* x, double* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+// Each parallel task is one (b, head) pair doing about T·S·dh multiply-adds;
+// give a thread at least this much work.
+constexpr int64_t kAttentionGrain = 1 << 15;
+
+int64_t tasks_per_thread(const Dims& d) {
+    return std::max<int64_t>(1, kAttentionGrain / std::max<int64_t>(1, d.T * d.S * d.dh));
+}
+
+// What the backward needs: the contiguous inputs, P, the pattern, the scale.
+struct Saved {
+    Tensor q, k, v, P;
+    Visible vis;
+    Dims d;
+    double scale;
+};
+
+// Forward, for each (b, h, t) over the visible keys s:
+//   z_s = q_t·k_s / sqrt(dh),  p_s = exp(z_s - max z) / Σ_s' exp(z_s' - max z),
+//   out_t = Σ_s p_s v_s.
+// Invisible keys keep p = 0; a query that sees no key keeps out = 0.
+// Threads split the (b, h) pairs: each output row has one writer.
+Tensor forward(Saved& sv) {
+    const Dims& d = sv.d;
+    const Visible& vis = sv.vis;
+    Tensor out = empty({d.B, d.T, d.Hq, d.dh});  // zero-filled
+    const double *pq = sv.q.data(), *pk = sv.k.data(), *pv = sv.v.data();
+    double *po = out.data(), *pp = sv.P.data();  // P is filled here, read-only afterwards
+    detail::parallel_for(d.B * d.Hq, tasks_per_thread(d), [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+            const int64_t b = i / d.Hq, h = i % d.Hq, kvh = h / d.g;
+            for (int64_t t = 0; t < d.T; ++t) {
+                const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
+                if (j0 == j1) continue;
+                const double* qt = pq + d.at_q(b, t, h);
+                double* pt = pp + d.at_p(b, h, t);
+                double m = -std::numeric_limits<double>::infinity();
+                for (int64_t j = j0; j < j1; ++j) {
+                    const int64_t s = vis.keys[j];
+                    pt[s] = dot(qt, pk + d.at_k(b, s, kvh), d.dh) * sv.scale;
+                    m = std::max(m, pt[s]);
+                }
+                double sum = 0.0;
+                for (int64_t j = j0; j < j1; ++j) {
+                    const int64_t s = vis.keys[j];
+                    pt[s] = std::exp(pt[s] - m);
+                    sum += pt[s];
+                }
+                double* ot = po + d.at_q(b, t, h);
+                for (int64_t j = j0; j < j1; ++j) {
+                    const int64_t s = vis.keys[j];
+                    pt[s] /= sum;
+                    axpy(pt[s], pv + d.at_k(b, s, kvh), ot, d.dh);
+                }
+            }
+        }
+    });
+    return out;
+}
+
+// Backward, given dO = dL/dout, for each (b, h, t) over the visible s
+// (an invisible key has p = 0 and contributes nothing):
+//   dP_s = dO_t · v_s
+//   dZ_s = P_s (dP_s - Σ_s' P_s' dP_s') / sqrt(dh)   (softmax backward, with the scale)
+//   dq_t = Σ_s dZ_s k_s
+//   dk_s = Σ_{h in group} Σ_t dZ[h, t, s] q[t, h]
+//   dv_s = Σ_{h in group} Σ_t P[h, t, s] dO[t, h]
+// Pass 1 (threads over (b, h)) computes dZ and dq. Pass 2 (threads over
+// (b, kv head)) gathers dk and dv: the g query heads of a group add into the
+// same rows, so one thread owns the whole group and adds its heads, then its
+// queries, in a fixed order. Same bits for any thread count.
+Grads backward(const Saved& sv, const Tensor& grad) {
+    const Dims& d = sv.d;
+    const Visible& vis = sv.vis;
+    const Tensor gc = grad.contiguous();
+    Tensor dq = empty(sv.q.shape()), dk = empty(sv.k.shape()), dv = empty(sv.v.shape());
+    Tensor dZ = empty(sv.P.shape());
+    const double *pq = sv.q.data(), *pk = sv.k.data(), *pv = sv.v.data(), *pp = sv.P.data(), *pg = gc.data();
+    double *pdq = dq.data(), *pdk = dk.data(), *pdv = dv.data(), *pdz = dZ.data();
+
+    detail::parallel_for(d.B * d.Hq, tasks_per_thread(d), [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+            const int64_t b = i / d.Hq, h = i % d.Hq, kvh = h / d.g;
+            for (int64_t t = 0; t < d.T; ++t) {
+                const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
+                const double* gt = pg + d.at_q(b, t, h);
+                const double* pt = pp + d.at_p(b, h, t);
+                double* zt = pdz + d.at_p(b, h, t);
+                double pdp = 0.0;  // Σ_s P_s dP_s
+                for (int64_t j = j0; j < j1; ++j) {
+                    const int64_t s = vis.keys[j];
+                    zt[s] = dot(gt, pv + d.at_k(b, s, kvh), d.dh);
+                    pdp += pt[s] * zt[s];
+                }
+                double* dqt = pdq + d.at_q(b, t, h);
+                for (int64_t j = j0; j < j1; ++j) {
+                    const int64_t s = vis.keys[j];
+                    zt[s] = pt[s] * (zt[s] - pdp) * sv.scale;
+                    axpy(zt[s], pk + d.at_k(b, s, kvh), dqt, d.dh);
+                }
+            }
+        }
+    });
+    detail::parallel_for(d.B * d.Hkv, std::max<int64_t>(1, tasks_per_thread(d) / d.g), [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+            const int64_t b = i / d.Hkv, kvh = i % d.Hkv;
+            for (int64_t h = kvh * d.g; h < (kvh + 1) * d.g; ++h) {
+                for (int64_t t = 0; t < d.T; ++t) {
+                    const double* qt = pq + d.at_q(b, t, h);
+                    const double* gt = pg + d.at_q(b, t, h);
+                    const double* pt = pp + d.at_p(b, h, t);
+                    const double* zt = pdz + d.at_p(b, h, t);
+                    for (int64_t j = vis.first[t]; j < vis.first[t + 1]; ++j) {
+                        const int64_t s = vis.keys[j];
+                        axpy(zt[s], qt, pdk + d.at_k(b, s, kvh), d.dh);
+                        axpy(pt[s], gt, pdv + d.at_k(b, s, kvh), d.dh);
+                    }
+                }
+            }
+        }
+    });
+    return Grads{dq, dk, dv};
+}
+
+Tensor attention_op(const char* op, const Tensor& q, const Tensor& k, const Tensor& v,
+                    const std::vector<int64_t>& q_pos, const std::vector<int64_t>& k_pos, int64_t window,
+                    Tensor* weights) {
+    const Dims d = check_shapes(op, q, k, v);
+    if (static_cast<int64_t>(q_pos.size()) != d.T)
+        fail(op, "{}: {} query positions for T = {}", shapes_str(q, k, v), q_pos.size(), d.T);
+    if (static_cast<int64_t>(k_pos.size()) != d.S)
+        fail(op, "{}: {} key positions for S = {}", shapes_str(q, k, v), k_pos.size(), d.S);
+    if (window < 0) fail(op, "{}: window {} is negative (0 = no window)", shapes_str(q, k, v), window);
+
+    // The kernels read plain row-major arrays: the views that narrow and
+    // reshape make of a Linear output are copied here (untracked: the
+    // gradients are returned for q, k, v themselves).
+    auto sv = std::make_shared<Saved>(Saved{q.detach().contiguous(), k.detach().contiguous(), v.detach().contiguous(),
+                                            empty({d.B, d.Hq, d.T, d.S}), visible_keys(q_pos, k_pos, window), d,
+                                            1.0 / std::sqrt(static_cast<double>(d.dh))});
+    Tensor out = forward(*sv);
+    if (weights) *weights = sv->P.clone();  // P never requires grad: a plain copy
+    return record(op, out, {q, k, v}, [sv](const Tensor& grad) { return backward(*sv, grad); });
+}
+
+}  // namespace
+
+Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const std::vector<int64_t>& q_pos,
+                 const std::vector<int64_t>& k_pos, int64_t window, Tensor* weights) {
+    return attention_op("attention", q, k, v, q_pos, k_pos, window, weights);
+}
+
+// Training: queries and keys are the same T positions 0 … T-1, so query t
+// sees keys max(0, t-W+1) … t (all of 0 … t without a window).
+Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, int64_t window, Tensor* weights) {
+    const char* op = "causal_attention";
+    check_shapes(op, q, k, v);
+    if (q.size(1) != k.size(1))
+        fail(op, "{}: needs as many keys as queries, got T = {} and S = {}", shapes_str(q, k, v), q.size(1), k.size(1));
+    std::vector<int64_t> pos(static_cast<size_t>(q.size(1)));
+    for (size_t t = 0; t < pos.size(); ++t) pos[t] = static_cast<int64_t>(t);
+    return attention_op(op, q, k, v, pos, pos, window, weights);
+}
+
+}  // namespace ag

@@ -1,0 +1,131 @@
+#pragma once
+// Shared by the ops' .cpp files: errors, dims, broadcasting and the two
+// loop shapes every pointwise kernel is built from.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "autograd/engine.h"
+#include "autograd/ops.h"
+#include "autograd/tensor.h"
+
+namespace ag::detail {
+
+// throw std::invalid_argument("op: message")
+template <typename... Args>
+[[noreturn]] void fail(const char* op, fmt::format_string<Args...> format, Args&&... args) {
+    throw std::invalid_argument(std::string(op) + ": " + fmt::format(format, std::forward<Args>(args)...));
+}
+
+// A dim of a tensor of this shape, in [-ndim, ndim), as an index in
+// [0, ndim). `extra` allows dims past the end (stack inserts a new one).
+inline int64_t wrap_dim(const char* op, int64_t d, const Shape& shape, int64_t extra = 0) {
+    const int64_t ndim = static_cast<int64_t>(shape.size()) + extra;
+    if (d < -ndim || d >= ndim) fail(op, "dim {} out of range for shape {}", d, shape_str(shape));
+    return d < 0 ? d + ndim : d;
+}
+
+// NumPy broadcasting: align on the right; sizes must match or be 1.
+Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b);
+
+// A view of x stretched to `shape` (stride 0 along broadcast dims); no copy.
+Tensor expand_view(const Tensor& x, const Shape& shape);
+
+// Run body(begin, end) over disjoint pieces of [0, n) on the OpenMP threads.
+// Each index belongs to exactly one piece, so any result that is a function
+// of its own index is the same for every thread count. Small n runs inline.
+template <typename Body>
+void parallel_for(int64_t n, int64_t min_per_thread, Body&& body) {
+    const int threads = omp_get_max_threads();
+    if (threads == 1 || n < 2 * min_per_thread || omp_in_parallel()) {
+        body(int64_t{0}, n);
+        return;
+    }
+#pragma omp parallel num_threads(static_cast<int>(std::min<int64_t>(threads, n / min_per_thread)))
+    {
+        const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+        const int64_t chunk = (n + nt - 1) / nt;
+        const int64_t begin = std::min(n, t * chunk), end = std::min(n, begin + chunk);
+        if (begin < end) body(begin, end);
+    }
+}
+
+constexpr int64_t kPointwiseGrain = 1 << 14;  // elements per thread at least
+
+// y[i] = f(x[i]) for a tensor of any layout; the result is contiguous.
+template <typename F>
+Tensor map(const Tensor& x, F f) {
+    const Tensor xc = x.contiguous();
+    Tensor y = empty(x.shape());
+    const double* px = xc.data();
+    double* py = y.data();
+    parallel_for(y.numel(), kPointwiseGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) py[i] = f(px[i]);
+    });
+    return y;
+}
+
+// out[i] = f(a[i], b[i]) for two tensors of the SAME shape (a backward's
+// gradient and a saved input, typically).
+template <typename F>
+Tensor zip(const Tensor& a, const Tensor& b, F f) {
+    const Tensor ac = a.contiguous(), bc = b.contiguous();
+    Tensor out = empty(a.shape());
+    const double *pa = ac.data(), *pb = bc.data();
+    double* po = out.data();
+    parallel_for(out.numel(), kPointwiseGrain, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) po[i] = f(pa[i], pb[i]);
+    });
+    return out;
+}
+
+// The same with broadcasting: out has the broadcast shape of a and b.
+template <typename F>
+Tensor broadcast_zip(const char* op, const Tensor& a, const Tensor& b, F f) {
+    if (a.shape() == b.shape()) return zip(a, b, f);
+    const Shape shape = broadcast_shapes(op, a.shape(), b.shape());
+    if (b.numel() == 1 && a.shape() == shape) {
+        const double s = b.contiguous().data()[0];
+        return map(a, [&](double x) { return f(x, s); });
+    }
+    if (a.numel() == 1 && b.shape() == shape) {
+        const double s = a.contiguous().data()[0];
+        return map(b, [&](double x) { return f(s, x); });
+    }
+    // General case: read both through stride-0 views, one row at a time.
+    const Tensor av = expand_view(a.contiguous(), shape), bv = expand_view(b.contiguous(), shape);
+    Tensor out = empty(shape);
+    const int64_t nd = static_cast<int64_t>(shape.size());
+    const int64_t inner = nd ? shape.back() : 1;
+    const int64_t rows = inner ? out.numel() / inner : 0;
+    const int64_t sa = nd ? av.strides().back() : 0, sb = nd ? bv.strides().back() : 0;
+    const double *pa = av.data(), *pb = bv.data();
+    double* po = out.data();
+    parallel_for(rows, std::max<int64_t>(1, kPointwiseGrain / std::max<int64_t>(inner, 1)),
+                 [&](int64_t r0, int64_t r1) {
+                     for (int64_t r = r0; r < r1; ++r) {
+                         int64_t oa = 0, ob = 0, rest = r;  // offsets of row r in a and b
+                         for (int64_t d = nd - 2; d >= 0; --d) {
+                             const int64_t i = rest % shape[d];
+                             rest /= shape[d];
+                             oa += i * av.strides()[d];
+                             ob += i * bv.strides()[d];
+                         }
+                         for (int64_t j = 0; j < inner; ++j) po[r * inner + j] = f(pa[oa + j * sa], pb[ob + j * sb]);
+                     }
+                 });
+    return out;
+}
+
+// The numbers of x, contiguous, without its history: what a backward
+// closure saves (saving x itself would keep a needless copy node alive).
+inline Tensor saved(const Tensor& x) { return x.detach().contiguous(); }
+
+// Backward closures return one gradient per input.
+using Grads = std::vector<Tensor>;
+
+}  // namespace ag::detail

@@ -1,0 +1,95 @@
+// §4 rotary position embedding. The head vector of time step t is cut into
+// dh/2 pairs and pair i is turned by the angle m θ_i, m = positions[t],
+// θ_i = base^(-2i/dh): the block-diagonal rotation R_{Θ,m} of §4.2, applied
+// in O(dh) (§4.6) instead of as a dh×dh matrix.
+#include <cmath>
+
+#include "autograd/ops/common.h"
+
+namespace ag {
+
+using detail::fail;
+using detail::Grads;
+
+namespace {
+
+// cos and sin of m θ_i for every time step t and pair i: [T, dh/2].
+struct Angles {
+    std::vector<double> cos, sin;
+};
+
+Angles angles(const std::vector<int64_t>& positions, int64_t dh, double base) {
+    const int64_t half = dh / 2;
+    std::vector<double> theta(static_cast<size_t>(half));
+    for (int64_t i = 0; i < half; ++i)
+        theta[i] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dh));
+    Angles a;
+    a.cos.reserve(positions.size() * theta.size());
+    a.sin.reserve(positions.size() * theta.size());
+    for (const int64_t m : positions) {
+        for (const double th : theta) {
+            const double angle = static_cast<double>(m) * th;
+            a.cos.push_back(std::cos(angle));
+            a.sin.push_back(std::sin(angle));
+        }
+    }
+    return a;
+}
+
+// out = R x for every head vector of x [..., T, H, dh] (contiguous); with
+// inverse, out = Rᵀ x = R(-angle) x: the same formula with -sin. For a pair
+// (a, b) = (x_i, x_{i+dh/2}) (Half) or (x_{2i}, x_{2i+1}) (Interleaved):
+//   a' = a cos - b sin,   b' = b cos + a sin.
+Tensor rotate(const Tensor& x, const Angles& an, int64_t T, int64_t H, RopePairing pairing, bool inverse) {
+    const int64_t dh = x.size(-1), half = dh / 2;
+    const int64_t rows = dh ? x.numel() / dh : 0;  // head vectors
+    const double sign = inverse ? -1.0 : 1.0;
+    Tensor out = empty(x.shape());
+    const double* px = x.data();
+    double* po = out.data();
+    detail::parallel_for(rows, std::max<int64_t>(1, detail::kPointwiseGrain / std::max<int64_t>(1, dh)),
+                         [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+            const int64_t t = (r / H) % T;  // row r is (…, t, h)
+            const double* c = an.cos.data() + t * half;
+            const double* s = an.sin.data() + t * half;
+            const double* xr = px + r * dh;
+            double* yr = po + r * dh;
+            if (pairing == RopePairing::Half) {
+                for (int64_t i = 0; i < half; ++i) {
+                    const double a = xr[i], b = xr[i + half], sn = sign * s[i];
+                    yr[i] = a * c[i] - b * sn;
+                    yr[i + half] = b * c[i] + a * sn;
+                }
+            } else {
+                for (int64_t i = 0; i < half; ++i) {
+                    const double a = xr[2 * i], b = xr[2 * i + 1], sn = sign * s[i];
+                    yr[2 * i] = a * c[i] - b * sn;
+                    yr[2 * i + 1] = b * c[i] + a * sn;
+                }
+            }
+        }
+    });
+    return out;
+}
+
+}  // namespace
+
+// y = R_{Θ,m} x per head vector. Backward: dx = R_{Θ,m}ᵀ dy, the rotation
+// by -m θ_i (a rotation's inverse is its transpose).
+Tensor rope(const Tensor& x, const std::vector<int64_t>& positions, double base, RopePairing pairing) {
+    if (x.dim() < 3) fail("rope", "x must be [..., T, H, dh], got {}", shape_str(x.shape()));
+    const int64_t T = x.size(-3), H = x.size(-2), dh = x.size(-1);
+    if (dh % 2 != 0) fail("rope", "x {}: head size dh = {} is odd (rotations act on pairs)", shape_str(x.shape()), dh);
+    if (static_cast<int64_t>(positions.size()) != T)
+        fail("rope", "x {}: {} positions for T = {} (dim -3)", shape_str(x.shape()), positions.size(), T);
+    if (!(base > 0.0) || !std::isfinite(base)) fail("rope", "x {}: base {} must be positive and finite", shape_str(x.shape()), base);
+
+    Angles an = angles(positions, dh, base);
+    const Tensor y = rotate(x.detach().contiguous(), an, T, H, pairing, false);
+    return record("rope", y, {x}, [an = std::move(an), T, H, pairing](const Tensor& g) {
+        return Grads{rotate(g.contiguous(), an, T, H, pairing, true)};
+    });
+}
+
+}  // namespace ag

@@ -1,0 +1,136 @@
+#pragma once
+// Tensor: a cheap handle to an n-dimensional array of double.
+//
+// Several tensors can share one storage: a view (reshape of a contiguous
+// tensor, transpose, permute, narrow) is a new shape, strides and offset on
+// the same numbers, made without copying. Kernels want contiguous data, so
+// they call contiguous(), which copies only when it has to.
+//
+// A tensor that requires grad takes part in reverse-mode autodiff: the op
+// that made it records a Node (engine.h) with its inputs and its backward,
+// and loss.backward() fills .grad() of every leaf that requires grad.
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <fmt/ostream.h>
+
+namespace ag {
+
+using Shape = std::vector<int64_t>;
+
+class Generator;
+struct Node;
+struct TensorImpl;
+
+class Tensor {
+public:
+    Tensor() = default;  // an undefined tensor (defined() == false)
+
+    // --- factories -------------------------------------------------------
+    static Tensor zeros(const Shape& shape, bool requires_grad = false);
+    static Tensor ones(const Shape& shape, bool requires_grad = false);
+    static Tensor full(const Shape& shape, double value, bool requires_grad = false);
+    static Tensor scalar(double value, bool requires_grad = false);   // shape []
+    // [start, start+step, ...) below end, like torch.arange
+    static Tensor arange(double end);
+    static Tensor arange(double start, double end, double step = 1.0);
+    // values in row-major order; their count must equal the shape's numel
+    static Tensor from(const Shape& shape, std::vector<double> values,
+                       bool requires_grad = false);
+    static Tensor randn(const Shape& shape, Generator& gen, double mean = 0.0,
+                        double std = 1.0, bool requires_grad = false);
+    static Tensor uniform(const Shape& shape, Generator& gen, double low,
+                          double high, bool requires_grad = false);
+
+    // --- shape -----------------------------------------------------------
+    bool defined() const { return impl_ != nullptr; }
+    const Shape& shape() const;
+    const Shape& strides() const;
+    int64_t dim() const;
+    int64_t size(int64_t d) const;   // d may be negative (-1 = last)
+    int64_t numel() const;
+    bool is_contiguous() const;
+
+    // --- data --------------------------------------------------------------
+    // Pointer to the first element (storage + offset). Only meaningful as a
+    // flat array when is_contiguous(); kernels call contiguous() first.
+    double* data();
+    const double* data() const;
+    double item() const;                                  // one element only
+    double at(std::initializer_list<int64_t> index) const;  // any layout
+    std::vector<double> to_vector() const;                // row-major copy
+    Tensor contiguous() const;  // itself if contiguous, else a copy (tracked)
+    Tensor clone() const;       // always a copy (tracked)
+
+    // --- autograd ----------------------------------------------------------
+    bool requires_grad() const;
+    Tensor& requires_grad_(bool on = true);   // leaves only
+    bool is_leaf() const;                     // not made by a recorded op
+    Tensor grad() const;                      // undefined until backward
+    void zero_grad();                         // drops .grad()
+    void retain_grad();                       // keep .grad() of a non-leaf
+    void backward() const;                    // scalar losses only
+    void backward(const Tensor& grad_output) const;
+    Tensor detach() const;                    // same storage, no history
+    std::shared_ptr<Node> grad_fn() const;    // null for leaves
+    std::string name() const;                 // optional label (printing)
+    Tensor& set_name(std::string name);
+
+    // --- ops as methods (same as the free functions in ops.h) -------------
+    Tensor reshape(const Shape& shape) const;
+    Tensor view(const Shape& shape) const { return reshape(shape); }
+    Tensor transpose(int64_t d0, int64_t d1) const;
+    Tensor t() const;                         // 2-D transpose
+    Tensor permute(const Shape& dims) const;
+    Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+    Tensor matmul(const Tensor& other) const;
+    Tensor sum() const;
+    Tensor mean() const;
+    Tensor pow(double exponent) const;
+    Tensor exp() const;
+    Tensor log() const;
+
+    std::string str() const;  // PyTorch-like printing
+
+    // --- internals (engine and kernels) -----------------------------------
+    explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+    TensorImpl* impl() const { return impl_.get(); }
+    const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+private:
+    std::shared_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// "[2,3]": how error messages and printing show a shape.
+std::string shape_str(const Shape& shape);
+int64_t numel_of(const Shape& shape);
+Shape contiguous_strides(const Shape& shape);
+
+// What a Tensor points to. Kept public so that the engine and kernels stay
+// simple; user code goes through Tensor.
+struct TensorImpl {
+    std::shared_ptr<std::vector<double>> storage;
+    Shape shape;
+    Shape strides;
+    int64_t offset = 0;
+
+    bool requires_grad = false;
+    bool retains_grad = false;
+    std::shared_ptr<TensorImpl> grad;   // accumulated by backward()
+    std::shared_ptr<Node> grad_fn;      // the op that made this tensor
+    std::string name;
+};
+
+// Allocate a fresh contiguous tensor (uninitialised numbers are zeroed).
+Tensor empty(const Shape& shape);
+
+}  // namespace ag
+
+template <>
+struct fmt::formatter<ag::Tensor> : fmt::ostream_formatter {};

@@ -1,0 +1,225 @@
+#include "data/farm_language.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "data/shuffle.h"
+
+namespace farm {
+
+namespace {
+
+constexpr std::array<std::string_view, VOCAB_SIZE> kVocabulary = {
+    "<pad>", "<s>", "</s>", "the",
+    // nouns 4-27: singular, plural of each animal
+    "dog", "dogs", "cat", "cats", "cow", "cows", "pig", "pigs", "horse", "horses", "goat", "goats",
+    "hen", "hens", "duck", "ducks", "fox", "foxes", "rabbit", "rabbits", "farmer", "farmers",
+    "donkey", "donkeys",
+    // prepositions 28-33
+    "near", "behind", "beside", "with", "under", "by",
+    // verbs 34-57: singular (3rd person), plural of each lemma
+    "runs", "run", "eats", "eat", "sleeps", "sleep", "sees", "see", "likes", "like", "chases",
+    "chase", "jumps", "jump", "walks", "walk", "follows", "follow", "watches", "watch", "pushes",
+    "push", "finds", "find",
+    // mass nouns 58-62
+    "hay", "grass", "corn", "water", "mud",
+    // adverbs 63-67
+    "today", "again", "slowly", "quickly", "loudly"};
+
+bool in_range(int64_t id, int64_t first, int n) { return id >= first && id < first + n; }
+
+std::array<int64_t, N_LEMMAS> verbs_of_number(int plural) {
+    std::array<int64_t, N_LEMMAS> ids{};
+    for (int lemma = 0; lemma < N_LEMMAS; ++lemma) ids[lemma] = verb_id(lemma, plural);
+    return ids;
+}
+
+int draw(ag::Generator& gen, int n) { return static_cast<int>(gen.randint(n)); }
+
+// <s> the SUBJ: the start every sentence and prefix shares.
+Sentence start(int64_t subject, int k) {
+    Sentence s;
+    s.ids = {BOS, THE, subject};
+    s.subject_plural = is_plural_noun(subject) ? 1 : 0;
+    s.k = k;
+    return s;
+}
+
+// PREP the NOUN, with NOUN uniform over all 24 (number independent of the subject).
+void append_random_pp(Sentence& s, ag::Generator& gen) {
+    const int64_t prep = FIRST_PREP + draw(gen, N_PREPS);
+    const int64_t noun = FIRST_NOUN + draw(gen, N_NOUNS);
+    s.ids.insert(s.ids.end(), {prep, THE, noun});
+}
+
+void check_k(const char* what, int k) {
+    if (k < 0) throw std::invalid_argument(fmt::format("{}: k = {}, expected k >= 0", what, k));
+}
+
+void check_count(const char* what, int64_t n) {
+    if (n < 1) throw std::invalid_argument(fmt::format("{}: n = {}, expected at least 1", what, n));
+}
+
+}  // namespace
+
+const std::array<std::string_view, VOCAB_SIZE>& vocabulary() { return kVocabulary; }
+
+std::string_view token(int64_t id) {
+    if (id < 0 || id >= VOCAB_SIZE) {
+        throw std::invalid_argument(fmt::format("token: id {} is outside the vocabulary 0..{}", id, VOCAB_SIZE - 1));
+    }
+    return kVocabulary[id];
+}
+
+bool is_noun(int64_t id) { return in_range(id, FIRST_NOUN, N_NOUNS); }
+bool is_plural_noun(int64_t id) { return is_noun(id) && (id - FIRST_NOUN) % 2 == 1; }
+bool is_prep(int64_t id) { return in_range(id, FIRST_PREP, N_PREPS); }
+bool is_verb(int64_t id) { return in_range(id, FIRST_VERB, N_VERBS); }
+bool is_plural_verb(int64_t id) { return is_verb(id) && (id - FIRST_VERB) % 2 == 1; }
+bool is_mass(int64_t id) { return in_range(id, FIRST_MASS, N_MASS); }
+bool is_adverb(int64_t id) { return in_range(id, FIRST_ADV, N_ADVS); }
+
+int64_t noun_id(int animal, int plural) { return FIRST_NOUN + 2 * animal + plural; }
+int64_t verb_id(int lemma, int plural) { return FIRST_VERB + 2 * lemma + plural; }
+
+const std::array<int64_t, N_LEMMAS>& verb_ids(int plural) {
+    static const std::array<int64_t, N_LEMMAS> singular = verbs_of_number(0);
+    static const std::array<int64_t, N_LEMMAS> plural_forms = verbs_of_number(1);
+    return plural ? plural_forms : singular;
+}
+
+// ---- tokenizer ------------------------------------------------------------
+
+std::vector<int64_t> encode(std::string_view sentence) {
+    constexpr std::string_view space = " \t\n\r\f\v";
+    std::vector<int64_t> ids;
+    std::size_t pos = sentence.find_first_not_of(space);
+    while (pos != std::string_view::npos) {
+        const std::size_t end = std::min(sentence.find_first_of(space, pos), sentence.size());
+        const std::string_view word = sentence.substr(pos, end - pos);
+        int64_t id = 0;
+        while (id < VOCAB_SIZE && kVocabulary[id] != word) ++id;
+        if (id == VOCAB_SIZE) {
+            throw std::invalid_argument(fmt::format("encode: unknown word '{}' at position {} (0-based) in \"{}\"",
+                                                    word, ids.size(), sentence));
+        }
+        ids.push_back(id);
+        pos = sentence.find_first_not_of(space, end);
+    }
+    return ids;
+}
+
+std::string decode(const std::vector<int64_t>& ids) {
+    std::string text;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (i > 0) text += ' ';
+        if (ids[i] < 0 || ids[i] >= VOCAB_SIZE) {
+            throw std::invalid_argument(
+                fmt::format("decode: id {} at position {} is outside the vocabulary 0..{}", ids[i], i, VOCAB_SIZE - 1));
+        }
+        text += kVocabulary[ids[i]];
+    }
+    return text;
+}
+
+// ---- the generator (draw order documented in the header) --------------------
+
+Sentence sample_sentence(int k, ag::Generator& gen) {
+    check_k("sample_sentence", k);
+    Sentence s = start(FIRST_NOUN + draw(gen, N_NOUNS), k);
+    for (int i = 0; i < k; ++i) append_random_pp(s, gen);
+    s.ids.push_back(verb_id(draw(gen, N_LEMMAS), s.subject_plural));
+    const int object = draw(gen, 4);   // 1/2 the NOUN, 1/4 MASS, 1/4 none
+    if (object < 2) {
+        s.ids.insert(s.ids.end(), {THE, FIRST_NOUN + draw(gen, N_NOUNS)});
+    } else if (object == 2) {
+        s.ids.push_back(FIRST_MASS + draw(gen, N_MASS));
+    }
+    if (draw(gen, 2) == 0) s.ids.push_back(FIRST_ADV + draw(gen, N_ADVS));   // ADV with 1/2
+    s.ids.push_back(EOS);
+    return s;
+}
+
+Sentence opposite_prefix(int k, ag::Generator& gen) {
+    check_k("opposite_prefix", k);
+    Sentence s = start(FIRST_NOUN + draw(gen, N_NOUNS), k);
+    for (int i = 0; i < k; ++i) {
+        const int64_t prep = FIRST_PREP + draw(gen, N_PREPS);
+        const int64_t noun = noun_id(draw(gen, N_ANIMALS), 1 - s.subject_plural);
+        s.ids.insert(s.ids.end(), {prep, THE, noun});
+    }
+    return s;
+}
+
+// ---- corpora and tasks ------------------------------------------------------
+
+Corpora make_corpora(uint64_t seed) {
+    ag::Generator gen(seed);
+    auto corpus = [&gen](int64_t n) {
+        std::vector<Sentence> sentences;
+        sentences.reserve(n);
+        for (int64_t i = 0; i < n; ++i) {
+            const int k = draw(gen, 4);   // k uniform 0-3
+            sentences.push_back(sample_sentence(k, gen));
+        }
+        return sentences;
+    };
+    Corpora c;
+    c.train = corpus(20000);
+    c.valid = corpus(2000);
+    c.test = corpus(2000);
+    return c;
+}
+
+std::vector<std::vector<Sentence>> make_agreement_sets(uint64_t seed, int64_t n) {
+    check_count("make_agreement_sets", n);
+    ag::Generator gen(seed);
+    std::vector<std::vector<Sentence>> sets(6);
+    for (int k = 1; k <= 6; ++k) {
+        for (int64_t i = 0; i < n; ++i) sets[k - 1].push_back(opposite_prefix(k, gen));
+    }
+    return sets;
+}
+
+std::vector<Sentence> make_subject_train_set(int64_t n, uint64_t seed) {
+    check_count("make_subject_train_set", n);
+    if (n % 2 != 0) {
+        throw std::invalid_argument(
+            fmt::format("make_subject_train_set: n = {} must be even (half singular, half plural subjects)", n));
+    }
+    ag::Generator gen(seed);
+    std::vector<int> labels(n, 0);
+    std::fill(labels.begin() + n / 2, labels.end(), 1);
+    shuffle(labels, gen);
+    std::vector<Sentence> set;
+    set.reserve(n);
+    for (const int plural : labels) {
+        const int k = 1 + draw(gen, 3);   // k uniform 1-3
+        Sentence s = start(noun_id(draw(gen, N_ANIMALS), plural), k);
+        for (int i = 0; i < k; ++i) append_random_pp(s, gen);
+        set.push_back(std::move(s));
+    }
+    return set;
+}
+
+SubjectTestSets make_subject_test_sets(uint64_t seed, int64_t n) {
+    check_count("make_subject_test_sets", n);
+    ag::Generator gen(seed);
+    auto set = [&gen, n](int k_lo) {
+        std::vector<Sentence> examples;
+        examples.reserve(n);
+        for (int64_t i = 0; i < n; ++i) {
+            const int k = k_lo + draw(gen, 3);
+            examples.push_back(opposite_prefix(k, gen));
+        }
+        return examples;
+    };
+    SubjectTestSets sets;
+    sets.in_distribution = set(1);
+    sets.extrapolation = set(4);
+    return sets;
+}
+
+}  // namespace farm

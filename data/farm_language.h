@@ -1,0 +1,129 @@
+#pragma once
+// The farm language: the tiny synthetic English every language-model lesson
+// runs on, exactly as shared/design/farm_language.md fixes it.
+//
+//   sentence := <s> the SUBJ PP{k} VERB OBJ? ADV? </s>
+//   PP       := PREP the NOUN
+//   OBJ      := the NOUN | MASS
+//
+// The subject is token 2; the k prepositional phrases ("attractors") take 3
+// tokens each, so the verb sits at index 3 + 3k and is predicted from index
+// 2 + 3k, 3k tokens after the subject.
+//
+// Random draws. Everything here is sampled with ag::Generator (SplitMix64):
+// randint(n) = floor(u * n) with u = (next_u64() >> 11) * 2^-53. The draws
+// happen in exactly this order, so a reference implementation in another
+// language reproduces every set from its seed ("one generator" below is
+// ag::Generator(seed), whose SplitMix64 state starts at the seed):
+//
+//   sample_sentence(k):  SUBJ = 4 + randint(24)
+//                        k times: PREP = 28 + randint(6), NOUN = 4 + randint(24)
+//                        VERB = 34 + 2 randint(12) + plural(SUBJ)
+//                        o = randint(4): 0,1 -> "the", 4 + randint(24)
+//                                        2   -> 58 + randint(5)      3 -> no OBJ
+//                        a = randint(2): 0   -> 63 + randint(5)      1 -> no ADV
+//   opposite_prefix(k):  SUBJ = 4 + randint(24)
+//                        k times: PREP = 28 + randint(6),
+//                                 NOUN = 4 + 2 randint(12) + (1 - plural(SUBJ))
+//   make_corpora:        one generator; train, then valid, then test; each
+//                        sentence draws k = randint(4), then sample_sentence(k)
+//   make_agreement_sets: one generator; k = 1, ..., 6, each n opposite_prefix(k)
+//   make_subject_train_set: one generator; labels n/2 zeros then n/2 ones,
+//                        shuffled (data/shuffle.h), then per example in order:
+//                        k = 1 + randint(3), SUBJ = 4 + 2 randint(12) + label,
+//                        k times: PREP = 28 + randint(6), NOUN = 4 + randint(24)
+//   make_subject_test_sets: one generator; in_distribution, then extrapolation;
+//                        each example draws k = k_lo + randint(3), then
+//                        opposite_prefix(k)
+//
+// Each maker seeds its own generator, so the same seed gives the same stream
+// of draws: give different sets different seeds.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "autograd/generator.h"
+
+namespace farm {
+
+// ---- vocabulary: 68 tokens, ids in the spec's order ---------------------
+constexpr int64_t VOCAB_SIZE = 68;
+constexpr int64_t PAD = 0;   // <pad>
+constexpr int64_t BOS = 1;   // <s>
+constexpr int64_t EOS = 2;   // </s>
+constexpr int64_t THE = 3;   // the
+constexpr int64_t FIRST_NOUN = 4;    // 24 nouns, singular then plural of each animal
+constexpr int64_t FIRST_PREP = 28;   // 6 prepositions
+constexpr int64_t FIRST_VERB = 34;   // 24 verbs, singular then plural of each lemma
+constexpr int64_t FIRST_MASS = 58;   // 5 mass nouns
+constexpr int64_t FIRST_ADV = 63;    // 5 adverbs
+constexpr int N_ANIMALS = 12, N_NOUNS = 24, N_PREPS = 6, N_LEMMAS = 12, N_VERBS = 24,
+              N_MASS = 5, N_ADVS = 5;
+
+const std::array<std::string_view, VOCAB_SIZE>& vocabulary();   // token of each id
+std::string_view token(int64_t id);   // std::invalid_argument outside 0..67
+
+// The 24 count nouns (4-27): plural = odd id. The 24 verbs (34-57): plural = odd id.
+bool is_noun(int64_t id);
+bool is_plural_noun(int64_t id);
+bool is_prep(int64_t id);
+bool is_verb(int64_t id);
+bool is_plural_verb(int64_t id);
+bool is_mass(int64_t id);
+bool is_adverb(int64_t id);
+int64_t noun_id(int animal, int plural);   // animal 0..11, plural 0/1
+int64_t verb_id(int lemma, int plural);    // lemma 0..11, plural 0/1
+// The 12 verb forms of one number (plural 0: runs eats ...; 1: run eat ...),
+// the two groups the agreement test compares (§6.5).
+const std::array<int64_t, N_LEMMAS>& verb_ids(int plural);
+
+// ---- tokenizer ------------------------------------------------------------
+// Whitespace-separated words to ids; "<s>", "</s>" and "<pad>" are words like
+// any other (nothing is added). An unknown word throws std::invalid_argument
+// naming the word and its 0-based position.
+std::vector<int64_t> encode(std::string_view sentence);
+// Ids to words joined by single spaces; an id outside 0..67 throws
+// std::invalid_argument. decode(encode(s)) == s for single-spaced s.
+std::string decode(const std::vector<int64_t>& ids);
+
+// ---- the generator --------------------------------------------------------
+// A full sentence (<s> ... </s>) or a prefix (<s> the SUBJ PP{k}, no verb).
+struct Sentence {
+    std::vector<int64_t> ids;
+    int subject_plural = 0;   // the subject's number: 0 singular, 1 plural (the label)
+    int k = 0;                // number of prepositional phrases (attractors)
+};
+
+// One sentence of the grammar with k PPs (draw order above).
+Sentence sample_sentence(int k, ag::Generator& gen);
+// A prefix <s> the SUBJ PP{k} whose every attractor noun has the number
+// opposite to the subject's (so "copy the last noun" is always wrong).
+Sentence opposite_prefix(int k, ag::Generator& gen);
+
+// ---- corpora (language modelling) -----------------------------------------
+struct Corpora {
+    std::vector<Sentence> train;   // 20,000 sentences, k uniform 0-3
+    std::vector<Sentence> valid;   //  2,000
+    std::vector<Sentence> test;    //  2,000
+};
+Corpora make_corpora(uint64_t seed);
+
+// ---- agreement test (lecture 2 §6.4-6.5; this lecture §6.5, §7.3) ----------
+// sets[k - 1], k = 1..6: n opposite prefixes each. k = 1-3 lies within the
+// training lengths, k = 4-6 is extrapolation.
+std::vector<std::vector<Sentence>> make_agreement_sets(uint64_t seed, int64_t n = 500);
+
+// ---- §2.8 subject-number task ---------------------------------------------
+// Prefixes labelled by subject_plural. Training set: n examples (the lessons
+// use 16 or 256; n must be even), exactly half singular subjects, k uniform
+// 1-3, attractor numbers random, independent of the subject.
+std::vector<Sentence> make_subject_train_set(int64_t n, uint64_t seed);
+struct SubjectTestSets {
+    std::vector<Sentence> in_distribution;   // k uniform 1-3, every attractor opposite
+    std::vector<Sentence> extrapolation;     // k uniform 4-6, every attractor opposite
+};
+SubjectTestSets make_subject_test_sets(uint64_t seed, int64_t n = 500);
+
+}  // namespace farm

@@ -1,0 +1,243 @@
+#include "lessons/autograd_recap/parts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "autograd/autograd.h"
+#include "lessons/autograd_recap/hand_modules.h"
+#include "lessons/autograd_recap/mlp.h"
+
+namespace lessons::autograd_recap {
+namespace {
+
+std::string shape_of(const ag::Tensor& t) { return ag::shape_str(t.shape()); }
+
+// ---- part 1 ------------------------------------------------------------------
+
+void part1_modules(Report& r, const Options&) {
+    const Mlp mlp = Mlp::make(0);
+    HandMlp net(mlp);
+    std::vector<Step> trace;
+    const double loss = net.forward(mlp.x, mlp.targets, &trace);
+    net.backward(&trace);
+
+    r.text("An MLP {}→{}→{} on a batch of {} examples (seed 0). Forward runs the modules in",
+           Mlp::inputs, Mlp::hidden, Mlp::classes, Mlp::batch);
+    r.text("order; backward runs them in reverse, each turning dL/d(output) into dL/d(input):");
+    std::vector<std::vector<Cell>> rows;
+    for (const Step& s : trace) rows.push_back({s.pass, s.module, s.reads, s.returns, s.stores});
+    r.table("passes", {"pass", "module", "reads", "returns", "stores"}, rows);
+    r.value("loss", loss);
+
+    r.text("");
+    r.text("The gradients the backward pass accumulated in the modules:");
+    rows.clear();
+    const auto params = mlp.parameters();
+    const auto grads = net.parameter_grads();
+    for (size_t i = 0; i < params.size(); ++i)
+        rows.push_back({params[i].name() + ".grad", shape_of(grads[i]), ag::max_abs(grads[i])});
+    r.table("hand_gradients", {"gradient", "shape", "max |entry|"}, rows);
+    r.takeaway("each backward() needs only its module's cache and dL/d(output); "
+               "calling them in reverse order is the chain rule.");
+}
+
+// ---- part 2 ------------------------------------------------------------------
+
+// What an op of the graph computes, in the lecture's notation (blank for an
+// op this lesson does not use).
+std::string computes(const std::string& op) {
+    static const std::map<std::string, std::string> meaning{
+        {"permute", "Wᵀ as a view: the same numbers, dims swapped"},
+        {"transpose", "Wᵀ as a view: the same numbers, dims swapped"},
+        {"clone", "a contiguous copy (the kernel reads rows)"},
+        {"matmul", "a b (matrix product)"},
+        {"add", "a + b, b broadcast over the rows"},
+        {"tanh", "tanh(a), element by element"},
+        {"cross_entropy", "mean over n of -log softmax(z_n)[t_n]"}};
+    const auto m = meaning.find(op);
+    return m == meaning.end() ? "" : m->second;
+}
+
+// "x [4,3], targets [4]"
+std::string leaf_list(const std::vector<ag::Tensor>& leaves) {
+    std::vector<std::string> items;
+    for (const auto& t : leaves) items.push_back(t.name() + " " + shape_of(t));
+    return fmt::format("{}", fmt::join(items, ", "));
+}
+
+void part2_graph(Report& r, const Options&) {
+    const Mlp mlp = Mlp::make(0);
+    const ag::Tensor loss = mlp.loss();
+    const auto order = ag::topological_order(loss);
+
+    // Number the nodes; a node's output shape is the shape its users read
+    // (a Node keeps its inputs, not its output), and the root's is the loss's.
+    std::map<const ag::Node*, size_t> number;
+    std::map<const ag::Node*, ag::Shape> output;
+    output[loss.grad_fn().get()] = loss.shape();
+    for (size_t i = 0; i < order.size(); ++i) {
+        number[order[i].get()] = i + 1;
+        for (const auto& in : order[i]->inputs)
+            if (in.grad_fn()) output[in.grad_fn().get()] = in.shape();
+    }
+    std::vector<std::vector<Cell>> rows;
+    for (size_t i = 0; i < order.size(); ++i) {
+        std::vector<std::string> reads;
+        for (const auto& in : order[i]->inputs)
+            reads.push_back(in.grad_fn() ? fmt::format("#{}", number.at(in.grad_fn().get()))
+                                         : in.name());
+        rows.push_back({i + 1, order[i]->op, ag::shape_str(output.at(order[i].get())),
+                        fmt::format("{}", fmt::join(reads, ", ")), computes(order[i]->op)});
+    }
+
+    r.text("loss = cross_entropy(tanh(x W1ᵀ + b1) W2ᵀ + b2, targets), the MLP of part 1 written");
+    r.text("with engine ops. Leaves (made by no op): {} need no gradient;",
+           leaf_list({mlp.x, mlp.targets}));
+    r.text("{} require grad. The nodes, inputs first (#k reads node k's output):",
+           leaf_list(mlp.parameters()));
+    r.table("graph", {"#", "op", "output", "reads", "computes"}, rows);
+    r.value("nodes", static_cast<double>(order.size()));
+    r.value("loss", loss.item());
+    HandMlp net(mlp);
+    r.value("loss_minus_part1_loss", loss.item() - net.forward(mlp.x, mlp.targets));
+
+    loss.backward();
+    std::vector<std::string> filled;
+    for (const auto& p : mlp.parameters()) filled.push_back(p.name() + ".grad " + shape_of(p.grad()));
+    r.text("");
+    r.text("loss.backward() ran the nodes from #{} back to #1 and filled {};",
+           order.size(), fmt::join(filled, ", "));
+    r.text("x.grad() is {} (x does not require grad).", mlp.x.grad().defined() ? "defined" : "undefined");
+    r.takeaway("a computational graph (计算图) is another way to write the function; backward() "
+               "visits it in reverse topological order, so every node's dL/d(output) is complete "
+               "before it is used.");
+}
+
+// ---- part 3 ------------------------------------------------------------------
+
+// §1 The definition of the derivative, one number at a time:
+//   dL/dθ_i ≈ (L(θ + h e_i) - L(θ - h e_i)) / 2h.
+// Error: O(h²) from truncating the Taylor series plus O(ε/h) from rounding
+// L (ε ≈ 1e-16). Perturbs param's numbers in place and restores them.
+ag::Tensor central_differences(const std::function<double()>& loss, ag::Tensor& param, double h) {
+    ag::NoGradGuard no_graph;
+    ag::Tensor grad = ag::Tensor::zeros(param.shape());
+    double* theta = param.data();
+    for (int64_t i = 0; i < param.numel(); ++i) {
+        const double saved = theta[i];
+        theta[i] = saved + h;
+        const double up = loss();
+        theta[i] = saved - h;
+        const double down = loss();
+        theta[i] = saved;
+        grad.data()[i] = (up - down) / (2.0 * h);
+    }
+    return grad;
+}
+
+// Per parameter, max |engine - central differences with step h|.
+std::vector<double> finite_difference_errors(const Mlp& mlp, const std::vector<ag::Tensor>& engine,
+                                             double h) {
+    const auto loss = [&] { return mlp.loss().item(); };
+    auto params = mlp.parameters();
+    std::vector<double> errors;
+    for (size_t i = 0; i < params.size(); ++i)
+        errors.push_back(ag::max_abs_diff(engine[i], central_differences(loss, params[i], h)));
+    return errors;
+}
+
+std::vector<ag::Tensor> engine_gradients(const Mlp& mlp) {
+    for (auto p : mlp.parameters()) p.zero_grad();
+    mlp.loss().backward();
+    std::vector<ag::Tensor> grads;
+    for (const auto& p : mlp.parameters()) grads.push_back(p.grad().clone());
+    return grads;
+}
+
+std::vector<ag::Tensor> hand_gradients(const Mlp& mlp) {
+    HandMlp net(mlp);
+    net.forward(mlp.x, mlp.targets);
+    net.backward();
+    return net.parameter_grads();
+}
+
+void part3_gradients(Report& r, const Options& options) {
+    constexpr double h = 1e-5;
+    std::vector<std::vector<Cell>> rows;
+    double worst_fd = 0.0, worst_hand = 0.0, worst_gradcheck = 0.0;
+    bool gradcheck_passed = true;
+    for (int seed = 0; seed < options.seeds; ++seed) {
+        const Mlp mlp = Mlp::make(static_cast<uint64_t>(seed));
+        const auto engine = engine_gradients(mlp);
+        const auto hand = hand_gradients(mlp);
+        const auto vs_fd = finite_difference_errors(mlp, engine, h);
+        const auto params = mlp.parameters();
+        for (size_t i = 0; i < params.size(); ++i) {
+            const double vs_hand = ag::max_abs_diff(engine[i], hand[i]);
+            worst_fd = std::max(worst_fd, vs_fd[i]);
+            worst_hand = std::max(worst_hand, vs_hand);
+            rows.push_back({seed, params[i].name(), shape_of(params[i]), ag::max_abs(engine[i]),
+                            vs_fd[i], vs_hand});
+        }
+        const ag::GradcheckResult check = ag::gradcheck(
+            [&](const std::vector<ag::Tensor>& p) { return mlp.with_parameters(p).loss(); },
+            mlp.parameters());
+        gradcheck_passed = gradcheck_passed && check.ok;
+        worst_gradcheck = std::max(worst_gradcheck, check.max_abs_error);
+        if (!check.ok) r.text("seed {}: gradcheck failed: {}", seed, check.message);
+    }
+
+    r.text("Max |difference| per parameter: the engine's loss.backward() against central");
+    r.text("differences (h = {}) and against the hand-written modules of part 1.", h);
+    r.table("gradients", {"seed", "parameter", "shape", "max |grad|", "engine - finite diff.",
+                          "engine - by hand"}, rows);
+    r.value("max_engine_minus_finite_diff", worst_fd);
+    r.value("max_engine_minus_hand", worst_hand);
+    r.value("gradcheck_max_abs_error", worst_gradcheck);
+    r.verdict("gradcheck", gradcheck_passed);
+
+    r.text("");
+    r.text("The step h trades truncation, O(h²), against rounding, O(ε/h) (seed 0):");
+    const Mlp mlp = Mlp::make(0);
+    const auto engine = engine_gradients(mlp);
+    rows.clear();
+    for (int k = 1; k <= 9; ++k) {
+        const double step = std::pow(10.0, -k);
+        const auto errors = finite_difference_errors(mlp, engine, step);
+        rows.push_back({step, *std::max_element(errors.begin(), errors.end())});
+    }
+    r.table("step_size", {"h", "max |engine - finite diff.|"}, rows);
+
+    int64_t n_params = 0;
+    for (const auto& p : mlp.parameters()) n_params += p.numel();
+    r.takeaway(fmt::format("backward() agrees with the hand derivation to {} and with finite "
+                           "differences to {}; the differences cost 2 × {} = {} forward passes "
+                           "for these {} numbers where backward() costs one forward and one "
+                           "backward pass: they check gradients, they do not compute them.",
+                           Cell(worst_hand).str(), Cell(worst_fd).str(), n_params, 2 * n_params,
+                           n_params));
+}
+
+}  // namespace
+
+const Lesson& lesson() {
+    static const Lesson recap{
+        "00_autograd_recap", "Autograd recap", "§1 Recap · 回顾", 1,
+        {{"§1", "Modules with forward() and backward()",
+          "Lecture 3's modules: forward() caches what backward() needs; backward(dL/dy) returns "
+          "dL/dx and accumulates the parameters' gradients.",
+          part1_modules},
+         {"§1", "The computational graph",
+          "The same MLP written with engine ops is recorded as a graph; printed in topological "
+          "order, every node comes after the nodes it reads.",
+          part2_graph},
+         {"§1", "Gradients three ways",
+          "Every parameter's gradient from the engine, from central finite differences, and from "
+          "the hand-written modules of part 1.",
+          part3_gradients}}};
+    return recap;
+}
+
+}  // namespace lessons::autograd_recap

@@ -1,0 +1,67 @@
+#include "lessons/common/lesson.h"
+
+#include <exception>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "autograd/engine.h"
+
+namespace lessons {
+
+CommandLine command_line(const Lesson& lesson) {
+    CommandLine cli{lesson.name, fmt::format("Lesson {}: {} (lecture 4 {})", lesson.name,
+                                             lesson.title, lesson.section),
+                    {}, lesson.default_seeds};
+    for (const auto& part : lesson.parts) cli.parts.push_back(part.section + "  " + part.title);
+    return cli;
+}
+
+void run_parts(const Lesson& lesson, const Options& options, Report& report) {
+    report.lesson(lesson.name, lesson.title, lesson.section,
+                  {{"seeds", options.seeds}, {"quick", options.quick},
+                   {"threads", ag::num_threads()}});
+    for (int n = 1; n <= static_cast<int>(lesson.parts.size()); ++n) {
+        if (options.part != 0 && options.part != n) continue;
+        const Part& part = lesson.parts[static_cast<size_t>(n - 1)];
+        report.section(n, part.section, part.title, part.shows);
+        part.run(report, options);
+    }
+}
+
+int run_lesson(int argc, const char* const* argv, const Lesson& lesson) {
+    const CommandLine cli = command_line(lesson);
+    const ParsedOptions parsed = parse_options(std::vector<std::string>(argv + 1, argv + argc), cli);
+    if (!parsed.ok()) {
+        fmt::print(stderr, "{}: {}\n{}", lesson.name, parsed.error, usage(cli));
+        return 2;
+    }
+    const Options& options = parsed.options;
+    if (options.help) {
+        fmt::print("{}", usage(cli));
+        return 0;
+    }
+    if (options.threads > 0) ag::set_num_threads(options.threads);
+
+    Report report;
+    try {
+        run_parts(lesson, options, report);
+    } catch (const std::exception& e) {
+        const PartRecord* part = report.parts().empty() ? nullptr : &report.parts().back();
+        fmt::print(stderr, "{}: error{}: {}\n", lesson.name,
+                   part ? fmt::format(" in part {} ({})", part->number, part->title) : "",
+                   e.what());
+        return 1;
+    }
+    if (!options.json.empty()) {
+        std::ofstream file(options.json);
+        file << report.to_json();
+        if (!file.flush()) {
+            fmt::print(stderr, "{}: error: cannot write {}\n", lesson.name, options.json);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+}  // namespace lessons

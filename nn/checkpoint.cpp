@@ -1,0 +1,270 @@
+#include "nn/checkpoint.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "nn/json.h"
+
+namespace nn {
+
+// The data section is little-endian doubles; so is memory on every machine
+// this builds on (x86-64, arm64), which lets a tensor be copied as bytes.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is little-endian");
+
+// The reference implementation refuses headers above 100 MB; a real header
+// is a few kB per hundred tensors.
+constexpr uint64_t kMaxHeader = 100'000'000;
+
+// ---- save -------------------------------------------------------------------
+
+void save_safetensors(const std::string& path, const NamedTensors& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+    json::Object header;
+    if (!metadata.empty()) {
+        json::Object meta;
+        for (const auto& [k, v] : metadata) meta.emplace_back(k, v);
+        header.emplace_back("__metadata__", std::move(meta));
+    }
+    std::set<std::string> names;
+    std::vector<Tensor> data;  // contiguous, in file order
+    uint64_t offset = 0;
+    ag::NoGradGuard no_grad;
+    for (const auto& [name, t] : tensors) {
+        if (name.empty() || name == "__metadata__" || !names.insert(name).second)
+            throw std::invalid_argument(fmt::format("save_safetensors: bad tensor name '{}' (empty, reserved or repeated)", name));
+        if (!t.defined()) throw std::invalid_argument(fmt::format("save_safetensors: tensor '{}' is undefined", name));
+        json::Array shape(t.shape().begin(), t.shape().end());
+        const uint64_t bytes = static_cast<uint64_t>(t.numel()) * sizeof(double);
+        header.emplace_back(name, json::Object{{"dtype", "F64"},
+                                               {"shape", std::move(shape)},
+                                               {"data_offsets", json::Array{offset, offset + bytes}}});
+        offset += bytes;
+        data.push_back(t.contiguous());
+    }
+    std::string text = json::dump(std::move(header));
+    text.resize((text.size() + 7) / 8 * 8, ' ');  // the data starts 8-byte aligned
+
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::runtime_error(fmt::format("save_safetensors: cannot create '{}'", tmp));
+        unsigned char len[8];
+        for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(text.size() >> (8 * i));
+        out.write(reinterpret_cast<const char*>(len), 8);
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        for (const Tensor& t : data)
+            out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.numel() * 8));
+        out.close();
+        if (!out) {
+            std::filesystem::remove(tmp);
+            throw std::runtime_error(fmt::format("save_safetensors: writing '{}' failed (disk full?)", tmp));
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);  // atomic on POSIX within one file system
+    if (ec) {
+        std::filesystem::remove(tmp);
+        throw std::runtime_error(fmt::format("save_safetensors: cannot rename '{}' to '{}': {}", tmp, path, ec.message()));
+    }
+}
+
+void save(const Module& m, const std::string& path, const std::map<std::string, std::string>& metadata) {
+    save_safetensors(path, m.named_parameters(), metadata);
+}
+
+// ---- load -------------------------------------------------------------------
+
+namespace {
+
+// One tensor entry of the header, checked against itself; the offsets are
+// relative to the data section.
+struct Entry {
+    std::string name;
+    Shape shape;
+    uint64_t begin, end;
+};
+
+class Loader {
+public:
+    explicit Loader(std::string path) : path_(std::move(path)) {}
+
+    [[noreturn]] void fail(const std::string& problem) const {
+        throw std::runtime_error(fmt::format("load_safetensors: '{}': {}", path_, problem));
+    }
+
+    Checkpoint load() {
+        read_file();
+        if (bytes_.size() < 8) fail(fmt::format("the file has {} bytes, fewer than the 8 of the header length", bytes_.size()));
+        uint64_t n = 0;
+        for (int i = 7; i >= 0; --i) n = n << 8 | static_cast<unsigned char>(bytes_[static_cast<std::size_t>(i)]);
+        if (n > kMaxHeader) fail(fmt::format("header length {} is absurd (more than {} bytes)", n, kMaxHeader));
+        if (n > bytes_.size() - 8)
+            fail(fmt::format("header length {} runs past the end of the file ({} bytes)", n, bytes_.size()));
+        data_begin_ = 8 + n;
+        data_size_ = bytes_.size() - data_begin_;
+
+        json::Value header;
+        try {
+            header = json::parse(std::string_view(bytes_).substr(8, n));
+        } catch (const std::runtime_error& e) {
+            fail(fmt::format("the header is not valid JSON ({})", e.what()));
+        }
+        if (!header.is_object())
+            fail(fmt::format("the header is a JSON {}, not an object", json::type_name(header.type())));
+
+        Checkpoint ckpt;
+        std::vector<Entry> entries;
+        for (const auto& [key, value] : header.as_object()) {
+            if (key == "__metadata__") ckpt.metadata = metadata(value);
+            else entries.push_back(entry(key, value));
+        }
+        check_layout(entries);
+        for (const Entry& e : entries) {
+            Tensor t = ag::empty(e.shape);
+            std::memcpy(t.data(), bytes_.data() + data_begin_ + e.begin, e.end - e.begin);
+            ckpt.tensors.emplace_back(e.name, t);
+        }
+        return ckpt;
+    }
+
+private:
+    void read_file() {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        if (!fs::exists(path_, ec)) fail("no such file");
+        if (!fs::is_regular_file(path_, ec)) fail("not a regular file");
+        std::ifstream in(path_, std::ios::binary);
+        if (!in) fail("cannot open the file");
+        in.seekg(0, std::ios::end);
+        const std::streamoff size = in.tellg();
+        if (size < 0) fail("cannot read the file");
+        bytes_.resize(static_cast<std::size_t>(size));
+        in.seekg(0);
+        in.read(bytes_.data(), static_cast<std::streamsize>(bytes_.size()));
+        if (!in) fail("cannot read the file");
+    }
+
+    std::map<std::string, std::string> metadata(const json::Value& v) const {
+        if (!v.is_object()) fail(fmt::format("__metadata__ is a JSON {}, not an object", json::type_name(v.type())));
+        std::map<std::string, std::string> out;
+        for (const auto& [k, s] : v.as_object()) {
+            if (!s.is_string()) fail(fmt::format("__metadata__ value '{}' is a {}, not a string", k, json::type_name(s.type())));
+            out[k] = s.as_string();
+        }
+        return out;
+    }
+
+    // A whole number >= 0 from a JSON value, or a failure naming `what`.
+    uint64_t count(const json::Value& v, const std::string& what) const {
+        const double x = v.is_number() ? v.as_number() : -1.0;
+        if (!(x >= 0.0 && x < 0x1p63 && x == std::floor(x)))
+            fail(fmt::format("{} is {}, not a whole number >= 0", what, json::dump(v)));
+        return static_cast<uint64_t>(x);
+    }
+
+    Entry entry(const std::string& name, const json::Value& v) const {
+        const std::string tensor = fmt::format("tensor '{}'", name);
+        if (!v.is_object()) fail(fmt::format("{} is a JSON {}, not an object", tensor, json::type_name(v.type())));
+        for (const char* field : {"dtype", "shape", "data_offsets"})
+            if (!v.contains(field)) fail(fmt::format("{} has no \"{}\"", tensor, field));
+        const json::Value &dtype = v.at("dtype"), &shape = v.at("shape"), &offsets = v.at("data_offsets");
+        if (!dtype.is_string()) fail(fmt::format("{} has dtype {}, not a string", tensor, json::dump(dtype)));
+        if (dtype.as_string() != "F64")
+            fail(fmt::format("{} has dtype {}; only F64 is supported (save in float64)", tensor, dtype.as_string()));
+        if (!shape.is_array()) fail(fmt::format("{} has shape {}, not an array", tensor, json::dump(shape)));
+        if (!offsets.is_array() || offsets.size() != 2)
+            fail(fmt::format("{} has data_offsets {}, not [begin, end]", tensor, json::dump(offsets)));
+
+        Entry e{name, {}, count(offsets.at(0), tensor + " begin"), count(offsets.at(1), tensor + " end")};
+        // numel, saturating above the data section's size: no overflow, and
+        // a shape too big for the file still fails the check below.
+        const uint64_t cap = data_size_ / 8 + 1;
+        uint64_t numel = 1;
+        for (const json::Value& d : shape.as_array()) {
+            const uint64_t size = count(d, tensor + " shape entry");
+            e.shape.push_back(static_cast<int64_t>(size));
+            numel = size == 0 ? 0 : std::min(cap, numel > cap / size ? cap : numel * size);
+        }
+        if (e.end < e.begin) fail(fmt::format("{} has data_offsets [{}, {}] that end before they begin", tensor, e.begin, e.end));
+        if (e.end - e.begin != numel * 8)
+            fail(fmt::format("{} has data_offsets [{}, {}] holding {} bytes, but its shape {} of F64 needs {}", tensor,
+                             e.begin, e.end, e.end - e.begin, ag::shape_str(e.shape),
+                             numel == cap ? "more than the file holds" : fmt::format("{} bytes", numel * 8)));
+        if (e.end > data_size_)
+            fail(fmt::format("{} has data_offsets [{}, {}] past the end of the data ({} bytes): the file is truncated",
+                             tensor, e.begin, e.end, data_size_));
+        return e;
+    }
+
+    // Sorted by offset, the tensors must tile the data section exactly.
+    void check_layout(std::vector<Entry> entries) const {
+        std::sort(entries.begin(), entries.end(),
+                  [](const Entry& a, const Entry& b) { return std::pair(a.begin, a.end) < std::pair(b.begin, b.end); });
+        uint64_t pos = 0;
+        const std::string* previous = nullptr;
+        for (const Entry& e : entries) {
+            if (e.begin < pos)
+                fail(fmt::format("tensors '{}' and '{}' overlap in the data (bytes [{}, {}))", *previous, e.name, e.begin, pos));
+            if (e.begin > pos) fail(fmt::format("data bytes [{}, {}) belong to no tensor", pos, e.begin));
+            pos = e.end;
+            previous = &e.name;
+        }
+        if (pos != data_size_) fail(fmt::format("data bytes [{}, {}) at the end belong to no tensor", pos, data_size_));
+    }
+
+    std::string path_;
+    std::string bytes_;
+    uint64_t data_begin_ = 0, data_size_ = 0;
+};
+
+}  // namespace
+
+Checkpoint load_safetensors(const std::string& path) { return Loader(path).load(); }
+
+// ---- into a module ----------------------------------------------------------
+
+void load_into(Module& m, const Checkpoint& ckpt) {
+    const auto params = m.named_parameters();
+    std::map<std::string, Tensor> stored;
+    std::vector<std::string> unexpected, repeated;
+    for (const auto& [name, t] : ckpt.tensors)
+        if (!stored.emplace(name, t).second) repeated.push_back(name);
+
+    std::vector<std::string> missing, misshaped;
+    std::set<std::string> model_names;
+    for (const auto& [name, p] : params) {
+        if (!p.is_contiguous()) throw std::logic_error(fmt::format("load_into: parameter {} is not contiguous", name));
+        model_names.insert(name);
+        const auto it = stored.find(name);
+        if (it == stored.end()) missing.push_back(name);
+        else if (it->second.shape() != p.shape())
+            misshaped.push_back(fmt::format("{} has shape {}, the model has {}", name, ag::shape_str(it->second.shape()),
+                                            ag::shape_str(p.shape())));
+    }
+    for (const auto& [name, t] : ckpt.tensors)
+        if (!model_names.count(name)) unexpected.push_back(name);
+
+    std::vector<std::string> problems;
+    if (!missing.empty()) problems.push_back("missing " + fmt::format("{}", fmt::join(missing, ", ")));
+    if (!unexpected.empty()) problems.push_back("unexpected " + fmt::format("{}", fmt::join(unexpected, ", ")));
+    if (!repeated.empty()) problems.push_back("repeated " + fmt::format("{}", fmt::join(repeated, ", ")));
+    problems.insert(problems.end(), misshaped.begin(), misshaped.end());
+    if (!problems.empty()) throw std::runtime_error(fmt::format("checkpoint: {}", fmt::join(problems, "; ")));
+
+    // Everything matches: copy, writing through the module's own tensors.
+    ag::NoGradGuard no_grad;
+    for (auto [name, p] : params) {
+        const Tensor src = stored.at(name).contiguous();
+        std::memcpy(p.data(), src.data(), static_cast<std::size_t>(p.numel()) * sizeof(double));
+    }
+}
+
+}  // namespace nn

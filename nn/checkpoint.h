@@ -1,0 +1,66 @@
+#pragma once
+// Checkpoints in the safetensors format (Hugging Face), F64 only:
+//
+//   8 bytes     N, the header length, unsigned little-endian
+//   N bytes     a JSON object, padded with spaces to a multiple of 8:
+//               {"__metadata__": {"model": "gpt", "config": "{...}"},
+//                "tok_emb.weight": {"dtype": "F64", "shape": [68, 64],
+//                                   "data_offsets": [0, 34816]}, ...}
+//   the rest    the data: each tensor row-major, little-endian, at
+//               [begin, end) counted from the first byte after the header;
+//               together the tensors cover it exactly, without overlap.
+//
+// The names are the module's dotted names, as in PyTorch's state_dict(), so
+// the PyTorch twin of a model (models.md) opens a checkpoint directly:
+//
+//   from safetensors.torch import load_file
+//   state = load_file("out/gpt.safetensors")  # {name: torch.float64 tensor}
+//   model = GPT(config)                        # the same model in PyTorch
+//   model.double()                             # F64 parameters, like the file
+//   model.load_state_dict(state)               # strict: names and shapes match
+//
+// (the metadata is safe_open(path, "pt").metadata() in Python).
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nn/module.h"
+
+namespace nn {
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+// Writes the tensors in the order given, to a temporary file in the same
+// directory renamed over `path` once complete: a crash leaves either the old
+// file or the new one, never half of one. Throws std::runtime_error on an
+// I/O error, std::invalid_argument on an empty, repeated or reserved
+// ("__metadata__") name.
+void save_safetensors(const std::string& path, const NamedTensors& tensors,
+                      const std::map<std::string, std::string>& metadata = {});
+
+struct Checkpoint {
+    std::map<std::string, std::string> metadata;
+    NamedTensors tensors;  // in header order; fresh tensors, no grad
+};
+
+// Reads and checks a whole file. Anything that is not a well-formed F64
+// safetensors file is refused with a std::runtime_error that names the file
+// and the problem: missing or short file, header length past the end,
+// malformed JSON, a bad tensor entry, another dtype, offsets that do not
+// match the shape, overlap, run past the end (a truncated file) or leave
+// bytes unaccounted for.
+Checkpoint load_safetensors(const std::string& path);
+
+// save_safetensors of m.named_parameters().
+void save(const Module& m, const std::string& path, const std::map<std::string, std::string>& metadata = {});
+
+// Copies the checkpoint's values into m's parameters, in place (the module
+// keeps its tensor handles). Every name and shape is checked first, and a
+// mismatch throws std::runtime_error listing all of them, e.g.
+//   "checkpoint: missing layers.1.attn.wq.weight; unexpected foo.weight;
+//    layers.0.mlp.w_up.weight has shape [100,64], the model has [172,64]"
+// leaving the model untouched.
+void load_into(Module& m, const Checkpoint& ckpt);
+
+}  // namespace nn

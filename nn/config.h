@@ -1,0 +1,44 @@
+#pragma once
+// Every option of the lecture's language models (models.md). The config is
+// stored in each checkpoint's metadata as JSON, so a loader can rebuild the
+// model it belongs to.
+#include <cstdint>
+#include <string>
+
+#include "autograd/ops.h"
+
+namespace nn {
+
+enum class PosEncoding { None, Learned, Sinusoidal, Rope };
+
+struct LMConfig {
+    std::string model = "modern_lm";  // "gpt" (lecture 2) or "modern_lm" (§7)
+    int64_t vocab = 68;
+    int64_t max_len = 40;      // context T_max (learned position rows)
+    int64_t d_model = 64;
+    int64_t n_layers = 2;
+    int64_t n_heads = 4;       // query heads
+    int64_t n_kv_heads = 2;    // §5: 4 = MHA, 2 = GQA, 1 = MQA (GPT: = n_heads)
+    int64_t d_ff = 172;        // SwiGLU hidden (GPT: 256, GELU)
+    PosEncoding pos = PosEncoding::Rope;
+    ag::RopePairing rope_pairing = ag::RopePairing::Half;
+    double rope_base = 10000.0;
+    int64_t window = 0;        // §6: visible tokens W (0 = full causal attention)
+
+    static LMConfig gpt();        // d=64, 2 layers, 4 heads, learned positions: 111,360 parameters
+    static LMConfig modern_lm();  // d=64, 2 layers, 4/2 heads, RoPE, SwiGLU 172: 99,648 parameters
+
+    int64_t head_dim() const { return d_model / n_heads; }
+    // Throws std::invalid_argument naming the first inconsistent option.
+    void validate() const;
+
+    std::string to_json() const;
+    static LMConfig from_json(const std::string& text);  // validates
+};
+
+std::string to_string(PosEncoding p);
+PosEncoding pos_encoding_from_string(const std::string& s);  // "none" | "learned" | "sinusoidal" | "rope"
+std::string to_string(ag::RopePairing p);
+ag::RopePairing rope_pairing_from_string(const std::string& s);  // "half" | "interleaved"
+
+}  // namespace nn

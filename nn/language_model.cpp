@@ -1,0 +1,89 @@
+#include "nn/language_model.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace nn {
+
+LanguageModel::LanguageModel(const LMConfig& cfg, uint64_t seed) : cfg_(cfg) {
+    cfg.validate();
+    ag::Generator gen(seed);
+    tok_emb = register_module("tok_emb", std::make_shared<Embedding>(cfg.vocab, cfg.d_model, gen));
+    if (cfg.pos == PosEncoding::Learned)
+        pos_emb = register_module("pos_emb", std::make_shared<Embedding>(cfg.max_len, cfg.d_model, gen));
+    auto list = register_module("layers", std::make_shared<ModuleList>());
+    for (int64_t l = 0; l < cfg.n_layers; ++l) layers.push_back(list->push_back(std::make_shared<Block>(cfg, gen)));
+    if (cfg.model == "gpt")
+        ln_f = register_module("ln_f", std::make_shared<LayerNorm>(cfg.d_model));
+    else
+        norm = register_module("norm", std::make_shared<RMSNorm>(cfg.d_model));
+    head = register_module("head", std::make_shared<Linear>(cfg.d_model, cfg.vocab, false, gen));
+}
+
+Tensor sinusoidal_positions(const std::vector<int64_t>& positions, int64_t d) {
+    Tensor pe = Tensor::zeros({static_cast<int64_t>(positions.size()), d});
+    for (size_t r = 0; r < positions.size(); ++r)
+        for (int64_t i = 0; 2 * i < d; ++i) {
+            const double angle =
+                static_cast<double>(positions[r]) / std::pow(10000.0, static_cast<double>(2 * i) / static_cast<double>(d));
+            pe.data()[static_cast<int64_t>(r) * d + 2 * i] = std::sin(angle);
+            if (2 * i + 1 < d) pe.data()[static_cast<int64_t>(r) * d + 2 * i + 1] = std::cos(angle);
+        }
+    return pe;
+}
+
+// Token embeddings plus, for absolute encodings, the positions' vectors.
+Tensor LanguageModel::embed(const Tensor& ids, const std::vector<int64_t>& positions) const {
+    if (ids.dim() != 2 || ids.size(1) != static_cast<int64_t>(positions.size()))
+        throw std::invalid_argument(fmt::format("{}: ids must be [B, T] with T = {} positions, got {}", cfg_.model,
+                                                positions.size(), ag::shape_str(ids.shape())));
+    Tensor x = tok_emb->forward(ids);  // [B, T, d]
+    if (cfg_.pos == PosEncoding::Learned) {
+        for (int64_t p : positions)
+            if (p < 0 || p >= cfg_.max_len)
+                throw std::invalid_argument(fmt::format(
+                    "{}: position {} has no learned embedding (max_len {})", cfg_.model, p, cfg_.max_len));
+        std::vector<double> rows(positions.begin(), positions.end());
+        x = x + pos_emb->forward(Tensor::from({static_cast<int64_t>(rows.size())}, rows));
+    } else if (cfg_.pos == PosEncoding::Sinusoidal) {
+        x = x + sinusoidal_positions(positions, cfg_.d_model);
+    }
+    return x;
+}
+
+static std::vector<int64_t> first_positions(int64_t T) {
+    std::vector<int64_t> p(static_cast<size_t>(T));
+    for (int64_t t = 0; t < T; ++t) p[static_cast<size_t>(t)] = t;
+    return p;
+}
+
+Tensor LanguageModel::hidden(const Tensor& ids, std::vector<Tensor>* weights) const {
+    Tensor x = embed(ids, first_positions(ids.dim() == 2 ? ids.size(1) : 0));
+    if (weights) weights->assign(layers.size(), Tensor());
+    for (size_t l = 0; l < layers.size(); ++l) x = layers[l]->forward(x, weights ? &(*weights)[l] : nullptr);
+    return final_norm(x);
+}
+
+Tensor LanguageModel::forward(const Tensor& ids, std::vector<Tensor>* weights) const {
+    return head->forward(hidden(ids, weights));
+}
+
+std::vector<KVCache> LanguageModel::new_caches(bool rolling) const {
+    if (rolling && cfg_.window <= 0)
+        throw std::invalid_argument("new_caches: a rolling buffer needs a window (LMConfig::window > 0)");
+    return std::vector<KVCache>(layers.size(), rolling ? KVCache::rolling(cfg_.window) : KVCache::plain());
+}
+
+Tensor LanguageModel::forward_cached(const Tensor& ids, const std::vector<int64_t>& positions,
+                                     std::vector<KVCache>& caches) const {
+    if (caches.size() != layers.size())
+        throw std::invalid_argument(fmt::format("forward_cached: {} caches for {} layers", caches.size(), layers.size()));
+    ag::NoGradGuard no_grad;
+    Tensor x = embed(ids, positions);
+    for (size_t l = 0; l < layers.size(); ++l) x = layers[l]->forward_cached(x, positions, caches[l]);
+    return head->forward(final_norm(x));
+}
+
+}  // namespace nn

@@ -1,0 +1,51 @@
+#pragma once
+// The lecture's two language models on one skeleton (models.md):
+//   logits = head(final_norm(blocks(tok_emb(ids) [+ positions])))
+// GPT (lecture 2): learned positions, LayerNorm ln_f, GELU blocks, biases.
+// ModernLM (§7, the HW1 TransformerLM): RoPE inside attention (or another
+// position encoding), RMSNorm `norm`, SwiGLU blocks, GQA, optional window,
+// no biases. Both have an untied output head without bias.
+#include <memory>
+#include <vector>
+
+#include "nn/block.h"
+#include "nn/config.h"
+
+namespace nn {
+
+class LanguageModel : public Module {
+public:
+    LanguageModel(const LMConfig& cfg, uint64_t seed);  // cfg.model picks the recipe
+    const LMConfig& config() const { return cfg_; }
+
+    // ids [B, T] (token ids as whole numbers, positions 0 … T-1).
+    // hidden: [B, T, d] after the final norm (what a classifier head reads).
+    // If `weights` is given, it receives each layer's attention
+    // probabilities [B, Hq, T, T] (§7.3 diagnosis).
+    Tensor hidden(const Tensor& ids, std::vector<Tensor>* weights = nullptr) const;
+    Tensor forward(const Tensor& ids, std::vector<Tensor>* weights = nullptr) const;  // logits [B, T, V]
+
+    // Decoding with a KV cache per layer: ids [B, T] are new tokens at
+    // absolute `positions`; returns their logits [B, T, V].
+    std::vector<KVCache> new_caches(bool rolling) const;  // rolling needs a window
+    Tensor forward_cached(const Tensor& ids, const std::vector<int64_t>& positions,
+                          std::vector<KVCache>& caches) const;
+
+    std::shared_ptr<Embedding> tok_emb, pos_emb;  // pos_emb: learned positions only
+    std::vector<std::shared_ptr<Block>> layers;
+    std::shared_ptr<LayerNorm> ln_f;               // GPT
+    std::shared_ptr<RMSNorm> norm;                 // ModernLM
+    std::shared_ptr<Linear> head;
+
+private:
+    Tensor embed(const Tensor& ids, const std::vector<int64_t>& positions) const;
+    Tensor final_norm(const Tensor& x) const { return ln_f ? ln_f->forward(x) : norm->forward(x); }
+
+    LMConfig cfg_;
+};
+
+// Vaswani's sinusoidal table: PE[p, 2i] = sin(p / 10000^(2i/d)),
+// PE[p, 2i+1] = cos(p / 10000^(2i/d)), one row per position.
+Tensor sinusoidal_positions(const std::vector<int64_t>& positions, int64_t d);
+
+}  // namespace nn

@@ -1,0 +1,165 @@
+#include "nn/optim.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "autograd/engine.h"
+
+namespace optim {
+
+using ag::Tensor;
+
+// Below this many elements a loop runs on one thread (the same grain as the
+// engine's pointwise kernels). Every loop here is elementwise, so the
+// result does not depend on the thread count either way.
+constexpr int64_t kParallelGrain = 1 << 14;
+
+static void check_hyper(const char* what, double value, bool ok) {
+    if (!ok) throw std::invalid_argument(fmt::format("optim: invalid {} {}", what, value));
+}
+
+// The gradient a step reads, or an undefined tensor when p is skipped.
+static Tensor grad_of(const Tensor& p) {
+    if (!p.requires_grad()) return {};
+    Tensor g = p.grad();
+    if (g.defined() && !g.is_contiguous())  // the engine only makes contiguous gradients
+        throw std::logic_error("optim: a gradient is not contiguous");
+    return g;
+}
+
+Optimizer::Optimizer(std::vector<Tensor> params, double lr_) : lr(lr_), params_(std::move(params)) {
+    check_hyper("learning rate", lr, lr >= 0.0);
+    std::unordered_set<const ag::TensorImpl*> seen;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+        const Tensor& p = params_[i];
+        if (!p.defined()) throw std::invalid_argument(fmt::format("optim: parameter {} is undefined", i));
+        if (!p.is_contiguous())
+            throw std::invalid_argument(fmt::format("optim: parameter {} (shape {}) is not contiguous", i,
+                                                    ag::shape_str(p.shape())));
+        if (!seen.insert(p.impl()).second)
+            throw std::invalid_argument(fmt::format("optim: parameter {} appears twice in the list", i));
+    }
+}
+
+void Optimizer::zero_grad() {
+    for (Tensor& p : params_) p.zero_grad();
+}
+
+// ---- SGD --------------------------------------------------------------------
+
+SGD::SGD(std::vector<Tensor> params, double lr_, double momentum_, double weight_decay_)
+    : Optimizer(std::move(params), lr_), momentum(momentum_), weight_decay(weight_decay_),
+      buffer_(params_.size()) {
+    check_hyper("momentum", momentum, momentum >= 0.0);
+    check_hyper("weight_decay", weight_decay, weight_decay >= 0.0);
+}
+
+void SGD::step() {
+    ag::NoGradGuard no_grad;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+        const Tensor g_t = grad_of(params_[i]);
+        if (!g_t.defined()) continue;
+        const int64_t n = params_[i].numel();
+        double* p = params_[i].data();
+        const double* g = g_t.data();
+        // torch.optim.SGD sets buf = d on the first step; a zero buffer does
+        // the same (0·μ + d = d).
+        std::vector<double>& buf = buffer_[i];
+        if (momentum != 0.0 && buf.empty()) buf.assign(static_cast<std::size_t>(n), 0.0);
+        double* b = buf.data();
+        const double lr_ = lr, mu = momentum, wd = weight_decay;
+#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
+        for (int64_t j = 0; j < n; ++j) {
+            double d = wd != 0.0 ? g[j] + wd * p[j] : g[j];
+            if (mu != 0.0) {
+                b[j] = b[j] * mu + d;
+                d = b[j];
+            }
+            p[j] -= lr_ * d;
+        }
+    }
+}
+
+// ---- AdamW ------------------------------------------------------------------
+
+AdamW::AdamW(std::vector<Tensor> params, double lr_, double beta1_, double beta2_, double eps_,
+             double weight_decay_)
+    : Optimizer(std::move(params), lr_), beta1(beta1_), beta2(beta2_), eps(eps_), weight_decay(weight_decay_),
+      state_(params_.size()) {
+    check_hyper("beta1", beta1, beta1 >= 0.0 && beta1 < 1.0);
+    check_hyper("beta2", beta2, beta2 >= 0.0 && beta2 < 1.0);
+    check_hyper("eps", eps, eps >= 0.0);
+    check_hyper("weight_decay", weight_decay, weight_decay >= 0.0);
+}
+
+void AdamW::step() {
+    ag::NoGradGuard no_grad;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+        const Tensor g_t = grad_of(params_[i]);
+        if (!g_t.defined()) continue;
+        const int64_t n = params_[i].numel();
+        State& s = state_[i];
+        if (s.step == 0) {
+            s.m.assign(static_cast<std::size_t>(n), 0.0);
+            s.v.assign(static_cast<std::size_t>(n), 0.0);
+        }
+        ++s.step;
+        // The scalars and the order of every operation are those of
+        // torch/optim/adamw.py (_single_tensor_adamw), so that a run matches
+        // PyTorch's to rounding: m is updated by lerp_, v by mul_ and
+        // addcmul_, p by mul_ and addcdiv_.
+        const double t = static_cast<double>(s.step);
+        const double bias_correction1 = 1.0 - std::pow(beta1, t);
+        const double bias_correction2 = 1.0 - std::pow(beta2, t);
+        const double step_size = lr / bias_correction1;
+        const double bias_correction2_sqrt = std::sqrt(bias_correction2);
+        const double decay = 1.0 - lr * weight_decay;
+        // lerp(m, g, w) = m + w (g - m), computed from the far end when w >= 0.5
+        const double w = 1.0 - beta1;
+        const bool lerp_small = w < 0.5;
+        const double b2 = beta2, one_minus_b2 = 1.0 - beta2, eps_ = eps;
+
+        double* p = params_[i].data();
+        const double* g = g_t.data();
+        double* m = s.m.data();
+        double* v = s.v.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
+        for (int64_t j = 0; j < n; ++j) {
+            p[j] *= decay;
+            m[j] = lerp_small ? m[j] + w * (g[j] - m[j]) : g[j] - (g[j] - m[j]) * (1.0 - w);
+            v[j] = v[j] * b2 + one_minus_b2 * g[j] * g[j];
+            const double denom = std::sqrt(v[j]) / bias_correction2_sqrt + eps_;
+            p[j] += -step_size * m[j] / denom;
+        }
+    }
+}
+
+// ---- clipping ---------------------------------------------------------------
+
+double clip_grad_norm(const std::vector<Tensor>& params, double max_norm) {
+    std::vector<Tensor> grads;
+    for (const Tensor& p : params)
+        if (Tensor g = grad_of(p); g.defined()) grads.push_back(g);
+    double sum_sq = 0.0;  // one thread, parameter order: the same sum for any thread count
+    for (const Tensor& g : grads) {
+        const double* x = g.data();
+        for (int64_t j = 0, n = g.numel(); j < n; ++j) sum_sq += x[j] * x[j];
+    }
+    const double total = std::sqrt(sum_sq);
+    const double coef = max_norm / (total + 1e-6);
+    if (coef < 1.0) {
+        ag::NoGradGuard no_grad;
+        for (Tensor& g : grads) {
+            double* x = g.data();
+            const int64_t n = g.numel();
+#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
+            for (int64_t j = 0; j < n; ++j) x[j] *= coef;
+        }
+    }
+    return total;
+}
+
+}  // namespace optim

@@ -1,0 +1,168 @@
+// Every op rejects bad shapes with std::invalid_argument, and the message
+// names the op and the shapes it got.
+#include <stdexcept>
+
+#include "engine/helpers.h"
+
+using ag::Shape;
+using ag::Tensor;
+using Catch::Contains;
+
+// The exception type, then its message.
+#define CHECK_INVALID(expr, matcher)                     \
+    do {                                                 \
+        CHECK_THROWS_AS(expr, std::invalid_argument);    \
+        CHECK_THROWS_WITH(expr, matcher);                \
+    } while (0)
+
+namespace {
+Tensor Z(const Shape& s) { return Tensor::zeros(s); }
+}  // namespace
+
+TEST_CASE("errors: matmul", "[engine][errors][matmul]") {
+    CHECK_THROWS_AS(ag::matmul(Z({2, 3}), Z({4, 5})), std::invalid_argument);
+    CHECK_THROWS_WITH(ag::matmul(Z({2, 3}), Z({4, 5})), "matmul: [2,3] @ [4,5]: inner sizes 3 and 4 differ");
+    CHECK_INVALID(Z({2, 3}).matmul(Z({2, 3})), Contains("matmul") && Contains("[2,3]"));
+    // batch dims that do not broadcast
+    CHECK_THROWS_AS(ag::matmul(Z({2, 2, 3}), Z({3, 3, 4})), std::invalid_argument);
+    // batched, inner sizes differ
+    CHECK_INVALID(ag::matmul(Z({2, 2, 3}), Z({2, 4, 4})), Contains("matmul") && Contains("[2,2,3]") && Contains("[2,4,4]"));
+    CHECK_INVALID(ag::matmul(Z({2, 2, 3}), Z({4, 5})), Contains("matmul") && Contains("[2,2,3]") && Contains("[4,5]"));
+    // a scalar has no matrix dims
+    CHECK_INVALID(ag::matmul(Tensor::scalar(1), Z({1, 1})), Contains("matmul"));
+}
+
+TEST_CASE("errors: matmul with batch dims that do not broadcast names both operand shapes", "[engine][errors][matmul]") {
+    // batch [2] vs [3], and [2,2] vs [3]; the message must show the operands, not just their batch dims
+    CHECK_INVALID(ag::matmul(Z({2, 2, 3}), Z({3, 3, 4})), Contains("matmul") && Contains("[2,2,3]") && Contains("[3,3,4]"));
+    CHECK_INVALID(ag::matmul(Z({2, 2, 2, 3}), Z({3, 3, 4})), Contains("matmul") && Contains("[2,2,2,3]") && Contains("[3,3,4]"));
+}
+
+TEST_CASE("errors: broadcasting binary ops", "[engine][errors][pointwise]") {
+    const Tensor a = Z({2, 3}), b = Z({4});
+    CHECK_INVALID(ag::add(a, b), Contains("add") && Contains("[2,3]") && Contains("[4]"));
+    CHECK_INVALID(a + b, Contains("add") && Contains("[2,3]") && Contains("[4]"));
+    CHECK_INVALID(ag::sub(a, b), Contains("sub") && Contains("[2,3]") && Contains("[4]"));
+    CHECK_INVALID(ag::mul(a, b), Contains("mul") && Contains("[2,3]") && Contains("[4]"));
+    CHECK_INVALID(ag::div(a, b), Contains("div") && Contains("[2,3]") && Contains("[4]"));
+    // size 2 against size 3 in a middle dim
+    CHECK_INVALID(ag::add(Z({4, 2, 3}), Z({3, 1})), Contains("add") && Contains("[4,2,3]") && Contains("[3,1]"));
+    CHECK_INVALID(ag::where(Z({2}), Z({3}), Z({3})), Contains("where"));
+    CHECK_INVALID(ag::where(Z({3}), Z({3}), Z({2, 2})), Contains("where") && Contains("[2,2]"));
+    CHECK_INVALID(ag::masked_fill(a, Z({4}), 1.0), Contains("masked_fill") && Contains("[2,3]") && Contains("[4]"));
+    // the mask must broadcast to x, not the other way round
+    CHECK_INVALID(ag::masked_fill(Z({3}), Z({2, 3}), 1.0), Contains("masked_fill") && Contains("[3]") && Contains("[2,3]"));
+}
+
+TEST_CASE("errors: reductions", "[engine][errors][reduce]") {
+    const Tensor a = Z({2, 3});
+    CHECK_INVALID(ag::sum(a, {2}), Contains("sum") && Contains("2"));
+    CHECK_INVALID(ag::sum(a, {-3}), Contains("sum") && Contains("-3"));
+    CHECK_INVALID(ag::sum(a, {1, 1}), Contains("sum") && Contains("1"));  // a dim listed twice
+    CHECK_INVALID(ag::mean(a, {5}), Contains("mean") && Contains("5"));
+    CHECK_INVALID(ag::max(a, 2), Contains("max") && Contains("2"));
+    CHECK_INVALID(ag::argmax(a, -3), Contains("argmax") && Contains("-3"));
+    CHECK_INVALID(ag::sum_to(a, {4}), Contains("sum_to") && Contains("[2,3]") && Contains("[4]"));
+    CHECK_INVALID(ag::sum_to(a, {3, 2}), Contains("sum_to") && Contains("[2,3]") && Contains("[3,2]"));
+    CHECK_INVALID(ag::sum_to(Z({3}), {2, 3}), Contains("sum_to") && Contains("[3]") && Contains("[2,3]"));
+}
+
+TEST_CASE("errors: reshape transpose permute narrow", "[engine][errors][shape]") {
+    const Tensor a = Z({2, 3});
+    CHECK_INVALID(ag::reshape(a, {4, 2}), Contains("reshape") && Contains("[2,3]") && Contains("[4,2]"));
+    CHECK_INVALID(a.reshape({7}), Contains("reshape") && Contains("[2,3]") && Contains("[7]"));
+    CHECK_INVALID(ag::reshape(a, {-1, -1}), Contains("reshape") && Contains("[2,3]"));
+
+    CHECK_INVALID(ag::transpose(a, 0, 2), Contains("transpose") && Contains("2"));
+    CHECK_INVALID(a.transpose(-3, 0), Contains("transpose") && Contains("-3"));
+    CHECK_INVALID(Z({2, 3, 4}).t(), Contains("[2,3,4]"));  // t() is for 2-D tensors
+    CHECK_INVALID(ag::permute(a, {0, 0}), Contains("permute") && Contains("[2,3]"));
+    CHECK_INVALID(ag::permute(a, {0}), Contains("permute") && Contains("[2,3]"));
+    CHECK_INVALID(ag::permute(a, {0, 2}), Contains("permute") && Contains("2"));
+    CHECK_INVALID(a.permute({1, 0, 2}), Contains("permute") && Contains("[2,3]"));
+
+    CHECK_INVALID(ag::narrow(a, 1, 2, 2), Contains("narrow") && Contains("[2,3]"));  // 2 + 2 > 3
+    CHECK_INVALID(ag::narrow(a, 0, -1, 1), Contains("narrow") && Contains("[2,3]"));
+    CHECK_INVALID(ag::narrow(a, 0, 0, 3), Contains("narrow") && Contains("[2,3]"));
+    CHECK_INVALID(ag::narrow(a, 2, 0, 1), Contains("narrow") && Contains("2"));
+    CHECK_INVALID(a.narrow(1, 0, -1), Contains("narrow") && Contains("[2,3]"));
+}
+
+TEST_CASE("errors: cat and stack", "[engine][errors][shape]") {
+    CHECK_INVALID(ag::cat({Z({2, 3}), Z({2, 4})}, 0), Contains("cat") && Contains("[2,3]") && Contains("[2,4]"));
+    CHECK_INVALID(ag::cat({Z({2, 3}), Z({3})}, 0), Contains("cat") && Contains("[2,3]") && Contains("[3]"));
+    CHECK_INVALID(ag::cat({Z({2, 3}), Z({2, 3})}, 2), Contains("cat") && Contains("2"));
+    CHECK_INVALID(ag::cat({}, 0), Contains("cat"));
+    CHECK_INVALID(ag::stack({Z({2, 3}), Z({3, 2})}, 0), Contains("stack") && Contains("[2,3]") && Contains("[3,2]"));
+    CHECK_INVALID(ag::stack({Z({2, 3}), Z({2, 3})}, 3), Contains("stack") && Contains("3"));
+    CHECK_INVALID(ag::stack({}, 0), Contains("stack"));
+}
+
+TEST_CASE("errors: index_select and embedding ids", "[engine][errors][shape]") {
+    const Tensor x = Z({3, 2});
+    // an id error names the op and the offending id
+    CHECK_INVALID(ag::index_select(x, 0, Tensor::from({2}, {0, 3})), Contains("index_select") && Contains("3"));
+    CHECK_INVALID(ag::index_select(x, 0, Tensor::from({1}, {-1})), Contains("index_select") && Contains("-1"));
+    CHECK_INVALID(ag::index_select(x, 1, Tensor::from({1}, {2})), Contains("index_select") && Contains("2"));
+    CHECK_INVALID(ag::index_select(x, 0, Tensor::from({2}, {1, 1.5})), Contains("index_select") && Contains("1.5"));
+    CHECK_INVALID(ag::index_select(x, 2, Tensor::from({1}, {0})), Contains("index_select") && Contains("2"));
+
+    const Tensor w = Z({4, 2});
+    CHECK_INVALID(ag::embedding(w, Tensor::from({3}, {0, 4, 1})), Contains("embedding") && Contains("4"));
+    CHECK_INVALID(ag::embedding(w, Tensor::from({2}, {-1, 0})), Contains("embedding") && Contains("-1"));
+    CHECK_INVALID(ag::embedding(w, Tensor::from({2, 1}, {2, 0.5})), Contains("embedding") && Contains("0.5"));
+    CHECK_INVALID(ag::embedding(Z({4}), Tensor::from({1}, {0})), Contains("embedding") && Contains("[4]"));
+}
+
+TEST_CASE("errors: softmax losses and norms", "[engine][errors][loss]") {
+    const Tensor logits = Z({2, 3});
+    CHECK_INVALID(ag::cross_entropy(logits, Tensor::from({3}, {0, 1, 2})),
+                  Contains("cross_entropy") && Contains("[2,3]") && Contains("[3]"));
+    CHECK_INVALID(ag::cross_entropy(logits, Tensor::from({2, 1}, {0, 1})),
+                  Contains("cross_entropy") && Contains("[2,3]") && Contains("[2,1]"));
+    CHECK_INVALID(ag::cross_entropy(logits, Tensor::from({2}, {0, 3})), Contains("cross_entropy") && Contains("3"));
+    CHECK_INVALID(ag::cross_entropy(logits, Tensor::from({2}, {-1, 0})), Contains("cross_entropy") && Contains("-1"));
+    CHECK_INVALID(ag::cross_entropy(logits, Tensor::from({2}, {0.5, 0})), Contains("cross_entropy") && Contains("0.5"));
+    CHECK_INVALID(ag::cross_entropy(Z({3}), Tensor::from({1}, {0})), Contains("cross_entropy") && Contains("[3]"));
+    CHECK_INVALID(ag::mse_loss(Z({3}), Z({4})), Contains("mse_loss") && Contains("[3]") && Contains("[4]"));
+    CHECK_INVALID(ag::mse_loss(Z({2, 3}), Z({3})), Contains("mse_loss") && Contains("[2,3]") && Contains("[3]"));
+
+    const Tensor x = Z({2, 4});
+    CHECK_INVALID(ag::layer_norm(x, Z({3}), Z({4})), Contains("layer_norm") && Contains("[2,4]") && Contains("[3]"));
+    CHECK_INVALID(ag::layer_norm(x, Z({4}), Z({5})), Contains("layer_norm") && Contains("[2,4]") && Contains("[5]"));
+    CHECK_INVALID(ag::layer_norm(x, Z({1, 4}), Z({4})), Contains("layer_norm") && Contains("[1,4]"));
+    CHECK_INVALID(ag::rms_norm(x, Z({3})), Contains("rms_norm") && Contains("[2,4]") && Contains("[3]"));
+    CHECK_INVALID(ag::max_abs_diff(Z({3}), Z({4})), Contains("max_abs_diff") && Contains("[3]") && Contains("[4]"));
+}
+
+TEST_CASE("errors: backward with a gradient of the wrong shape", "[engine][errors][autograd]") {
+    Tensor x = Tensor::zeros({2, 2}, true);
+    const Tensor y = x * 2.0;
+    CHECK_THROWS_AS(y.backward(Tensor::ones({3})), std::invalid_argument);
+    CHECK_THROWS_WITH(y.backward(Tensor::ones({3})), Contains("[2,2]") && Contains("[3]"));
+}
+
+// ops.h: "each checks its shapes and throws std::invalid_argument naming the
+// op and the shapes it got". A dim out of range is a shape error too: the
+// message must show the shape the dim was checked against.
+TEST_CASE("errors: a dim out of range names the shape", "[engine][errors][shape]") {
+    const Tensor a = Z({2, 3});
+    CHECK_INVALID(ag::sum(a, {2}), Contains("sum") && Contains("[2,3]"));
+    CHECK_INVALID(ag::mean(a, {-3}), Contains("mean") && Contains("[2,3]"));
+    CHECK_INVALID(ag::max(a, 2), Contains("max") && Contains("[2,3]"));
+    CHECK_INVALID(ag::argmax(a, -3), Contains("argmax") && Contains("[2,3]"));
+    CHECK_INVALID(ag::transpose(a, 0, 2), Contains("transpose") && Contains("[2,3]"));
+    CHECK_INVALID(ag::permute(a, {0, 2}), Contains("permute") && Contains("[2,3]"));
+    CHECK_INVALID(ag::narrow(a, 2, 0, 1), Contains("narrow") && Contains("[2,3]"));
+    CHECK_INVALID(ag::cat({a, a}, 2), Contains("cat") && Contains("[2,3]"));
+    CHECK_INVALID(ag::stack({a, a}, 3), Contains("stack") && Contains("[2,3]"));
+    CHECK_INVALID(ag::index_select(a, 2, Tensor::from({1}, {0})), Contains("index_select") && Contains("[2,3]"));
+}
+
+// [2,3] has 6 numbers: -1 cannot be inferred for [4,-1]. The message must
+// say reshape and show both shapes (not a "negative size" complaint).
+TEST_CASE("errors: reshape with a -1 that cannot be inferred", "[engine][errors][shape]") {
+    const Tensor a = Z({2, 3});
+    CHECK_INVALID(a.view({4, -1}), Contains("reshape") && Contains("[2,3]") && Contains("[4,-1]"));
+    CHECK_INVALID(ag::reshape(a, {-1, 5}), Contains("reshape") && Contains("[2,3]") && Contains("[-1,5]"));
+}

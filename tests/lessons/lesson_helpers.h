@@ -1,0 +1,60 @@
+#pragma once
+// Helpers for the lesson tests: scratch files, running a lesson as its
+// program would (argv in, exit status out) or into a Report kept in memory.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lessons/common/lesson.h"
+
+namespace test {
+
+// A fresh path in the temp directory, unique to this process.
+inline std::filesystem::path scratch_path(const std::string& name) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("lesson_tests_" + std::to_string(::getpid()) + "_" + name);
+    std::filesystem::remove_all(path);
+    return path;
+}
+
+inline std::string read_text(const std::filesystem::path& path) {
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+// run_lesson as main() would call it: {"--part", "1"} -> exit status.
+inline int run_program(const lessons::Lesson& lesson, const std::vector<std::string>& args) {
+    std::vector<const char*> argv{lesson.name.c_str()};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    return lessons::run_lesson(static_cast<int>(argv.size()), argv.data(), lesson);
+}
+
+// The parts' printed output goes to a scratch file; what they recorded is
+// kept in `report`.
+struct LessonRun {
+    std::FILE* printed = std::tmpfile();
+    lessons::Report report{printed};
+
+    LessonRun(const lessons::Lesson& lesson, const lessons::Options& options) {
+        lessons::run_parts(lesson, options, report);
+    }
+    ~LessonRun() { std::fclose(printed); }
+    LessonRun(const LessonRun&) = delete;
+    LessonRun& operator=(const LessonRun&) = delete;
+
+    std::string output() const {
+        std::rewind(printed);
+        std::string text;
+        for (int c; (c = std::fgetc(printed)) != EOF;) text += static_cast<char>(c);
+        return text;
+    }
+};
+
+}  // namespace test

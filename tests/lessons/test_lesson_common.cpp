@@ -1,0 +1,180 @@
+// The shared lesson framework (lessons/common): the command line, the JSON
+// writer, the report, and run_lesson's exit statuses.
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+
+#include <catch2/catch.hpp>
+
+#include "autograd/engine.h"
+#include "lesson_helpers.h"
+#include "lessons/common/json.h"
+
+using lessons::Cell;
+using lessons::Options;
+using lessons::Report;
+
+namespace {
+
+const lessons::CommandLine kCli{"prog", "a test program", {"§1  one", "§2  two", "§3  three"}, 2};
+
+lessons::ParsedOptions parse(const std::vector<std::string>& args) {
+    return lessons::parse_options(args, kCli);
+}
+
+// Part 1 records a value, a verdict and a table; part 2 fails.
+const lessons::Lesson& toy_lesson() {
+    static const lessons::Lesson toy{
+        "toy", "A toy lesson", "§0", 1,
+        {{"§0", "Records", "records what a part can record",
+          [](Report& r, const Options& o) {
+              r.value("seeds", o.seeds);
+              r.verdict("fine", true);
+              r.table("t", {"name", "x"}, {{"a", 1.5}, {"b\"q", 2}});
+              r.takeaway("done");
+          }},
+         {"§0", "Fails", "throws", [](Report&, const Options&) { throw std::runtime_error("boom"); }}}};
+    return toy;
+}
+
+}  // namespace
+
+TEST_CASE("options: defaults and every flag in both spellings", "[lessons][cli]") {
+    const auto defaults = parse({});
+    REQUIRE(defaults.ok());
+    CHECK(defaults.options.part == 0);
+    CHECK(defaults.options.seeds == 2);   // the program's own default
+    CHECK_FALSE(defaults.options.quick);
+    CHECK(defaults.options.threads == 0);
+    CHECK(defaults.options.json.empty());
+    CHECK(defaults.options.out == "out");
+    CHECK_FALSE(defaults.options.help);
+
+    const auto all = parse({"--part", "3", "--seeds=5", "--quick", "--threads", "2", "--json",
+                            "r.json", "--out=figures", "--help"});
+    INFO(all.error);
+    REQUIRE(all.ok());
+    CHECK(all.options.part == 3);
+    CHECK(all.options.seeds == 5);
+    CHECK(all.options.quick);
+    CHECK(all.options.threads == 2);
+    CHECK(all.options.json == "r.json");
+    CHECK(all.options.out == "figures");
+    CHECK(all.options.help);
+}
+
+TEST_CASE("options: every bad argument is an error", "[lessons][cli]") {
+    const std::vector<std::vector<std::string>> bad{
+        {"--bogus"},        {"stray"},          {"--part"},          {"--part", "x"},
+        {"--part", "0"},    {"--part", "4"},    {"--part", "2x"},    {"--part", ""},
+        {"--seeds", "0"},   {"--seeds", "-1"},  {"--seeds", "1.5"},  {"--threads", "0"},
+        {"--json"},         {"--json", "--quick"}, {"--out="},       {"--quick=yes"},
+        {"--seeds", "99999999999"}};
+    for (const auto& args : bad) {
+        const auto parsed = parse(args);
+        INFO("args: " << fmt::format("{}", fmt::join(args, " ")));
+        CHECK_FALSE(parsed.ok());
+    }
+    CHECK(parse({"--part", "9"}).error == "--part must be between 1 and 3, got 9");
+    CHECK(parse({"--seeds", "x"}).error == "--seeds wants a whole number, got 'x'");
+    CHECK(parse({"--nope"}).error == "unknown argument '--nope'");
+    CHECK(lessons::parse_options({"--part", "1"}, {"tool", "no parts", {}, 1}).error ==
+          "--part: tool has no parts");
+}
+
+TEST_CASE("usage names every flag and every part", "[lessons][cli]") {
+    const std::string text = lessons::usage(kCli);
+    for (const char* word : {"--part N", "--seeds N", "--quick", "--threads N", "--json FILE",
+                             "--out DIR", "--help", "a test program", "§2  two", "1-3"})
+        CHECK_THAT(text, Catch::Contains(word));
+}
+
+TEST_CASE("output_path creates the output folder", "[lessons][cli]") {
+    Options options;
+    options.out = (test::scratch_path("out") / "nested").string();
+    const auto path = lessons::output_path(options, "figure.svg");
+    CHECK(std::filesystem::is_directory(options.out));
+    CHECK(path == std::filesystem::path(options.out) / "figure.svg");
+}
+
+TEST_CASE("json: strings escaped and numbers exact with non-finite as null", "[lessons][json]") {
+    namespace json = lessons::json;
+    CHECK(json::string("a\"b\\c\nd\te\x01 §") == "\"a\\\"b\\\\c\\nd\\te\\u0001 §\"");
+    CHECK(json::number(0.1) == "0.10000000000000001");
+    CHECK(json::number(-2.0) == "-2");
+    for (const double x : {1.0 / 3.0, 3.2e-11, -6.02214076e23, 5e-324})
+        CHECK(std::strtod(json::number(x).c_str(), nullptr) == x);
+    CHECK(json::number(std::numeric_limits<double>::quiet_NaN()) == "null");
+    CHECK(json::number(-std::numeric_limits<double>::infinity()) == "null");
+    CHECK(json::object({{"a", json::array({"1", "true"})}, {"b", json::object({})}}) ==
+          "{\"a\": [1, true], \"b\": {}}");
+}
+
+TEST_CASE("cells print sensibly", "[lessons][report]") {
+    CHECK(Cell(0.5).str() == "0.5");
+    CHECK(Cell(0.0).str() == "0");
+    CHECK(Cell(0.6931471805599453).str() == "0.693147");
+    CHECK(Cell(3.2e-11).str() == "3.20e-11");
+    CHECK(Cell(0.5).str(/*scientific=*/true) == "5.00e-01");
+    CHECK(Cell(2e6).str() == "2.00e+06");
+    CHECK(Cell(7).str() == "7");
+    CHECK(Cell(true).str() == "yes");
+    CHECK(Cell("text").str() == "text");
+    CHECK(Cell(7).is_number());
+    CHECK_FALSE(Cell("7").is_number());
+    CHECK(Cell(size_t{3}).json() == "3");
+    CHECK(Cell(false).json() == "false");
+}
+
+TEST_CASE("report: tables are aligned and recorded", "[lessons][report]") {
+    Options options;
+    options.part = 1;
+    const test::LessonRun run(toy_lesson(), options);
+    const std::string out = run.output();
+    // header, rule and rows of table "t" have the same width; numbers right-aligned
+    CHECK_THAT(out, Catch::Contains("  name    x\n  ----  ---\n  a     1.5\n  b\"q     2\n"));
+    const auto& part = run.report.part(1);
+    CHECK(part.title == "Records");
+    CHECK(part.value("seeds").number() == 1);
+    CHECK(part.table("t").at(1, "x").number() == 2);
+    CHECK(part.takeaway == "done");
+    CHECK_THROWS_AS(run.report.part(2), std::out_of_range);
+}
+
+TEST_CASE("report: misuse is caught", "[lessons][report]") {
+    std::FILE* printed = std::tmpfile();
+    Report report(printed);
+    CHECK_THROWS_AS(report.value("early", 1.0), std::logic_error);   // before section()
+    report.section(1, "§0", "t", "s");
+    report.value("x", 1.0);
+    CHECK_THROWS_AS(report.value("x", 2.0), std::logic_error);       // recorded twice
+    CHECK_THROWS_AS(report.table("bad", {"a", "b"}, {{1}}), std::logic_error);  // short row
+    std::fclose(printed);
+}
+
+TEST_CASE("run_lesson: exit statuses", "[lessons][cli]") {
+    CHECK(test::run_program(toy_lesson(), {"--bogus"}) == 2);
+    CHECK(test::run_program(toy_lesson(), {"--seeds", "zero"}) == 2);
+    CHECK(test::run_program(toy_lesson(), {"--part", "3"}) == 2);
+    CHECK(test::run_program(toy_lesson(), {"--help"}) == 0);
+    CHECK(test::run_program(toy_lesson(), {"--part", "1"}) == 0);
+    CHECK(test::run_program(toy_lesson(), {"--part", "2"}) == 1);   // the part throws
+    CHECK(test::run_program(toy_lesson(), {}) == 1);
+    const auto no_dir = test::scratch_path("missing") / "r.json";
+    CHECK(test::run_program(toy_lesson(), {"--part", "1", "--json", no_dir.string()}) == 1);
+}
+
+TEST_CASE("run_lesson: --json writes every recorded value", "[lessons][json]") {
+    const auto path = test::scratch_path("toy.json");
+    REQUIRE(test::run_program(toy_lesson(), {"--part", "1", "--seeds", "3", "--json", path.string()}) == 0);
+    const std::string text = test::read_text(path);
+    CHECK(text ==
+          "{\"lesson\": \"toy\", \"title\": \"A toy lesson\", \"section\": \"§0\", "
+          "\"settings\": {\"seeds\": 3, \"quick\": false, \"threads\": " +
+              std::to_string(ag::num_threads()) +
+              "}, \"parts\": {\"1\": {\"section\": \"§0\", \"title\": \"Records\", "
+              "\"values\": {\"seeds\": 3, \"fine\": true}, \"tables\": {\"t\": "
+              "{\"columns\": [\"name\", \"x\"], \"rows\": [[\"a\", 1.5], [\"b\\\"q\", 2]]}}, "
+              "\"takeaway\": \"done\"}}}\n");
+}

@@ -1,0 +1,328 @@
+// Checkpoints: the safetensors format byte for byte, round trips, every
+// corrupt file refused with a message that names the problem, and
+// load_into's name and shape checks.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include "engine/helpers.h"
+#include "nn/checkpoint.h"
+
+namespace fs = std::filesystem;
+using ag::Tensor;
+
+namespace {
+
+// A module with two parameters and a child: names "a", "bias", "child.weight".
+struct TinyChild : nn::Module {
+    explicit TinyChild(ag::Generator& gen) { weight = register_parameter("weight", Tensor::randn({2, 3}, gen)); }
+    Tensor weight;
+};
+
+struct Tiny : nn::Module {
+    explicit Tiny(uint64_t seed) {
+        ag::Generator gen(seed);
+        a = register_parameter("a", Tensor::randn({3}, gen));
+        bias = register_parameter("bias", Tensor::randn({2, 2}, gen));
+        child = register_module("child", std::make_shared<TinyChild>(gen));
+    }
+    Tensor a, bias;
+    std::shared_ptr<TinyChild> child;
+};
+
+// A fresh directory under the system's temp directory, removed at the end.
+struct TempDir {
+    TempDir() {
+        static int counter = 0;
+        path = fs::temp_directory_path() / ("nn_checkpoint_test_" + std::to_string(::getpid()) + "_" +
+                                            std::to_string(counter++));
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() { fs::remove_all(path); }
+    std::string file(const std::string& name) const { return (path / name).string(); }
+    fs::path path;
+};
+
+std::string read_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The 8-byte little-endian length of a header.
+std::string length_le(uint64_t n) {
+    std::string s(8, '\0');
+    for (int i = 0; i < 8; ++i) s[static_cast<std::size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xFF);
+    return s;
+}
+
+// Little-endian bytes of doubles (what the data section holds).
+std::string f64_bytes(const std::vector<double>& values) {
+    std::string s(values.size() * 8, '\0');
+    std::memcpy(s.data(), values.data(), s.size());
+    return s;
+}
+
+// A safetensors file from a header text and a data section.
+std::string safetensors_file(const std::string& header, const std::string& data) {
+    return length_le(header.size()) + header + data;
+}
+
+// The message load_safetensors throws for this file, or "" if it loads.
+std::string load_error(const std::string& path) {
+    try {
+        nn::load_safetensors(path);
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string load_into_error(nn::Module& m, const nn::Checkpoint& ckpt) {
+    try {
+        nn::load_into(m, ckpt);
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::vector<std::vector<double>> values_of(const nn::Module& m) {
+    std::vector<std::vector<double>> out;
+    for (const Tensor& p : m.parameters()) out.push_back(p.to_vector());
+    return out;
+}
+
+bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint: a module round-trips bit for bit, with names and metadata", "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string path = dir.file("tiny.safetensors");
+    Tiny saved(1);
+    // Values that a decimal format would mangle: -0, the smallest
+    // subnormal, the largest double, 1/3.
+    saved.a.data()[0] = -0.0;
+    saved.a.data()[1] = 5e-324;
+    saved.a.data()[2] = 1.7976931348623157e308;
+    saved.bias.data()[0] = 1.0 / 3.0;
+    const std::map<std::string, std::string> metadata = {{"model", "tiny"}, {"config", R"({"d": 3, "note": "a \"quoted\" word"})"}};
+    nn::save(saved, path, metadata);
+
+    // 8 + header + 3 + 4 + 6 doubles; the header is padded to a multiple of 8.
+    const std::string bytes = read_bytes(path);
+    uint64_t header_len = 0;
+    std::memcpy(&header_len, bytes.data(), 8);
+    CHECK(header_len % 8 == 0);
+    CHECK(bytes.size() == 8 + header_len + 13 * 8);
+    CHECK_FALSE(fs::exists(path + ".tmp"));
+
+    const nn::Checkpoint ckpt = nn::load_safetensors(path);
+    CHECK(ckpt.metadata == metadata);
+    const auto expected = saved.named_parameters();
+    REQUIRE(ckpt.tensors.size() == expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        INFO("tensor " << i << ": expected " << expected[i].first << ", found " << ckpt.tensors[i].first);
+        CHECK(ckpt.tensors[i].first == expected[i].first);
+        CHECK(ckpt.tensors[i].second.shape() == expected[i].second.shape());
+        CHECK(bitwise_equal(ckpt.tensors[i].second.to_vector(), expected[i].second.to_vector()));
+        CHECK_FALSE(ckpt.tensors[i].second.requires_grad());
+    }
+
+    // Into another model: same values, same tensor handles.
+    Tiny loaded(2);
+    const double* storage_before = loaded.child->weight.data();
+    nn::load_into(loaded, ckpt);
+    CHECK(loaded.child->weight.data() == storage_before);
+    CHECK(loaded.child->weight.requires_grad());
+    const auto want = values_of(saved), got = values_of(loaded);
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        INFO("parameter " << i << "\n  expected " << test::values_str(want[i]) << "\n  found    " << test::values_str(got[i]));
+        CHECK(bitwise_equal(got[i], want[i]));
+    }
+}
+
+TEST_CASE("checkpoint: a file written by hand byte for byte loads, and save writes the same bytes", "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string header =
+        R"({"__metadata__":{"format":"pt"},)"
+        R"("x":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},)"
+        R"("y":{"dtype":"F64","shape":[],"data_offsets":[16,24]}})";
+    REQUIRE(header.size() == 140);
+    // 1.5 = 0x3FF8000000000000, -2 = 0xC000000000000000, 0.25 = 0x3FD0000000000000,
+    // each stored least significant byte first.
+    const std::string data = std::string("\x00\x00\x00\x00\x00\x00\xF8\x3F", 8) +
+                             std::string("\x00\x00\x00\x00\x00\x00\x00\xC0", 8) +
+                             std::string("\x00\x00\x00\x00\x00\x00\xD0\x3F", 8);
+    const std::string by_hand = std::string("\x8C\x00\x00\x00\x00\x00\x00\x00", 8) + header + data;  // 140 = 0x8C
+    write_bytes(dir.file("hand.safetensors"), by_hand);
+
+    const nn::Checkpoint ckpt = nn::load_safetensors(dir.file("hand.safetensors"));
+    CHECK(ckpt.metadata == std::map<std::string, std::string>{{"format", "pt"}});
+    REQUIRE(ckpt.tensors.size() == 2);
+    CHECK(ckpt.tensors[0].first == "x");
+    CHECK_TENSOR(ckpt.tensors[0].second, {2}, {1.5, -2.0}, 0.0);
+    CHECK(ckpt.tensors[1].first == "y");
+    CHECK_TENSOR(ckpt.tensors[1].second, {}, {0.25}, 0.0);
+
+    // Our writer: the same header padded with 4 spaces to 144 = 0x90 bytes.
+    nn::save_safetensors(dir.file("ours.safetensors"),
+                         {{"x", Tensor::from({2}, {1.5, -2.0})}, {"y", Tensor::scalar(0.25)}}, {{"format", "pt"}});
+    const std::string ours = read_bytes(dir.file("ours.safetensors"));
+    const std::string expected = std::string("\x90\x00\x00\x00\x00\x00\x00\x00", 8) + header + "    " + data;
+    CHECK(ours == expected);
+}
+
+TEST_CASE("checkpoint: save writes views row-major and refuses bad names", "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string path = dir.file("t.safetensors");
+    const Tensor m = Tensor::from({2, 3}, {1, 2, 3, 4, 5, 6});
+    nn::save_safetensors(path, {{"mt", m.t()}});
+    const nn::Checkpoint ckpt = nn::load_safetensors(path);
+    CHECK(ckpt.metadata.empty());
+    CHECK_TENSOR(ckpt.tensors.at(0).second, {3, 2}, {1, 4, 2, 5, 3, 6}, 0.0);
+
+    // A refused save leaves the previous file as it was.
+    const std::string before = read_bytes(path);
+    CHECK_THROWS_WITH(nn::save_safetensors(path, {{"w", m}, {"w", m}}), Catch::Contains("'w'"));
+    CHECK_THROWS_WITH(nn::save_safetensors(path, {{"__metadata__", m}}), Catch::Contains("reserved"));
+    CHECK_THROWS_WITH(nn::save_safetensors(path, {{"", m}}), Catch::Contains("bad tensor name"));
+    CHECK(read_bytes(path) == before);
+    CHECK_THROWS_WITH(nn::save_safetensors(dir.file("no/such/dir/x.safetensors"), {{"w", m}}),
+                      Catch::Contains("cannot create"));
+}
+
+TEST_CASE("checkpoint: corrupt files are refused with a message naming the problem", "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string good_path = dir.file("good.safetensors");
+    nn::save_safetensors(good_path, {{"w", Tensor::from({2}, {1.0, 2.0})}, {"b", Tensor::scalar(3.0)}});
+    const std::string good = read_bytes(good_path);
+    REQUIRE(load_error(good_path).empty());
+
+    const std::string entry_w = R"("w":{"dtype":"F64","shape":[2],"data_offsets":[0,16]})";
+    const std::string three = f64_bytes({1.0, 2.0, 3.0});
+    struct Case {
+        const char* what;
+        std::string bytes;
+        std::string error;
+    };
+    uint64_t good_len = 0;
+    std::memcpy(&good_len, good.data(), 8);
+    std::string flipped = good;
+    flipped[7] = '\x40';  // one bit of the length's top byte: 2^62 more
+    std::string past_end = good;
+    past_end.replace(0, 8, length_le(good.size()));
+    const std::vector<Case> cases = {
+        {"empty file", "", "has 0 bytes, fewer than the 8 of the header length"},
+        {"5 bytes", "abcde", "has 5 bytes, fewer than the 8"},
+        {"flipped header length", flipped, fmt::format("header length {} is absurd", (uint64_t{1} << 62) + good_len)},
+        {"header length past the end", past_end, fmt::format("header length {} runs past the end of the file ({} bytes)",
+                                                             good.size(), good.size())},
+        {"truncated data", good.substr(0, good.size() - 8), "past the end of the data (16 bytes): the file is truncated"},
+        {"truncated header", good.substr(0, 20), "runs past the end of the file (20 bytes)"},
+        {"bad JSON", safetensors_file(R"({"w": {"dtype": "F64",)", ""),
+         "the header is not valid JSON (json: line 1 col 23: expected a string key, found the end of the input)"},
+        {"JSON array", safetensors_file("[1, 2]", ""), "the header is a JSON array, not an object"},
+        {"entry not an object", safetensors_file(R"({"w": 5})", ""), "tensor 'w' is a JSON number, not an object"},
+        {"no dtype", safetensors_file(R"({"w":{"shape":[2],"data_offsets":[0,16]}})", three.substr(0, 16)),
+         "tensor 'w' has no \"dtype\""},
+        {"no shape", safetensors_file(R"({"w":{"dtype":"F64","data_offsets":[0,16]}})", three.substr(0, 16)),
+         "tensor 'w' has no \"shape\""},
+        {"no data_offsets", safetensors_file(R"({"w":{"dtype":"F64","shape":[2]}})", three.substr(0, 16)),
+         "tensor 'w' has no \"data_offsets\""},
+        {"F32", safetensors_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", three.substr(0, 8)),
+         "tensor 'w' has dtype F32; only F64 is supported"},
+        {"negative dim", safetensors_file(R"({"w":{"dtype":"F64","shape":[-2],"data_offsets":[0,16]}})", three.substr(0, 16)),
+         "tensor 'w' shape entry is -2, not a whole number >= 0"},
+        {"offsets not a pair", safetensors_file(R"({"w":{"dtype":"F64","shape":[2],"data_offsets":[16]}})", three.substr(0, 16)),
+         "tensor 'w' has data_offsets [16], not [begin, end]"},
+        {"end before begin", safetensors_file(R"({"w":{"dtype":"F64","shape":[0],"data_offsets":[16,0]}})", three.substr(0, 16)),
+         "tensor 'w' has data_offsets [16, 0] that end before they begin"},
+        {"size does not match the shape",
+         safetensors_file(R"({"w":{"dtype":"F64","shape":[2],"data_offsets":[0,24]}})", three),
+         "tensor 'w' has data_offsets [0, 24] holding 24 bytes, but its shape [2] of F64 needs 16 bytes"},
+        {"shape far too big",
+         safetensors_file(R"({"w":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,24]}})", three),
+         "needs more than the file holds"},
+        {"overlap",
+         safetensors_file("{" + entry_w + R"(,"v":{"dtype":"F64","shape":[],"data_offsets":[8,16]}})", three.substr(0, 16)),
+         "tensors 'w' and 'v' overlap in the data (bytes [8, 16))"},
+        {"gap", safetensors_file("{" + entry_w + R"(,"v":{"dtype":"F64","shape":[],"data_offsets":[24,32]}})",
+                                 f64_bytes({1, 2, 3, 4})),
+         "data bytes [16, 24) belong to no tensor"},
+        {"trailing bytes", safetensors_file("{" + entry_w + "}", three), "data bytes [16, 24) at the end belong to no tensor"},
+        {"metadata not strings", safetensors_file(R"({"__metadata__":{"epoch":3}})", ""),
+         "__metadata__ value 'epoch' is a number, not a string"},
+    };
+    for (const Case& c : cases) {
+        const std::string path = dir.file("bad.safetensors");
+        write_bytes(path, c.bytes);
+        const std::string error = load_error(path);
+        INFO("case: " << c.what << "\n  expected a message containing: " << c.error << "\n  found: "
+                      << (error.empty() ? "(it loaded)" : error));
+        CHECK(error.find(c.error) != std::string::npos);
+        CHECK(error.find(path) != std::string::npos);  // the message names the file
+    }
+
+    const std::string missing = dir.file("missing.safetensors");
+    CHECK(load_error(missing) == fmt::format("load_safetensors: '{}': no such file", missing));
+    CHECK(load_error(dir.path.string()).find("not a regular file") != std::string::npos);
+}
+
+TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tensors, changing nothing", "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string path = dir.file("tiny.safetensors");
+    Tiny source(1);
+    nn::save(source, path);
+    const nn::Checkpoint good = nn::load_safetensors(path);
+
+    Tiny model(2);
+    const auto before = values_of(model);
+    auto unchanged = [&] {
+        const auto now = values_of(model);
+        for (std::size_t i = 0; i < now.size(); ++i)
+            if (!bitwise_equal(now[i], before[i])) return false;
+        return true;
+    };
+    // good.tensors: a [3], bias [2,2], child.weight [2,3]
+    SECTION("missing") {
+        nn::Checkpoint c = good;
+        c.tensors.erase(c.tensors.begin() + 1);
+        CHECK(load_into_error(model, c) == "checkpoint: missing bias");
+    }
+    SECTION("unexpected") {
+        nn::Checkpoint c = good;
+        c.tensors.emplace_back("foo.weight", Tensor::zeros({1}));
+        CHECK(load_into_error(model, c) == "checkpoint: unexpected foo.weight");
+    }
+    SECTION("mis-shaped") {
+        nn::Checkpoint c = good;
+        c.tensors[2].second = Tensor::zeros({3, 2});
+        CHECK(load_into_error(model, c) == "checkpoint: child.weight has shape [3,2], the model has [2,3]");
+    }
+    SECTION("all at once, and 'a' alone would have matched") {
+        nn::Checkpoint c = good;
+        c.tensors[2].second = Tensor::zeros({3, 2});
+        c.tensors.erase(c.tensors.begin() + 1);
+        c.tensors.emplace_back("foo.weight", Tensor::zeros({1}));
+        c.tensors.emplace_back("child.bias", Tensor::zeros({2}));
+        CHECK(load_into_error(model, c) ==
+              "checkpoint: missing bias; unexpected foo.weight, child.bias; child.weight has shape [3,2], the model has [2,3]");
+    }
+    CHECK(unchanged());
+}

@@ -1,0 +1,211 @@
+// The lecture's models: parameter names and counts (module and formula),
+// GQA as MHA with copied K/V heads, and cached decoding equal to the full
+// forward pass for every position encoding, with and without windows.
+#include <catch2/catch.hpp>
+
+#include "nn/autoencoder.h"
+#include "nn/language_model.h"
+#include "nn/param_count.h"
+
+using ag::Tensor;
+using nn::LMConfig;
+using nn::PosEncoding;
+
+namespace {
+
+// [B, T] random token ids, seeded.
+Tensor random_ids(int64_t B, int64_t T, int64_t vocab, uint64_t seed) {
+    ag::Generator gen(seed);
+    std::vector<double> ids;
+    for (int64_t i = 0; i < B * T; ++i) ids.push_back(static_cast<double>(gen.randint(vocab)));
+    return Tensor::from({B, T}, ids);
+}
+
+std::vector<std::string> names(const nn::Module& m) {
+    std::vector<std::string> out;
+    for (const auto& [name, _] : m.named_parameters()) out.push_back(name);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("GPT has lecture 2's 111,360 parameters with models.md's names", "[nn][models]") {
+    const nn::LanguageModel gpt(LMConfig::gpt(), 0);
+    CHECK(gpt.num_parameters() == 111360);
+    CHECK(nn::count_parameters(LMConfig::gpt()).total() == 111360);
+    const std::vector<std::string> expected_first = {
+        "tok_emb.weight", "pos_emb.weight", "layers.0.ln1.weight", "layers.0.ln1.bias",
+        "layers.0.attn.qkv.weight", "layers.0.attn.qkv.bias", "layers.0.attn.proj.weight", "layers.0.attn.proj.bias",
+        "layers.0.ln2.weight", "layers.0.ln2.bias", "layers.0.mlp.fc.weight", "layers.0.mlp.fc.bias",
+        "layers.0.mlp.proj.weight", "layers.0.mlp.proj.bias"};
+    const auto got = names(gpt);
+    REQUIRE(got.size() == 2 + 2 * 12 + 3);
+    CHECK(std::vector<std::string>(got.begin(), got.begin() + 14) == expected_first);
+    CHECK(got[got.size() - 3] == "ln_f.weight");
+    CHECK(got.back() == "head.weight");
+    for (const auto& [name, t] : gpt.named_parameters()) {
+        INFO(name);
+        if (name == "layers.1.attn.qkv.weight") CHECK(t.shape() == ag::Shape{192, 64});
+        if (name == "layers.1.mlp.fc.weight") CHECK(t.shape() == ag::Shape{256, 64});
+        if (name == "pos_emb.weight") CHECK(t.shape() == ag::Shape{40, 64});
+    }
+}
+
+TEST_CASE("ModernLM has 99,648 parameters with models.md's names", "[nn][models]") {
+    const nn::LanguageModel lm(LMConfig::modern_lm(), 0);
+    CHECK(lm.num_parameters() == 99648);
+    CHECK(nn::count_parameters(LMConfig::modern_lm()).total() == 99648);
+    const std::vector<std::string> expected = {
+        "tok_emb.weight", "layers.0.attn_norm.weight", "layers.0.attn.wq.weight", "layers.0.attn.wk.weight",
+        "layers.0.attn.wv.weight", "layers.0.attn.wo.weight", "layers.0.mlp_norm.weight",
+        "layers.0.mlp.w_gate.weight", "layers.0.mlp.w_up.weight", "layers.0.mlp.w_down.weight"};
+    const auto got = names(lm);
+    CHECK(std::vector<std::string>(got.begin(), got.begin() + 10) == expected);
+    CHECK(got[got.size() - 2] == "norm.weight");
+    CHECK(got.back() == "head.weight");
+    for (const auto& [name, t] : lm.named_parameters()) {
+        INFO(name);
+        if (name == "layers.0.attn.wk.weight") CHECK(t.shape() == ag::Shape{32, 64});
+        if (name == "layers.0.mlp.w_down.weight") CHECK(t.shape() == ag::Shape{64, 172});
+    }
+}
+
+TEST_CASE("the parameter formula matches the module for every option", "[nn][models]") {
+    for (const char* model : {"gpt", "modern_lm"})
+        for (int64_t kv : {1, 2, 4})
+            for (PosEncoding pos : {PosEncoding::None, PosEncoding::Learned, PosEncoding::Sinusoidal, PosEncoding::Rope}) {
+                LMConfig c = std::string(model) == "gpt" ? LMConfig::gpt() : LMConfig::modern_lm();
+                if (c.model == "gpt" && (kv != 4 || pos != PosEncoding::Learned)) continue;
+                c.n_kv_heads = kv;
+                c.pos = pos;
+                c.n_layers = 3;
+                const nn::LanguageModel m(c, 1);
+                INFO(model << " kv=" << kv << " pos=" << nn::to_string(pos));
+                CHECK(m.num_parameters() == nn::count_parameters(c).total());
+            }
+}
+
+TEST_CASE("Llama-3 8B: 8.03B parameters, FFN 70.2%, attention 16.7%, embeddings and head 13.1%", "[nn][models]") {
+    const nn::ParamCount n = nn::count_parameters(nn::llama3_8b());
+    const double total = static_cast<double>(n.total());
+    CHECK(n.total() == 8030261248);
+    CHECK(static_cast<double>(n.ffn) / total == Approx(0.702).margin(0.0005));
+    CHECK(static_cast<double>(n.attention) / total == Approx(0.167).margin(0.0005));
+    CHECK(static_cast<double>(n.embeddings + n.head) / total == Approx(0.131).margin(0.0005));
+}
+
+TEST_CASE("the same seed builds the same model and another seed a different one", "[nn][models]") {
+    const nn::LanguageModel a(LMConfig::modern_lm(), 7), b(LMConfig::modern_lm(), 7), c(LMConfig::modern_lm(), 8);
+    const Tensor ids = random_ids(2, 9, 68, 3);
+    CHECK(ag::max_abs_diff(a.forward(ids), b.forward(ids)) == 0.0);
+    CHECK(ag::max_abs_diff(a.forward(ids), c.forward(ids)) > 1e-3);
+}
+
+TEST_CASE("GQA equals MHA with each K/V head copied g times, exactly", "[nn][models][gqa]") {
+    LMConfig gqa_cfg = LMConfig::modern_lm();  // 4 query heads, 2 KV heads: g = 2
+    LMConfig mha_cfg = gqa_cfg;
+    mha_cfg.n_kv_heads = 4;
+    const nn::LanguageModel gqa(gqa_cfg, 11);
+    nn::LanguageModel mha(mha_cfg, 12);
+    // Copy every parameter; K/V head j of the MHA model is KV head j / g.
+    const int64_t dh = gqa_cfg.head_dim(), g = gqa_cfg.n_heads / gqa_cfg.n_kv_heads;
+    const auto src = gqa.named_parameters();
+    auto dst = mha.named_parameters();
+    for (size_t i = 0; i < src.size(); ++i) {
+        Tensor to = dst[i].second;
+        const Tensor& from = src[i].second;
+        if (from.shape() == to.shape()) {
+            std::copy_n(from.data(), from.numel(), to.data());
+            continue;
+        }
+        const int64_t d = from.size(1);  // wk / wv: rows are heads' blocks of dh
+        for (int64_t head = 0; head < mha_cfg.n_kv_heads; ++head)
+            std::copy_n(from.data() + (head / g) * dh * d, dh * d, to.data() + head * dh * d);
+    }
+    const Tensor ids = random_ids(3, 12, 68, 5);
+    CHECK(ag::max_abs_diff(gqa.forward(ids), mha.forward(ids)) == 0.0);
+}
+
+// Cached decoding, one token at a time, must give the logits of the full
+// forward pass at every position.
+static double decode_error(const LMConfig& cfg, bool rolling, int64_t T) {
+    const nn::LanguageModel m(cfg, 21);
+    const Tensor ids = random_ids(2, T, cfg.vocab, 9);
+    const Tensor full = m.forward(ids);
+    auto caches = m.new_caches(rolling);
+    double worst = 0.0;
+    for (int64_t t = 0; t < T; ++t) {
+        const Tensor step = m.forward_cached(ids.narrow(1, t, 1).contiguous(), {t}, caches);
+        worst = std::max(worst, ag::max_abs_diff(step, full.narrow(1, t, 1)));
+    }
+    return worst;
+}
+
+TEST_CASE("cached decoding equals the full forward pass", "[nn][models][cache]") {
+    for (PosEncoding pos : {PosEncoding::Rope, PosEncoding::Learned, PosEncoding::None, PosEncoding::Sinusoidal})
+        for (int64_t window : {0, 1, 3, 6}) {
+            LMConfig c = LMConfig::modern_lm();
+            c.pos = pos;
+            c.window = window;
+            const int64_t T = pos == PosEncoding::Learned ? c.max_len : 60;  // well past W
+            INFO("pos=" << nn::to_string(pos) << " window=" << window << " T=" << T);
+            CHECK(decode_error(c, false, T) < 1e-12);
+            if (window > 0) CHECK(decode_error(c, true, T) < 1e-12);
+        }
+    CHECK(decode_error(LMConfig::gpt(), false, 40) < 1e-12);
+}
+
+TEST_CASE("a rolling buffer keeps W-1 slots, position p in slot p mod (W-1)", "[nn][models][cache]") {
+    LMConfig c = LMConfig::modern_lm();
+    c.window = 6;
+    const nn::LanguageModel m(c, 4);
+    auto caches = m.new_caches(true);
+    const Tensor ids = random_ids(1, 13, c.vocab, 2);
+    for (int64_t t = 0; t < 13; ++t) m.forward_cached(ids.narrow(1, t, 1).contiguous(), {t}, caches);
+    REQUIRE(caches[0].slots() == 5);
+    for (int64_t s = 0; s < 5; ++s) {
+        const int64_t p = caches[0].positions[static_cast<size_t>(s)];
+        INFO("slot " << s << " holds position " << p);
+        CHECK(p % 5 == s);
+        CHECK(p >= 13 - 5);
+    }
+    CHECK(caches[0].k.shape() == ag::Shape{1, 5, 2, 16});
+    CHECK_THROWS_WITH(nn::LanguageModel(LMConfig::modern_lm(), 0).new_caches(true), Catch::Contains("window"));
+}
+
+TEST_CASE("bad configs and inputs are refused with clear messages", "[nn][models]") {
+    LMConfig c = LMConfig::modern_lm();
+    c.n_kv_heads = 3;
+    CHECK_THROWS_WITH(nn::LanguageModel(c, 0), Catch::Contains("n_kv_heads 3"));
+    const nn::LanguageModel gpt(LMConfig::gpt(), 0);
+    CHECK_THROWS_WITH(gpt.forward(random_ids(1, 41, 68, 0)), Catch::Contains("position 40"));
+    CHECK_THROWS_WITH(gpt.forward(Tensor::from({3}, {1, 2, 3})), Catch::Contains("[B, T]"));
+}
+
+TEST_CASE("autoencoder: shapes, loss, a stack of encoders", "[nn][autoencoder]") {
+    ag::Generator gen(3);
+    auto a1 = std::make_shared<nn::Autoencoder>(64, 32, gen);
+    auto a2 = std::make_shared<nn::Autoencoder>(32, 16, gen);
+    const Tensor x = Tensor::uniform({10, 64}, gen, 0, 1);
+    CHECK(a1->reconstruct(x).shape() == x.shape());
+    CHECK(nn::encode_stack({a1, a2}, x).shape() == ag::Shape{10, 16});
+    const Tensor loss = a1->loss(x);
+    const Tensor r = a1->reconstruct(x);
+    CHECK(loss.item() == Approx(ag::mean((r - x) * (r - x)).item()).epsilon(1e-14));
+    std::vector<std::string> expected = {"enc.weight", "enc.bias", "dec.weight", "dec.bias"};
+    CHECK(names(*a1) == expected);
+}
+
+TEST_CASE("a frozen body trains only the head (linear probe)", "[nn][models]") {
+    nn::LanguageModel lm(LMConfig::gpt(), 0);
+    ag::Generator gen(1);
+    nn::ClassifierHead head(64, 2, gen);
+    lm.requires_grad_(false);
+    CHECK(lm.num_trainable_parameters() == 0);
+    CHECK(head.num_trainable_parameters() == 130);  // exercise 10: 64·2 + 2
+    const Tensor ids = random_ids(4, 7, 68, 1);
+    const Tensor logits = head.forward(lm.hidden(ids), {6, 3, 0, 5});
+    ag::cross_entropy(logits, Tensor::from({4}, {0, 1, 1, 0})).backward();
+    CHECK(head.weight.grad().defined());
+    for (const Tensor& p : lm.parameters()) CHECK_FALSE(p.grad().defined());
+}
