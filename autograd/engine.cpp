@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include "autograd/ops.h"
+#include "autograd/ops/common.h"
 
 namespace ag {
 
@@ -89,10 +90,21 @@ std::vector<std::shared_ptr<Node>> topological_order(const Tensor& root) {
     return order;
 }
 
+// Is `g` the only handle on its numbers, laid out as a plain array?
+static bool owns(const Tensor& g) {
+    return g.impl_ptr().use_count() == 1 && g.impl()->storage.use_count() == 1 && g.impl()->offset == 0 &&
+           g.is_contiguous() && static_cast<int64_t>(g.impl()->storage->size()) == g.numel();
+}
+
 // Add `grad` into the gradient slot of `t`, first summing it down to t's
-// shape if the op broadcast t. A gradient nobody else holds is adopted as
-// it is; a shared one (add's backward hands the same tensor to both inputs)
-// is copied, so that later accumulation cannot write through an alias.
+// shape if the op broadcast t.
+//  - A leaf's (or retained) gradient is the user's and is updated in place
+//    later (clipping, accumulation over steps), so it must own its numbers:
+//    a gradient that is shared (add's backward hands the same tensor to both
+//    inputs) is copied.
+//  - A non-leaf's gradient only lives until its node has run and is never
+//    written in place, so it may share; a second contribution then makes a
+//    new sum instead of writing into the shared one.
 static void accumulate(TensorImpl& t, Tensor grad, const std::string& op) {
     if (grad.shape() != t.shape) {
         try {
@@ -102,19 +114,24 @@ static void accumulate(TensorImpl& t, Tensor grad, const std::string& op) {
                                                op, shape_str(grad.shape()), shape_str(t.shape)));
         }
     }
+    const bool keeps = !t.grad_fn || t.retains_grad;
     if (!t.grad) {
-        const bool sole_owner = grad.impl_ptr().use_count() == 1 && grad.impl()->storage.use_count() == 1 &&
-                                grad.impl()->offset == 0 && grad.is_contiguous() &&
-                                static_cast<int64_t>(grad.impl()->storage->size()) == grad.numel();
-        t.grad = sole_owner ? grad.impl_ptr() : grad.clone().impl_ptr();
+        t.grad = (!keeps || owns(grad)) ? grad.impl_ptr() : grad.clone().impl_ptr();
         return;
     }
     Tensor acc(t.grad);
+    t.grad.reset();
+    if (!owns(acc)) {
+        t.grad = add(acc, grad).impl_ptr();
+        return;
+    }
     const Tensor add_c = grad.contiguous();
     double* dst = acc.data();
     const double* src = add_c.data();
-    const int64_t n = acc.numel();
-    for (int64_t i = 0; i < n; ++i) dst[i] += src[i];
+    detail::parallel_for(acc.numel(), detail::kPointwiseGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) dst[i] += src[i];
+    });
+    t.grad = acc.impl_ptr();
 }
 
 void run_backward(const Tensor& root, const Tensor& grad_output) {

@@ -35,7 +35,7 @@ Shape contiguous_strides(const Shape& shape) {
 
 Tensor empty(const Shape& shape) {
     auto impl = std::make_shared<TensorImpl>();
-    impl->storage = std::make_shared<std::vector<double>>(static_cast<size_t>(numel_of(shape)));
+    impl->storage = std::make_shared<Storage>(static_cast<size_t>(numel_of(shape)));
     impl->shape = shape;
     impl->strides = contiguous_strides(shape);
     return Tensor(std::move(impl));
@@ -76,7 +76,7 @@ Tensor Tensor::from(const Shape& shape, std::vector<double> values, bool require
         throw std::invalid_argument(fmt::format("Tensor::from: shape {} needs {} values, got {}",
                                                 shape_str(shape), numel_of(shape), values.size()));
     Tensor t = empty(shape);
-    *t.impl_->storage = std::move(values);
+    std::copy(values.begin(), values.end(), t.impl_->storage->begin());
     t.impl_->requires_grad = requires_grad;
     return t;
 }
@@ -127,8 +127,7 @@ bool Tensor::is_contiguous() const {
 
 // ---- data -------------------------------------------------------------------
 
-double* Tensor::data() { return checked(impl_).storage->data() + impl_->offset; }
-const double* Tensor::data() const { return checked(impl_).storage->data() + impl_->offset; }
+void Tensor::throw_undefined() { throw std::logic_error("use of an undefined Tensor"); }
 
 double Tensor::item() const {
     if (numel() != 1)

@@ -18,6 +18,8 @@
 
 #include <fmt/ostream.h>
 
+#include "autograd/storage.h"
+
 namespace ag {
 
 using Shape = std::vector<int64_t>;
@@ -102,6 +104,8 @@ public:
     const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
 private:
+    [[noreturn]] static void throw_undefined();
+
     std::shared_ptr<TensorImpl> impl_;
 };
 
@@ -115,7 +119,7 @@ Shape contiguous_strides(const Shape& shape);
 // What a Tensor points to. Kept public so that the engine and kernels stay
 // simple; user code goes through Tensor.
 struct TensorImpl {
-    std::shared_ptr<std::vector<double>> storage;
+    std::shared_ptr<Storage> storage;
     Shape shape;
     Shape strides;
     int64_t offset = 0;
@@ -127,7 +131,18 @@ struct TensorImpl {
     std::string name;
 };
 
-// Allocate a fresh contiguous tensor (uninitialised numbers are zeroed).
+// data() is called in kernels' setup code everywhere: inline.
+inline double* Tensor::data() {
+    if (!impl_) throw_undefined();
+    return impl_->storage->data() + impl_->offset;
+}
+inline const double* Tensor::data() const {
+    if (!impl_) throw_undefined();
+    return impl_->storage->data() + impl_->offset;
+}
+
+// A fresh contiguous tensor whose numbers are NOT initialised: for ops that
+// write every element of their output (use zeros() otherwise).
 Tensor empty(const Shape& shape);
 
 }  // namespace ag

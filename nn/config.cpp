@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "nn/json.h"
+
 namespace nn {
 
 LMConfig LMConfig::gpt() {
@@ -32,6 +34,45 @@ void LMConfig::validate() const {
     if (window < 0) bad(fmt::format("window {} must be >= 0 (0 = full attention)", window));
     if (model == "gpt" && (pos != PosEncoding::Learned || n_kv_heads != n_heads || window != 0))
         bad("gpt is lecture 2's model: learned positions, n_kv_heads = n_heads, no window");
+}
+
+std::string LMConfig::to_json() const {
+    json::Object o = {{"model", model},
+                      {"vocab", vocab},
+                      {"max_len", max_len},
+                      {"d_model", d_model},
+                      {"n_layers", n_layers},
+                      {"n_heads", n_heads},
+                      {"n_kv_heads", n_kv_heads},
+                      {"d_ff", d_ff},
+                      {"pos", to_string(pos)},
+                      {"rope_pairing", to_string(rope_pairing)},
+                      {"rope_base", rope_base},
+                      {"window", window}};
+    return json::dump(json::Value(std::move(o)));
+}
+
+// Every key must be present: a checkpoint's config that lacks one was
+// written by something else, and guessing a default could rebuild the
+// wrong model.
+LMConfig LMConfig::from_json(const std::string& text) {
+    const json::Value v = json::parse(text);
+    LMConfig c;
+    c.model = v.at("model").as_string();
+    c.vocab = v.at("vocab").as_int();
+    c.max_len = v.at("max_len").as_int();
+    c.d_model = v.at("d_model").as_int();
+    c.n_layers = v.at("n_layers").as_int();
+    c.n_heads = v.at("n_heads").as_int();
+    c.n_kv_heads = v.at("n_kv_heads").as_int();
+    c.d_ff = v.at("d_ff").as_int();
+    c.pos = pos_encoding_from_string(v.at("pos").as_string());
+    c.rope_pairing = rope_pairing_from_string(v.at("rope_pairing").as_string());
+    c.rope_base = v.at("rope_base").as_number();
+    c.window = v.at("window").as_int();
+    if (v.size() != 12) throw std::invalid_argument("model config: unexpected keys in " + text);
+    c.validate();
+    return c;
 }
 
 std::string to_string(PosEncoding p) {

@@ -86,6 +86,11 @@ namespace {
 
 constexpr int kMaxDepth = 256;
 
+// The two-character escapes \" \\ \b \f \n \r \t and the characters they
+// stand for; "\/" is also read (as '/') but never written.
+constexpr std::string_view kEscaped = "\"\\bfnrt";
+constexpr std::string_view kUnescaped = "\"\\\b\f\n\r\t";
+
 class Parser {
 public:
     explicit Parser(std::string_view text) : s_(text) {}
@@ -237,15 +242,12 @@ private:
             }
             const char e = pos_ < s_.size() ? s_[pos_] : '\0';
             ++pos_;
+            if (const std::size_t k = kEscaped.find(e); k != std::string_view::npos) {
+                out += kUnescaped[k];
+                continue;
+            }
             switch (e) {
-                case '"': out += '"'; break;
-                case '\\': out += '\\'; break;
                 case '/': out += '/'; break;
-                case 'b': out += '\b'; break;
-                case 'f': out += '\f'; break;
-                case 'n': out += '\n'; break;
-                case 'r': out += '\r'; break;
-                case 't': out += '\t'; break;
                 case 'u': {
                     // Code points above U+FFFF come as a UTF-16 surrogate pair
                     // \uD8xx\uDCxx: cp = 0x10000 + (hi - 0xD800)·0x400 + (lo - 0xDC00).
@@ -280,18 +282,9 @@ Value parse(std::string_view text) { return Parser(text).document(); }
 static void dump_string(std::string& out, const std::string& s) {
     out += '"';
     for (const char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
-                else out += c;  // UTF-8 passes through
-        }
+        if (const std::size_t k = kUnescaped.find(c); k != std::string_view::npos) out += {'\\', kEscaped[k]};
+        else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
+        else out += c;  // UTF-8 passes through
     }
     out += '"';
 }

@@ -70,7 +70,9 @@ void SGD::step() {
         std::vector<double>& buf = buffer_[i];
         if (momentum != 0.0 && buf.empty()) buf.assign(static_cast<std::size_t>(n), 0.0);
         double* b = buf.data();
-        const double lr_ = lr, mu = momentum, wd = weight_decay;
+        // Hyperparameters as locals: the loop then never rereads them
+        // through `this`, which p might alias as far as the compiler knows.
+        const double rate = lr, mu = momentum, wd = weight_decay;
 #pragma omp parallel for schedule(static) if (n >= kParallelGrain)
         for (int64_t j = 0; j < n; ++j) {
             double d = wd != 0.0 ? g[j] + wd * p[j] : g[j];
@@ -78,7 +80,7 @@ void SGD::step() {
                 b[j] = b[j] * mu + d;
                 d = b[j];
             }
-            p[j] -= lr_ * d;
+            p[j] -= rate * d;
         }
     }
 }
@@ -120,7 +122,7 @@ void AdamW::step() {
         // lerp(m, g, w) = m + w (g - m), computed from the far end when w >= 0.5
         const double w = 1.0 - beta1;
         const bool lerp_small = w < 0.5;
-        const double b2 = beta2, one_minus_b2 = 1.0 - beta2, eps_ = eps;
+        const double b2 = beta2, one_minus_b2 = 1.0 - beta2, epsilon = eps;
 
         double* p = params_[i].data();
         const double* g = g_t.data();
@@ -131,7 +133,7 @@ void AdamW::step() {
             p[j] *= decay;
             m[j] = lerp_small ? m[j] + w * (g[j] - m[j]) : g[j] - (g[j] - m[j]) * (1.0 - w);
             v[j] = v[j] * b2 + one_minus_b2 * g[j] * g[j];
-            const double denom = std::sqrt(v[j]) / bias_correction2_sqrt + eps_;
+            const double denom = std::sqrt(v[j]) / bias_correction2_sqrt + epsilon;
             p[j] += -step_size * m[j] / denom;
         }
     }

@@ -39,7 +39,8 @@ Dims check_shapes(const char* op, const Tensor& q, const Tensor& k, const Tensor
         fail(op, "{}: head sizes (dh) {} and {} differ", shapes_str(q, k, v), q.size(3), k.size(3));
     if (q.size(3) == 0) fail(op, "{}: head size dh is 0", shapes_str(q, k, v));
     if (q.size(2) == 0 || k.size(2) == 0 || q.size(2) % k.size(2) != 0)
-        fail(op, "{}: {} query heads are not a positive multiple of {} KV heads", shapes_str(q, k, v), q.size(2), k.size(2));
+        fail(op, "{}: {} query heads are not a positive multiple of {} KV heads", shapes_str(q, k, v), q.size(2),
+             k.size(2));
     return {q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(2) / k.size(2), q.size(3)};
 }
 
@@ -101,7 +102,7 @@ struct Saved {
 Tensor forward(Saved& sv) {
     const Dims& d = sv.d;
     const Visible& vis = sv.vis;
-    Tensor out = empty({d.B, d.T, d.Hq, d.dh});  // zero-filled
+    Tensor out = Tensor::zeros({d.B, d.T, d.Hq, d.dh});  // sums start at 0; a query without keys stays 0
     const double *pq = sv.q.data(), *pk = sv.k.data(), *pv = sv.v.data();
     double *po = out.data(), *pp = sv.P.data();  // P is filled here, read-only afterwards
     detail::parallel_for(d.B * d.Hq, tasks_per_thread(d), [&](int64_t i0, int64_t i1) {
@@ -151,7 +152,8 @@ Grads backward(const Saved& sv, const Tensor& grad) {
     const Dims& d = sv.d;
     const Visible& vis = sv.vis;
     const Tensor gc = grad.contiguous();
-    Tensor dq = empty(sv.q.shape()), dk = empty(sv.k.shape()), dv = empty(sv.v.shape());
+    // dq, dk, dv are sums (and 0 where nothing is seen); dZ is only read where written
+    Tensor dq = Tensor::zeros(sv.q.shape()), dk = Tensor::zeros(sv.k.shape()), dv = Tensor::zeros(sv.v.shape());
     Tensor dZ = empty(sv.P.shape());
     const double *pq = sv.q.data(), *pk = sv.k.data(), *pv = sv.v.data(), *pp = sv.P.data(), *pg = gc.data();
     double *pdq = dq.data(), *pdk = dk.data(), *pdv = dv.data(), *pdz = dZ.data();
@@ -214,7 +216,7 @@ Tensor attention_op(const char* op, const Tensor& q, const Tensor& k, const Tens
     // reshape make of a Linear output are copied here (untracked: the
     // gradients are returned for q, k, v themselves).
     auto sv = std::make_shared<Saved>(Saved{q.detach().contiguous(), k.detach().contiguous(), v.detach().contiguous(),
-                                            empty({d.B, d.Hq, d.T, d.S}), visible_keys(q_pos, k_pos, window), d,
+                                            Tensor::zeros({d.B, d.Hq, d.T, d.S}), visible_keys(q_pos, k_pos, window), d,
                                             1.0 / std::sqrt(static_cast<double>(d.dh))});
     Tensor out = forward(*sv);
     if (weights) *weights = sv->P.clone();  // P never requires grad: a plain copy

@@ -155,28 +155,44 @@ Tensor relu(const Tensor& a) {
     });
 }
 
+// An activation y = f(x) whose backward is g ⊙ f'(x): while a graph is
+// being recorded, the forward pass also computes f'(x) (sharing the
+// expensive erf / exp with f), so the backward is one multiply.
+// f(x) returns {f(x), f'(x)}.
+template <typename F>
+static Tensor activation(const char* op, const Tensor& a, F f) {
+    if (!(GradMode::is_enabled() && a.requires_grad()))
+        return map(a, [&](double x) { return f(x).first; });
+    const Tensor ac = a.contiguous();
+    Tensor y = empty(a.shape()), slope = empty(a.shape());
+    const double* px = ac.data();
+    double *py = y.data(), *ps = slope.data();
+    detail::parallel_for(y.numel(), detail::kPointwiseGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+            const auto [value, derivative] = f(px[i]);
+            py[i] = value;
+            ps[i] = derivative;
+        }
+    });
+    return record(op, y, {a}, [slope](const Tensor& g) { return Grads{mul(g, slope)}; });
+}
+
 // GELU, exact: gelu(x) = x Φ(x), Φ(x) = ½(1 + erf(x/√2));
 // gelu'(x) = Φ(x) + x φ(x), φ(x) = e^(-x²/2) / √(2π)
 Tensor gelu(const Tensor& a) {
-    Tensor y = map(a, [](double x) { return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2)); });
-    return record("gelu", y, {a}, [a](const Tensor& g) {
-        return Grads{zip(g, a, [](double gi, double x) {
-            const double cdf = 0.5 * (1.0 + std::erf(x * M_SQRT1_2));
-            const double pdf = std::exp(-0.5 * x * x) * (0.5 * M_2_SQRTPI * M_SQRT1_2);  // 1/√(2π)
-            return gi * (cdf + x * pdf);
-        })};
+    return activation("gelu", a, [](double x) {
+        const double cdf = 0.5 * (1.0 + std::erf(x * M_SQRT1_2));
+        const double pdf = std::exp(-0.5 * x * x) * (0.5 * M_2_SQRTPI * M_SQRT1_2);  // 1/√(2π)
+        return std::pair{x * cdf, cdf + x * pdf};
     });
 }
 
 // §3.2 SiLU (the "Swish" in SwiGLU): silu(x) = x σ(x);
 // silu'(x) = σ(x) (1 + x (1 - σ(x)))
 Tensor silu(const Tensor& a) {
-    Tensor y = map(a, [](double x) { return x * sigmoid_of(x); });
-    return record("silu", y, {a}, [a](const Tensor& g) {
-        return Grads{zip(g, a, [](double gi, double x) {
-            const double s = sigmoid_of(x);
-            return gi * s * (1.0 + x * (1.0 - s));
-        })};
+    return activation("silu", a, [](double x) {
+        const double s = sigmoid_of(x);
+        return std::pair{x * s, s * (1.0 + x * (1.0 - s))};
     });
 }
 

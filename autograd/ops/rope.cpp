@@ -47,8 +47,8 @@ Tensor rotate(const Tensor& x, const Angles& an, int64_t T, int64_t H, RopePairi
     Tensor out = empty(x.shape());
     const double* px = x.data();
     double* po = out.data();
-    detail::parallel_for(rows, std::max<int64_t>(1, detail::kPointwiseGrain / std::max<int64_t>(1, dh)),
-                         [&](int64_t r0, int64_t r1) {
+    const int64_t grain = std::max<int64_t>(1, detail::kPointwiseGrain / std::max<int64_t>(1, dh));
+    detail::parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
             const int64_t t = (r / H) % T;  // row r is (…, t, h)
             const double* c = an.cos.data() + t * half;
@@ -83,7 +83,8 @@ Tensor rope(const Tensor& x, const std::vector<int64_t>& positions, double base,
     if (dh % 2 != 0) fail("rope", "x {}: head size dh = {} is odd (rotations act on pairs)", shape_str(x.shape()), dh);
     if (static_cast<int64_t>(positions.size()) != T)
         fail("rope", "x {}: {} positions for T = {} (dim -3)", shape_str(x.shape()), positions.size(), T);
-    if (!(base > 0.0) || !std::isfinite(base)) fail("rope", "x {}: base {} must be positive and finite", shape_str(x.shape()), base);
+    if (!(base > 0.0) || !std::isfinite(base))
+        fail("rope", "x {}: base {} must be positive and finite", shape_str(x.shape()), base);
 
     Angles an = angles(positions, dh, base);
     const Tensor y = rotate(x.detach().contiguous(), an, T, H, pairing, false);

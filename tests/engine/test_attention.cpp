@@ -30,9 +30,7 @@ std::string positions_str(const Positions& p) { return fmt::format("{{{}}}", fmt
 
 // The visibility rule of ops.h, written out again: query at qp sees the key
 // at kp iff 0 <= kp <= qp and (W == 0 or qp - kp < W).
-bool sees(int64_t qp, int64_t kp, int64_t window) {
-    return kp >= 0 && kp <= qp && (window == 0 || qp - kp < window);
-}
+bool sees(int64_t qp, int64_t kp, int64_t window) { return kp >= 0 && kp <= qp && (window == 0 || qp - kp < window); }
 
 // Index list [n] with entry h = h / g: KV head of each query head.
 Tensor head_map(int64_t Hq, int64_t g) {
@@ -50,19 +48,21 @@ struct Reference {
 // index_select, scores by matmul, invisible keys set to -inf, softmax,
 // matmul with V. Differentiable, so its gradients are a reference too.
 // (A query that sees no key would give 0/0 here: callers avoid it.)
-Reference reference(const Tensor& q, const Tensor& k, const Tensor& v, const Positions& q_pos,
-                    const Positions& k_pos, int64_t window) {
+Reference reference(const Tensor& q, const Tensor& k, const Tensor& v, const Positions& q_pos, const Positions& k_pos,
+                    int64_t window) {
     const int64_t T = q.size(1), S = k.size(1), Hq = q.size(2), Hkv = k.size(2), dh = q.size(3);
     const Tensor heads = head_map(Hq, Hq / Hkv);
-    const Tensor qh = ag::permute(q, {0, 2, 1, 3});                                 // [B,Hq,T,dh]
-    const Tensor kh = ag::index_select(ag::permute(k, {0, 2, 1, 3}), 1, heads);     // [B,Hq,S,dh]
-    const Tensor vh = ag::index_select(ag::permute(v, {0, 2, 1, 3}), 1, heads);     // [B,Hq,S,dh]
+    const Tensor qh = ag::permute(q, {0, 2, 1, 3});                              // [B,Hq,T,dh]
+    const Tensor kh = ag::index_select(ag::permute(k, {0, 2, 1, 3}), 1, heads);  // [B,Hq,S,dh]
+    const Tensor vh = ag::index_select(ag::permute(v, {0, 2, 1, 3}), 1, heads);  // [B,Hq,S,dh]
     std::vector<double> hidden(static_cast<size_t>(T * S));
     for (int64_t t = 0; t < T; ++t)
         for (int64_t s = 0; s < S; ++s)
-            hidden[static_cast<size_t>(t * S + s)] = sees(q_pos[static_cast<size_t>(t)], k_pos[static_cast<size_t>(s)], window) ? 0.0 : 1.0;
+            hidden[static_cast<size_t>(t * S + s)] =
+                sees(q_pos[static_cast<size_t>(t)], k_pos[static_cast<size_t>(s)], window) ? 0.0 : 1.0;
     const Tensor scores = ag::matmul(qh, ag::transpose(kh, 2, 3)) / std::sqrt(static_cast<double>(dh));
-    const Tensor p = ag::softmax(ag::masked_fill(scores, Tensor::from({T, S}, hidden), -std::numeric_limits<double>::infinity()));
+    const Tensor p =
+        ag::softmax(ag::masked_fill(scores, Tensor::from({T, S}, hidden), -std::numeric_limits<double>::infinity()));
     return {ag::permute(ag::matmul(p, vh), {0, 2, 1, 3}), p.detach()};
 }
 
@@ -87,12 +87,15 @@ struct Heads {
 };
 const Heads kHeads[] = {{"MHA", 4, 4}, {"GQA", 4, 2}, {"MQA", 4, 1}};
 
-// Elements of t that are not exactly 0, as "index=value" (empty if none).
+// The elements of t that are not exactly 0, as " [index]=value" (the
+// first 8 of them; empty if none).
 std::string nonzeros(const Tensor& t) {
     std::string s;
     const auto v = t.to_vector();
+    size_t count = 0;
     for (size_t i = 0; i < v.size(); ++i)
-        if (v[i] != 0.0) s += fmt::format(" [{}]={:.17g}", i, v[i]);
+        if (v[i] != 0.0 && count++ < 8) s += fmt::format(" [{}]={:.17g}", i, v[i]);
+    if (count > 8) s += fmt::format(" ... ({} nonzero values)", count);
     return s;
 }
 
@@ -123,7 +126,8 @@ TEST_CASE("attention equals matmul + mask + softmax + matmul: MHA, GQA, MQA, win
             const Reference ref = reference(q, k, v, iota(T), iota(T), W);
             check_close(name + ": causal_attention output", out, ref.out, 1e-14);
             check_close(name + ": weights", weights, ref.probs, 1e-14);
-            check_close(name + ": attention with positions 0..T-1", ag::attention(q, k, v, iota(T), iota(T), W), ref.out, 1e-14);
+            check_close(name + ": attention with positions 0..T-1", ag::attention(q, k, v, iota(T), iota(T), W),
+                        ref.out, 1e-14);
 
             // gradients against the reference's chain of ops
             ag::sum(out * upstream).backward();
@@ -189,7 +193,8 @@ TEST_CASE("GQA equals MHA with each KV head copied to its query heads", "[attent
     }
 }
 
-TEST_CASE("decoding one query against a rotated cache with empty slots equals the full causal pass", "[attention][cache]") {
+TEST_CASE("decoding one query against a rotated cache with empty slots equals the full causal pass",
+          "[attention][cache]") {
     ag::Generator gen(14);
     const int64_t T = 9, Hq = 4, Hkv = 2, dh = 8;
     const Tensor q = test::rand_t({2, T, Hq, dh}, gen, -2, 2, false);
@@ -240,7 +245,8 @@ TEST_CASE("a query that sees no key outputs 0 and gets no gradient", "[attention
     // query 1 at 2 sees keys 1, 2; query 2 at 3 sees keys 1, 2, 3 (window 0) or 3 (window 1)
     const Positions q_pos{0, 2, 3}, k_pos{1, 2, -1, 3};
     for (const int64_t W : {0, 1}) {
-        Tensor q = test::rand_t({2, 3, 2, 4}, gen), k = test::rand_t({2, 4, 1, 4}, gen), v = test::rand_t({2, 4, 1, 4}, gen);
+        Tensor q = test::rand_t({2, 3, 2, 4}, gen), k = test::rand_t({2, 4, 1, 4}, gen),
+               v = test::rand_t({2, 4, 1, 4}, gen);
         Tensor weights;
         const Tensor out = ag::attention(q, k, v, q_pos, k_pos, W, &weights);
         ag::sum(out * test::rand_t(out.shape(), gen, -1, 1, false)).backward();
@@ -261,7 +267,8 @@ TEST_CASE("a query that sees no key outputs 0 and gets no gradient", "[attention
         if (W == 0) CHECK(ag::max_abs(time_row(q.grad(), 2)) > 0.0);
     }
     // a cache with nothing in it: everything is 0
-    Tensor q = test::rand_t({1, 2, 2, 4}, gen), k = test::rand_t({1, 3, 2, 4}, gen), v = test::rand_t({1, 3, 2, 4}, gen);
+    Tensor q = test::rand_t({1, 2, 2, 4}, gen), k = test::rand_t({1, 3, 2, 4}, gen),
+           v = test::rand_t({1, 3, 2, 4}, gen);
     const Tensor out = ag::attention(q, k, v, {5, 6}, {-1, -1, -1});
     ag::sum(out * 3.0).backward();
     INFO("empty cache: output" << nonzeros(out) << "; dq" << nonzeros(q.grad()) << "; dk" << nonzeros(k.grad())
@@ -290,7 +297,8 @@ TEST_CASE("gradcheck: attention w.r.t. q, k, v", "[attention][gradcheck]") {
                     throw std::logic_error("the narrowed q, k, v were meant to be non-contiguous");
                 return ag::causal_attention(q, k, v, W);
             };
-            check_grad(name + ", q, k, v narrowed from one tensor", split, {test::rand_t({B, T, Hq + 2 * Hkv, dh}, gen)});
+            check_grad(name + ", q, k, v narrowed from one tensor", split,
+                       {test::rand_t({B, T, Hq + 2 * Hkv, dh}, gen)});
             // transposed views [B, H, T, dh] -> [B, T, H, dh]
             check_grad(name + ", transposed q, k, v",
                        [W](const In& x) {
@@ -319,8 +327,8 @@ TEST_CASE("attention weights: a distribution over the visible keys, without grad
     const std::vector<Case> cases = {
         {iota(6), iota(6), 0}, {iota(6), iota(6), 3}, {{7, 8}, {8, 5, -1, 6, 7, 4}, 4}, {{2, 3}, {0, 1, 2, 3}, 1}};
     for (const Case& c : cases) {
-        const std::string name = fmt::format("q_pos {}, k_pos {}, window {}", positions_str(c.q_pos),
-                                             positions_str(c.k_pos), c.window);
+        const std::string name =
+            fmt::format("q_pos {}, k_pos {}, window {}", positions_str(c.q_pos), positions_str(c.k_pos), c.window);
         const int64_t B = 2, T = static_cast<int64_t>(c.q_pos.size()), S = static_cast<int64_t>(c.k_pos.size());
         Tensor q = test::rand_t({B, T, 4, 5}, gen, -3, 3), k = test::rand_t({B, S, 2, 5}, gen, -3, 3),
                v = test::rand_t({B, S, 2, 5}, gen);
@@ -382,8 +390,11 @@ Results run_layer(int threads, int64_t Hkv, int64_t window) {
     const Positions pos = iota(T);
     const Tensor out = ag::causal_attention(ag::rope(q, pos), ag::rope(k, pos), v, window, &weights);
     out.backward(upstream);
-    return {{"output", out.to_vector()}, {"weights", weights.to_vector()}, {"dq", q.grad().to_vector()},
-            {"dk", k.grad().to_vector()}, {"dv", v.grad().to_vector()}};
+    return {{"output", out.to_vector()},
+            {"weights", weights.to_vector()},
+            {"dq", q.grad().to_vector()},
+            {"dk", k.grad().to_vector()},
+            {"dv", v.grad().to_vector()}};
 }
 
 void check_bitwise_equal(const std::string& what, const Results& one, const Results& two) {
@@ -435,7 +446,8 @@ TEST_CASE("errors: attention shapes, positions and window", "[attention][errors]
     CHECK_INVALID(ag::attention(q, Z({2, 3, 3, 8}), Z({2, 3, 3, 8}), p3, p3),
                   Contains("attention") && Contains("4 query heads") && Contains("3 KV heads"));
     CHECK_INVALID(ag::attention(q, k, k, {0, 1}, p3), Contains("attention") && Contains("2 query positions for T = 3"));
-    CHECK_INVALID(ag::attention(q, k, k, p3, {0, 1, 2, 3}), Contains("attention") && Contains("4 key positions for S = 3"));
+    CHECK_INVALID(ag::attention(q, k, k, p3, {0, 1, 2, 3}),
+                  Contains("attention") && Contains("4 key positions for S = 3"));
     CHECK_INVALID(ag::attention(q, k, k, p3, p3, -1), Contains("attention") && Contains("window -1"));
     CHECK_INVALID(ag::causal_attention(q, Z({2, 5, 2, 8}), Z({2, 5, 2, 8})),
                   Contains("causal_attention") && Contains("[2,5,2,8]") && Contains("T = 3 and S = 5"));

@@ -29,7 +29,8 @@ std::vector<double> rotation_matrix(int64_t m, int64_t dh, double base, RopePair
     std::vector<double> R(static_cast<size_t>(dh * dh), 0.0);
     const auto at = [&](int64_t r, int64_t c) -> double& { return R[static_cast<size_t>(r * dh + c)]; };
     for (int64_t i = 0; i < dh / 2; ++i) {
-        const double angle = static_cast<double>(m) * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dh));
+        const double angle =
+            static_cast<double>(m) * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dh));
         const int64_t a = pairing == RopePairing::Half ? i : 2 * i;
         const int64_t b = pairing == RopePairing::Half ? i + dh / 2 : 2 * i + 1;
         at(a, a) = std::cos(angle);
@@ -49,7 +50,8 @@ Tensor rotate_by_matrix(const Tensor& x, const Positions& positions, double base
         const std::vector<double> R = rotation_matrix(positions[static_cast<size_t>((r / H) % T)], dh, base, pairing);
         for (int64_t i = 0; i < dh; ++i) {
             double sum = 0.0;
-            for (int64_t j = 0; j < dh; ++j) sum += R[static_cast<size_t>(i * dh + j)] * xv[static_cast<size_t>(r * dh + j)];
+            for (int64_t j = 0; j < dh; ++j)
+                sum += R[static_cast<size_t>(i * dh + j)] * xv[static_cast<size_t>(r * dh + j)];
             y[static_cast<size_t>(r * dh + i)] = sum;
         }
     }
@@ -80,26 +82,23 @@ TEST_CASE("rope equals multiplying every head vector by the rotation matrix R_{�
         double base;
     };
     const std::vector<Case> cases = {
-        {{5, 3, 8}, {0, 1, 7, -3, 1000}, 10000.0},
-        {{2, 5, 3, 8}, {4, 0, 2, 39, 123456}, 10000.0},
-        {{2, 5, 3, 8}, {4, 0, 2, 39, 123456}, 100.0},
-        {{2, 2, 4, 1, 6}, {3, 1, 4, 1}, 10000.0},
-        {{1, 3, 2, 64}, {0, 39, 12345}, 10000.0},
-        {{3, 2, 1, 2}, {5, -7}, 10000.0},
+        {{5, 3, 8}, {0, 1, 7, -3, 1000}, 10000.0},    {{2, 5, 3, 8}, {4, 0, 2, 39, 123456}, 10000.0},
+        {{2, 5, 3, 8}, {4, 0, 2, 39, 123456}, 100.0}, {{2, 2, 4, 1, 6}, {3, 1, 4, 1}, 10000.0},
+        {{1, 3, 2, 64}, {0, 39, 12345}, 10000.0},     {{3, 2, 1, 2}, {5, -7}, 10000.0},
     };
     for (const Case& c : cases) {
         for (const RopePairing pairing : kPairings) {
-            const std::string name = fmt::format("{} x {} positions {} base {}", name_of(pairing), ag::shape_str(c.shape),
-                                                 positions_str(c.positions), c.base);
+            const std::string name = fmt::format("{} x {} positions {} base {}", name_of(pairing),
+                                                 ag::shape_str(c.shape), positions_str(c.positions), c.base);
             const Tensor x = test::rand_t(c.shape, gen, -2, 2, false);
-            check_close(name, ag::rope(x, c.positions, c.base, pairing), rotate_by_matrix(x, c.positions, c.base, pairing),
-                        1e-15);
+            check_close(name, ag::rope(x, c.positions, c.base, pairing),
+                        rotate_by_matrix(x, c.positions, c.base, pairing), 1e-15);
         }
     }
     // the default is Half with base 10000
     const Tensor x = test::rand_t({2, 3, 2, 8}, gen);
-    check_close("default arguments", ag::rope(x, {1, 2, 30}), rotate_by_matrix(x, {1, 2, 30}, 10000.0, RopePairing::Half),
-                1e-15);
+    check_close("default arguments", ag::rope(x, {1, 2, 30}),
+                rotate_by_matrix(x, {1, 2, 30}, 10000.0, RopePairing::Half), 1e-15);
 }
 
 TEST_CASE("Half and Interleaved are the same rotation after permuting the dims", "[rope]") {
@@ -135,7 +134,8 @@ TEST_CASE("rope scores depend only on t - j", "[rope]") {
         const auto score = [&](int64_t t, int64_t j) {
             return ag::sum(ag::rope(q, {t}, 10000.0, pairing) * ag::rope(k, {j}, 10000.0, pairing)).item();
         };
-        for (const auto& [t, j] : std::vector<std::pair<int64_t, int64_t>>{{5, 2}, {2, 5}, {17, 3}, {40, 40}, {0, 39}}) {
+        for (const auto& [t, j] :
+             std::vector<std::pair<int64_t, int64_t>>{{5, 2}, {2, 5}, {17, 3}, {40, 40}, {0, 39}}) {
             const double s0 = score(t, j), s100 = score(t + 100, j + 100), s1000 = score(t + 1000, j + 1000);
             INFO(name_of(pairing) << ": score at (" << t << ", " << j << ") = " << fmt::format("{:.17g}", s0)
                                   << ", at +100 " << fmt::format("{:.17g}", s100) << ", at +1000 "
@@ -194,8 +194,8 @@ TEST_CASE("rope at position 0 is the identity, and Rᵀ (the backward) undoes R"
         INFO(name << ": max |rope(x, 0) - x| = " << at0);
         CHECK(at0 == 0.0);
         // rotating by p, then by -p
-        check_close(name + ": rope(rope(x, p), -p)", ag::rope(ag::rope(x, pos, 10000.0, pairing), neg, 10000.0, pairing), x,
-                    1e-15);
+        check_close(name + ": rope(rope(x, p), -p)",
+                    ag::rope(ag::rope(x, pos, 10000.0, pairing), neg, 10000.0, pairing), x, 1e-15);
         // the backward applies Rᵀ: fed y = R x as the upstream gradient it returns x
         const Tensor y = ag::rope(x, pos, 10000.0, pairing);
         y.backward(y.detach());
@@ -232,12 +232,15 @@ TEST_CASE("gradcheck: rope", "[rope][gradcheck]") {
 
 TEST_CASE("errors: rope", "[rope][errors]") {
     const Tensor x = Tensor::zeros({2, 3, 4, 8});
-    CHECK_INVALID(ag::rope(Tensor::zeros({2, 3, 4, 7}), {0, 1, 2}), Contains("rope") && Contains("[2,3,4,7]") && Contains("odd"));
+    CHECK_INVALID(ag::rope(Tensor::zeros({2, 3, 4, 7}), {0, 1, 2}),
+                  Contains("rope") && Contains("[2,3,4,7]") && Contains("odd"));
     CHECK_INVALID(ag::rope(x, {0, 1}), Contains("rope") && Contains("[2,3,4,8]") && Contains("2 positions for T = 3"));
     CHECK_INVALID(ag::rope(x, {0, 1, 2, 3}), Contains("rope") && Contains("4 positions for T = 3"));
     CHECK_INVALID(ag::rope(x, {0, 1, 2}, 0.0), Contains("rope") && Contains("base 0"));
     CHECK_INVALID(ag::rope(x, {0, 1, 2}, -10.0), Contains("rope") && Contains("base -10"));
-    CHECK_INVALID(ag::rope(x, {0, 1, 2}, std::numeric_limits<double>::quiet_NaN()), Contains("rope") && Contains("base nan"));
-    CHECK_INVALID(ag::rope(x, {0, 1, 2}, std::numeric_limits<double>::infinity()), Contains("rope") && Contains("base inf"));
+    CHECK_INVALID(ag::rope(x, {0, 1, 2}, std::numeric_limits<double>::quiet_NaN()),
+                  Contains("rope") && Contains("base nan"));
+    CHECK_INVALID(ag::rope(x, {0, 1, 2}, std::numeric_limits<double>::infinity()),
+                  Contains("rope") && Contains("base inf"));
     CHECK_INVALID(ag::rope(Tensor::zeros({4, 8}), {0, 1, 2, 3}), Contains("rope") && Contains("[4,8]"));
 }

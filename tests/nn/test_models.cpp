@@ -209,3 +209,21 @@ TEST_CASE("a frozen body trains only the head (linear probe)", "[nn][models]") {
     CHECK(head.weight.grad().defined());
     for (const Tensor& p : lm.parameters()) CHECK_FALSE(p.grad().defined());
 }
+
+TEST_CASE("a model config round-trips through JSON and bad configs are refused", "[nn][models]") {
+    LMConfig c = LMConfig::modern_lm();
+    c.n_kv_heads = 1;
+    c.pos = PosEncoding::Sinusoidal;
+    c.rope_pairing = ag::RopePairing::Interleaved;
+    c.window = 4;
+    const LMConfig back = LMConfig::from_json(c.to_json());
+    CHECK(back.to_json() == c.to_json());
+    CHECK(back.n_kv_heads == 1);
+    CHECK(back.pos == PosEncoding::Sinusoidal);
+    CHECK(back.rope_pairing == ag::RopePairing::Interleaved);
+    CHECK(back.window == 4);
+    CHECK_THROWS_WITH(LMConfig::from_json("{\"model\": \"gpt\"}"), Catch::Contains("missing key 'vocab'"));
+    std::string bad = c.to_json();
+    bad.replace(bad.find("\"sinusoidal\""), 12, "\"absolute\"");
+    CHECK_THROWS_WITH(LMConfig::from_json(bad), Catch::Contains("absolute"));
+}

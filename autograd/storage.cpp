@@ -1,0 +1,72 @@
+#include "autograd/storage.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+
+namespace ag::detail {
+
+namespace {
+
+// Freed blocks by size, kept up to a budget; beyond it they go back to the
+// system. Blocks are 64-byte aligned (one cache line, an AVX-512 vector).
+struct Pool {
+    static constexpr std::size_t kBudget = std::size_t{1} << 30;  // 1 GiB of cached blocks at most
+    std::mutex mutex;
+    std::unordered_map<std::size_t, std::vector<void*>> free_blocks;
+    std::size_t cached = 0;
+
+    ~Pool() {
+        for (auto& [bytes, blocks] : free_blocks)
+            for (void* p : blocks) std::free(p);
+    }
+};
+
+Pool& pool() {
+    static Pool* p = new Pool;  // never destroyed: tensors may die after static destructors run
+    return *p;
+}
+
+std::size_t rounded(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+}  // namespace
+
+void* pool_allocate(std::size_t bytes) {
+    if (bytes == 0) bytes = 64;
+    const std::size_t size = rounded(bytes);
+    {
+        Pool& p = pool();
+        std::lock_guard<std::mutex> lock(p.mutex);
+        auto it = p.free_blocks.find(size);
+        if (it != p.free_blocks.end() && !it->second.empty()) {
+            void* block = it->second.back();
+            it->second.pop_back();
+            p.cached -= size;
+            return block;
+        }
+    }
+    void* block = std::aligned_alloc(64, size);
+    if (!block) throw std::bad_alloc();
+    return block;
+}
+
+void pool_deallocate(void* block, std::size_t bytes) noexcept {
+    if (!block) return;
+    if (bytes == 0) bytes = 64;
+    const std::size_t size = rounded(bytes);
+    Pool& p = pool();
+    {
+        std::lock_guard<std::mutex> lock(p.mutex);
+        if (p.cached + size <= Pool::kBudget) {
+            try {
+                p.free_blocks[size].push_back(block);
+                p.cached += size;
+                return;
+            } catch (...) {  // no memory for the bookkeeping: free the block instead
+            }
+        }
+    }
+    std::free(block);
+}
+
+}  // namespace ag::detail

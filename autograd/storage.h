@@ -1,0 +1,44 @@
+#pragma once
+// The numbers behind tensors: a std::vector<double> whose allocator
+//  - leaves new elements uninitialised (every op writes all of its output;
+//    factories such as zeros() fill explicitly), and
+//  - recycles freed blocks by exact size. A training step allocates the
+//    same buffers every step; handing them back to the OS and faulting
+//    fresh pages in each time costs more than the arithmetic of a small
+//    model.
+#include <cstddef>
+#include <new>
+#include <vector>
+
+namespace ag {
+
+namespace detail {
+void* pool_allocate(std::size_t bytes);
+void pool_deallocate(void* p, std::size_t bytes) noexcept;
+}  // namespace detail
+
+template <typename T>
+struct PoolAllocator {
+    using value_type = T;
+    PoolAllocator() = default;
+    template <typename U>
+    PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT: converting, as allocators must
+    T* allocate(std::size_t n) { return static_cast<T*>(detail::pool_allocate(n * sizeof(T))); }
+    void deallocate(T* p, std::size_t n) noexcept { detail::pool_deallocate(p, n * sizeof(T)); }
+    template <typename U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;  // default-initialise: no zeroing
+    }
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+    template <typename U>
+    bool operator==(const PoolAllocator<U>&) const { return true; }
+    template <typename U>
+    bool operator!=(const PoolAllocator<U>&) const { return false; }
+};
+
+using Storage = std::vector<double, PoolAllocator<double>>;
+
+}  // namespace ag
