@@ -118,6 +118,14 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const std::v
 Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, int64_t window = 0,
                         Tensor* weights = nullptr);
 
+// Packed sequences (no padding): q [N, Hq, dh], k, v [N, Hkv, dh] hold
+// several sequences end to end; sequence b is rows starts[b] … starts[b+1]-1
+// (starts[0] = 0, starts.back() = N). Row i attends, causally and within the
+// window, to the rows of its own sequence only. `weights` (all sequences of
+// one length T only) receives [B, Hq, T, T].
+Tensor attention_packed(const Tensor& q, const Tensor& k, const Tensor& v, const std::vector<int64_t>& starts,
+                        int64_t window = 0, Tensor* weights = nullptr);
+
 // ---- RoPE (ops/rope.cpp) -------------------------------------------------------
 // §4 rotary position embedding. x [..., T, H, dh] (dh even): the head vector
 // of time step t is rotated pair by pair by the angles positions[t] · θ_i,

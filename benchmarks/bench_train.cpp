@@ -31,9 +31,9 @@ Result run(const nn::LMConfig& cfg, const std::vector<farm::LmBatch>& batches, i
     const auto start = std::chrono::steady_clock::now();
     for (int64_t s = 0; s < steps; ++s) {
         const farm::LmBatch& b = batches[static_cast<size_t>(s) % batches.size()];
-        const ag::Tensor logits = model.forward(b.ids);
-        const ag::Tensor loss = ag::cross_entropy(logits.reshape({-1, cfg.vocab}), b.targets.reshape({-1}),
-                                                  farm::IGNORE_INDEX);
+        // only the real rows: the packed batch (padding changes no real token's output)
+        const ag::Tensor logits = model.forward(b.packed_ids, nn::Packing::from_starts(b.starts));
+        const ag::Tensor loss = ag::cross_entropy(logits, b.packed_targets);
         opt.zero_grad();
         loss.backward();
         opt.step();

@@ -54,18 +54,25 @@ std::vector<LmBatch> make_lm_batches(const std::vector<Sentence>& sentences, int
         const std::size_t B = rows.size();
         std::vector<double> ids(B * T, static_cast<double>(PAD));
         std::vector<double> targets(B * T, static_cast<double>(IGNORE_INDEX));
+        std::vector<double> packed_ids, packed_targets;
         LmBatch batch;
+        batch.starts.push_back(0);
         for (std::size_t b = 0; b < B; ++b) {
             const std::vector<int64_t>& s = sentences[rows[b]].ids;
             for (std::size_t t = 0; t + 1 < s.size(); ++t) {
                 ids[b * T + t] = static_cast<double>(s[t]);
                 targets[b * T + t] = static_cast<double>(s[t + 1]);
+                packed_ids.push_back(static_cast<double>(s[t]));
+                packed_targets.push_back(static_cast<double>(s[t + 1]));
             }
             batch.tokens += static_cast<int64_t>(s.size()) - 1;
+            batch.starts.push_back(batch.tokens);
         }
         const ag::Shape shape = {static_cast<int64_t>(B), static_cast<int64_t>(T)};
         batch.ids = ag::Tensor::from(shape, std::move(ids));
         batch.targets = ag::Tensor::from(shape, std::move(targets));
+        batch.packed_ids = ag::Tensor::from({batch.tokens}, std::move(packed_ids));
+        batch.packed_targets = ag::Tensor::from({batch.tokens}, std::move(packed_targets));
         batches.push_back(std::move(batch));
     }
     return batches;

@@ -27,6 +27,13 @@ struct LmBatch {
     ag::Tensor ids;        // [B, T] inputs, right-padded with PAD; T = longest L - 1
     ag::Tensor targets;    // [B, T] next tokens, IGNORE_INDEX where ids is padding
     int64_t tokens = 0;    // targets that are not IGNORE_INDEX: Σ (L - 1)
+    // The same rows without the padding, laid end to end: row b's L_b - 1
+    // inputs are packed_ids[starts[b] .. starts[b+1]). A model that only
+    // computes real rows does a third less work on this corpus, and its
+    // loss is the same: padded targets are ignored anyway.
+    ag::Tensor packed_ids;       // [tokens]
+    ag::Tensor packed_targets;   // [tokens]
+    std::vector<int64_t> starts; // [B + 1], starts[0] = 0, starts[B] = tokens
 };
 // Sentences must have at least 2 tokens; batch_size >= 1.
 std::vector<LmBatch> make_lm_batches(const std::vector<Sentence>& sentences, int64_t batch_size,

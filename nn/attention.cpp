@@ -19,26 +19,50 @@ Attention::Attention(const LMConfig& cfg, ag::Generator& gen) : cfg_(cfg) {
     }
 }
 
-// q, k, v as [B, T, heads, dh] (heads are consecutive blocks of dh columns),
-// q and k rotated by their absolute positions when the model uses RoPE
+Packing Packing::from_starts(std::vector<int64_t> starts) {
+    if (starts.empty() || starts.front() != 0)
+        throw std::invalid_argument("Packing: starts must begin at 0");
+    Packing p;
+    for (size_t b = 0; b + 1 < starts.size(); ++b) {
+        if (starts[b + 1] < starts[b])
+            throw std::invalid_argument(fmt::format("Packing: starts decrease at {} ({} > {})", b, starts[b], starts[b + 1]));
+        for (int64_t i = starts[b]; i < starts[b + 1]; ++i) p.positions.push_back(i - starts[b]);
+    }
+    p.starts = std::move(starts);
+    return p;
+}
+
+Packing Packing::uniform(int64_t B, int64_t T) {
+    std::vector<int64_t> starts;
+    for (int64_t b = 0; b <= B; ++b) starts.push_back(b * T);
+    return from_starts(std::move(starts));
+}
+
+// q, k, v as [..., T, heads, dh] (heads are consecutive blocks of dh
+// columns), q and k rotated by their positions when the model uses RoPE
 // (§4: never v).
 Attention::QKV Attention::project(const Tensor& x, const std::vector<int64_t>& positions) const {
-    const int64_t B = x.size(0), T = x.size(1), dh = cfg_.head_dim();
-    const int64_t d = cfg_.d_model, kv = cfg_.n_kv_heads * dh;
+    const int64_t dh = cfg_.head_dim(), d = cfg_.d_model, kv = cfg_.n_kv_heads * dh;
     Tensor q, k, v;
     if (qkv) {
-        const Tensor all = qkv->forward(x);  // [B, T, d + 2kv]: q, k, v blocks in that order
-        q = all.narrow(2, 0, d);
-        k = all.narrow(2, d, kv);
-        v = all.narrow(2, d + kv, kv);
+        const Tensor all = qkv->forward(x);  // [..., d + 2kv]: q, k, v blocks in that order
+        q = all.narrow(-1, 0, d);
+        k = all.narrow(-1, d, kv);
+        v = all.narrow(-1, d + kv, kv);
     } else {
         q = wq->forward(x);
         k = wk->forward(x);
         v = wv->forward(x);
     }
-    q = q.reshape({B, T, cfg_.n_heads, dh});
-    k = k.reshape({B, T, cfg_.n_kv_heads, dh});
-    v = v.reshape({B, T, cfg_.n_kv_heads, dh});
+    const auto heads = [dh](const Tensor& t, int64_t H) {
+        Shape s = t.shape();
+        s.back() = H;
+        s.push_back(dh);
+        return t.reshape(s);
+    };
+    q = heads(q, cfg_.n_heads);
+    k = heads(k, cfg_.n_kv_heads);
+    v = heads(v, cfg_.n_kv_heads);
     if (cfg_.pos == PosEncoding::Rope) {
         q = ag::rope(q, positions, cfg_.rope_base, cfg_.rope_pairing);
         k = ag::rope(k, positions, cfg_.rope_base, cfg_.rope_pairing);
@@ -47,22 +71,18 @@ Attention::QKV Attention::project(const Tensor& x, const std::vector<int64_t>& p
 }
 
 Tensor Attention::output(const Tensor& heads) const {
-    const Tensor y = heads.reshape({heads.size(0), heads.size(1), cfg_.d_model});
+    Shape s(heads.shape().begin(), heads.shape().end() - 1);
+    s.back() = cfg_.d_model;
+    const Tensor y = heads.reshape(s);
     return proj ? proj->forward(y) : wo->forward(y);
 }
 
-static std::vector<int64_t> range(int64_t start, int64_t n) {
-    std::vector<int64_t> r(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) r[static_cast<size_t>(i)] = start + i;
-    return r;
-}
-
-Tensor Attention::forward(const Tensor& x, Tensor* weights) const {
-    if (x.dim() != 3 || x.size(2) != cfg_.d_model)
-        throw std::invalid_argument(fmt::format("Attention: input {} is not [B, T, {}]", ag::shape_str(x.shape()),
-                                                cfg_.d_model));
-    const QKV p = project(x, range(0, x.size(1)));
-    return output(ag::causal_attention(p.q, p.k, p.v, cfg_.window, weights));
+Tensor Attention::forward(const Tensor& x, const Packing& packing, Tensor* weights) const {
+    if (x.dim() != 2 || x.size(1) != cfg_.d_model || x.size(0) != packing.rows())
+        throw std::invalid_argument(fmt::format("Attention: input {} is not [N, {}] with N = {} packed rows",
+                                                ag::shape_str(x.shape()), cfg_.d_model, packing.rows()));
+    const QKV p = project(x, packing.positions);
+    return output(ag::attention_packed(p.q, p.k, p.v, packing.starts, cfg_.window, weights));
 }
 
 Tensor Attention::forward_cached(const Tensor& x, const std::vector<int64_t>& positions, KVCache& cache) const {

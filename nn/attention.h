@@ -32,15 +32,31 @@ struct KVCache {
     int64_t slots() const { return static_cast<int64_t>(positions.size()); }
 };
 
+// Where the rows of a packed activation [N, d] come from: several sequences
+// laid end to end without padding. Sequence b is rows starts[b] …
+// starts[b+1]-1; row i is token positions[i] of its sequence. Every
+// row-wise layer (norms, linears, the MLP, the head) just sees N rows; only
+// attention needs the packing, to keep sequences apart.
+struct Packing {
+    std::vector<int64_t> starts;     // [B + 1], from 0 to N
+    std::vector<int64_t> positions;  // [N]
+
+    static Packing from_starts(std::vector<int64_t> starts);  // validates
+    static Packing uniform(int64_t B, int64_t T);              // B sequences of length T
+    int64_t rows() const { return starts.empty() ? 0 : starts.back(); }
+    int64_t sequences() const { return starts.empty() ? 0 : static_cast<int64_t>(starts.size()) - 1; }
+};
+
 class Attention : public Module {
 public:
     // GPT names its projections qkv (fused, [3d, d]) and proj, with biases;
     // ModernLM names them wq, wk, wv, wo, without biases.
     Attention(const LMConfig& cfg, ag::Generator& gen);
 
-    // x [B, T, d] at absolute positions 0 … T-1 (training and evaluation).
-    // With `weights`, receives the attention probabilities [B, Hq, T, T].
-    Tensor forward(const Tensor& x, Tensor* weights = nullptr) const;
+    // x [N, d]: packed sequences (training and evaluation). With `weights`
+    // (sequences of one length T only), receives the attention
+    // probabilities [B, Hq, T, T].
+    Tensor forward(const Tensor& x, const Packing& packing, Tensor* weights = nullptr) const;
 
     // Decoding: x [B, T, d] are new tokens at absolute `positions`; they
     // attend to the cache and to each other, then are stored in it.
@@ -51,10 +67,11 @@ public:
 
 private:
     struct QKV {
-        Tensor q, k, v;  // [B, T, H, dh] each
+        Tensor q, k, v;  // [..., T, H, dh] each
     };
+    // x [..., T, d] with T = positions.size()
     QKV project(const Tensor& x, const std::vector<int64_t>& positions) const;
-    Tensor output(const Tensor& heads) const;  // [B, T, Hq, dh] -> [B, T, d]
+    Tensor output(const Tensor& heads) const;  // [..., Hq, dh] -> [..., d]
 
     LMConfig cfg_;
 };

@@ -17,8 +17,8 @@ Block::Block(const LMConfig& cfg, ag::Generator& gen) {
     }
 }
 
-Tensor Block::forward(const Tensor& x, Tensor* weights) const {
-    const Tensor h = x + attn->forward(norm1(x), weights);
+Tensor Block::forward(const Tensor& x, const Packing& packing, Tensor* weights) const {
+    const Tensor h = x + attn->forward(norm1(x), packing, weights);
     return h + mlp(h);
 }
 

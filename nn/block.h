@@ -12,7 +12,7 @@ namespace nn {
 class Block : public Module {
 public:
     Block(const LMConfig& cfg, ag::Generator& gen);
-    Tensor forward(const Tensor& x, Tensor* weights = nullptr) const;
+    Tensor forward(const Tensor& x, const Packing& packing, Tensor* weights = nullptr) const;  // x [N, d]
     Tensor forward_cached(const Tensor& x, const std::vector<int64_t>& positions, KVCache& cache) const;
 
     std::shared_ptr<Attention> attn;

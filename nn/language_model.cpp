@@ -35,35 +35,45 @@ Tensor sinusoidal_positions(const std::vector<int64_t>& positions, int64_t d) {
 }
 
 // Token embeddings plus, for absolute encodings, the positions' vectors.
+// ids: any shape; positions: one per element of ids, in order.
 Tensor LanguageModel::embed(const Tensor& ids, const std::vector<int64_t>& positions) const {
-    if (ids.dim() != 2 || ids.size(1) != static_cast<int64_t>(positions.size()))
-        throw std::invalid_argument(fmt::format("{}: ids must be [B, T] with T = {} positions, got {}", cfg_.model,
-                                                positions.size(), ag::shape_str(ids.shape())));
-    Tensor x = tok_emb->forward(ids);  // [B, T, d]
+    Tensor x = tok_emb->forward(ids);  // [..., d]
     if (cfg_.pos == PosEncoding::Learned) {
-        for (int64_t p : positions)
+        std::vector<double> rows;
+        for (int64_t p : positions) {
             if (p < 0 || p >= cfg_.max_len)
                 throw std::invalid_argument(fmt::format(
                     "{}: position {} has no learned embedding (max_len {})", cfg_.model, p, cfg_.max_len));
-        std::vector<double> rows(positions.begin(), positions.end());
-        x = x + pos_emb->forward(Tensor::from({static_cast<int64_t>(rows.size())}, rows));
+            rows.push_back(static_cast<double>(p));
+        }
+        x = x + pos_emb->forward(Tensor::from(ids.shape(), rows));
     } else if (cfg_.pos == PosEncoding::Sinusoidal) {
-        x = x + sinusoidal_positions(positions, cfg_.d_model);
+        x = x + sinusoidal_positions(positions, cfg_.d_model).reshape(x.shape());
     }
     return x;
 }
 
-static std::vector<int64_t> first_positions(int64_t T) {
-    std::vector<int64_t> p(static_cast<size_t>(T));
-    for (int64_t t = 0; t < T; ++t) p[static_cast<size_t>(t)] = t;
-    return p;
+Tensor LanguageModel::hidden(const Tensor& ids, const Packing& packing, std::vector<Tensor>* weights) const {
+    if (ids.dim() != 1 || ids.size(0) != packing.rows())
+        throw std::invalid_argument(fmt::format("{}: packed ids must be [N] with N = {}, got {}", cfg_.model,
+                                                packing.rows(), ag::shape_str(ids.shape())));
+    Tensor x = embed(ids, packing.positions);
+    if (weights) weights->assign(layers.size(), Tensor());
+    for (size_t l = 0; l < layers.size(); ++l)
+        x = layers[l]->forward(x, packing, weights ? &(*weights)[l] : nullptr);
+    return final_norm(x);
 }
 
+Tensor LanguageModel::forward(const Tensor& ids, const Packing& packing) const {
+    return head->forward(hidden(ids, packing));
+}
+
+// A padded batch is B packed sequences of length T.
 Tensor LanguageModel::hidden(const Tensor& ids, std::vector<Tensor>* weights) const {
-    Tensor x = embed(ids, first_positions(ids.dim() == 2 ? ids.size(1) : 0));
-    if (weights) weights->assign(layers.size(), Tensor());
-    for (size_t l = 0; l < layers.size(); ++l) x = layers[l]->forward(x, weights ? &(*weights)[l] : nullptr);
-    return final_norm(x);
+    if (ids.dim() != 2)
+        throw std::invalid_argument(fmt::format("{}: ids must be [B, T], got {}", cfg_.model, ag::shape_str(ids.shape())));
+    const int64_t B = ids.size(0), T = ids.size(1);
+    return hidden(ids.reshape({B * T}), Packing::uniform(B, T), weights).reshape({B, T, cfg_.d_model});
 }
 
 Tensor LanguageModel::forward(const Tensor& ids, std::vector<Tensor>* weights) const {
@@ -81,7 +91,12 @@ Tensor LanguageModel::forward_cached(const Tensor& ids, const std::vector<int64_
     if (caches.size() != layers.size())
         throw std::invalid_argument(fmt::format("forward_cached: {} caches for {} layers", caches.size(), layers.size()));
     ag::NoGradGuard no_grad;
-    Tensor x = embed(ids, positions);
+    if (ids.dim() != 2 || ids.size(1) != static_cast<int64_t>(positions.size()))
+        throw std::invalid_argument(fmt::format("{}: ids must be [B, T] with T = {} positions, got {}", cfg_.model,
+                                                positions.size(), ag::shape_str(ids.shape())));
+    std::vector<int64_t> all;  // the positions of every row of ids, in order
+    for (int64_t b = 0; b < ids.size(0); ++b) all.insert(all.end(), positions.begin(), positions.end());
+    Tensor x = embed(ids, all);
     for (size_t l = 0; l < layers.size(); ++l) x = layers[l]->forward_cached(x, positions, caches[l]);
     return head->forward(final_norm(x));
 }

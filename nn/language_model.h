@@ -25,6 +25,13 @@ public:
     Tensor hidden(const Tensor& ids, std::vector<Tensor>* weights = nullptr) const;
     Tensor forward(const Tensor& ids, std::vector<Tensor>* weights = nullptr) const;  // logits [B, T, V]
 
+    // The same on packed sequences (no padding, nn/attention.h): ids [N],
+    // returns [N, d] and [N, V]. Padding never changes a real token's
+    // output (attention is causal and pads come last), so training computes
+    // only the real rows.
+    Tensor hidden(const Tensor& ids, const Packing& packing, std::vector<Tensor>* weights = nullptr) const;
+    Tensor forward(const Tensor& ids, const Packing& packing) const;
+
     // Decoding with a KV cache per layer: ids [B, T] are new tokens at
     // absolute `positions`; returns their logits [B, T, V].
     std::vector<KVCache> new_caches(bool rolling) const;  // rolling needs a window

@@ -4,8 +4,10 @@
 // mask, softmax, matmul and their backwards) is recorded per layer.
 //
 // Layout: q [B, T, Hq, dh], k and v [B, S, Hkv, dh] (the rows of a Linear
-// output cut into heads), P [B, Hq, T, S]. Query head h reads KV head
-// h / g, g = Hq / Hkv. Every inner loop runs over dh, contiguous.
+// output cut into heads). Query head h reads KV head h / g, g = Hq / Hkv.
+// Every inner loop runs over dh, contiguous. The probabilities are kept
+// only where a query sees a key (P [B, Hq, nnz], see Visible): with
+// windows or packed sequences most of the T×S matrix is never seen.
 #include <cmath>
 #include <limits>
 
@@ -20,10 +22,9 @@ namespace {
 
 struct Dims {
     int64_t B, T, S, Hq, Hkv, g, dh;
-    // Element offsets: q, out at (b, t, h); k, v at (b, s, kvh); P at (b, h, t).
+    // Element offsets: q, out at (b, t, h); k, v at (b, s, kvh).
     int64_t at_q(int64_t b, int64_t t, int64_t h) const { return ((b * T + t) * Hq + h) * dh; }
     int64_t at_k(int64_t b, int64_t s, int64_t kvh) const { return ((b * S + s) * Hkv + kvh) * dh; }
-    int64_t at_p(int64_t b, int64_t h, int64_t t) const { return ((b * Hq + h) * T + t) * S; }
 };
 
 std::string shapes_str(const Tensor& q, const Tensor& k, const Tensor& v) {
@@ -47,9 +48,24 @@ Dims check_shapes(const char* op, const Tensor& q, const Tensor& k, const Tensor
 // The keys each query sees, as compressed rows: query t sees keys
 // keys[first[t]] … keys[first[t+1]-1], in increasing s. The pattern is the
 // same for every batch row and head, so it is worked out once per call.
+// Entry j of the pattern is also where p_{t,s} is stored: P[b, h, j].
 struct Visible {
     std::vector<int64_t> first, keys;
+    int64_t nnz() const { return static_cast<int64_t>(keys.size()); }
 };
+
+// Packed sequences: row i of sequence [s0, s1) sees rows max(s0, i-W+1) … i.
+Visible visible_in_sequences(const std::vector<int64_t>& starts, int64_t window) {
+    Visible vis;
+    vis.first.push_back(0);
+    for (size_t b = 0; b + 1 < starts.size(); ++b)
+        for (int64_t i = starts[b]; i < starts[b + 1]; ++i) {
+            for (int64_t s = window > 0 ? std::max(starts[b], i - window + 1) : starts[b]; s <= i; ++s)
+                vis.keys.push_back(s);
+            vis.first.push_back(vis.nnz());
+        }
+    return vis;
+}
 
 Visible visible_keys(const std::vector<int64_t>& q_pos, const std::vector<int64_t>& k_pos, int64_t window) {
     Visible vis;
@@ -67,6 +83,7 @@ Visible visible_keys(const std::vector<int64_t>& q_pos, const std::vector<int64_
     return vis;
 }
 
+// a·b summed in index order (no reassociation: the same bits in every thread).
 double dot(const double* a, const double* b, int64_t n) {
     double d = 0.0;
     for (int64_t i = 0; i < n; ++i) d += a[i] * b[i];
@@ -88,10 +105,12 @@ int64_t tasks_per_thread(const Dims& d) {
 
 // What the backward needs: the contiguous inputs, P, the pattern, the scale.
 struct Saved {
-    Tensor q, k, v, P;
+    Tensor q, k, v, P;  // P [B, Hq, nnz]: p for each visible (query, key) pair
     Visible vis;
     Dims d;
     double scale;
+    // P's row of query t of (b, h): entries first[t] … first[t+1]-1.
+    int64_t at_p(int64_t b, int64_t h) const { return (b * d.Hq + h) * vis.nnz(); }
 };
 
 // Forward, for each (b, h, t) over the visible keys s:
@@ -112,24 +131,23 @@ Tensor forward(Saved& sv) {
                 const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
                 if (j0 == j1) continue;
                 const double* qt = pq + d.at_q(b, t, h);
-                double* pt = pp + d.at_p(b, h, t);
+                double* pt = pp + sv.at_p(b, h);
                 double m = -std::numeric_limits<double>::infinity();
                 for (int64_t j = j0; j < j1; ++j) {
                     const int64_t s = vis.keys[j];
-                    pt[s] = dot(qt, pk + d.at_k(b, s, kvh), d.dh) * sv.scale;
-                    m = std::max(m, pt[s]);
+                    pt[j] = dot(qt, pk + d.at_k(b, s, kvh), d.dh) * sv.scale;
+                    m = std::max(m, pt[j]);
                 }
                 double sum = 0.0;
                 for (int64_t j = j0; j < j1; ++j) {
-                    const int64_t s = vis.keys[j];
-                    pt[s] = std::exp(pt[s] - m);
-                    sum += pt[s];
+                    pt[j] = std::exp(pt[j] - m);
+                    sum += pt[j];
                 }
                 double* ot = po + d.at_q(b, t, h);
                 for (int64_t j = j0; j < j1; ++j) {
                     const int64_t s = vis.keys[j];
-                    pt[s] /= sum;
-                    axpy(pt[s], pv + d.at_k(b, s, kvh), ot, d.dh);
+                    pt[j] /= sum;
+                    axpy(pt[j], pv + d.at_k(b, s, kvh), ot, d.dh);
                 }
             }
         }
@@ -164,19 +182,19 @@ Grads backward(const Saved& sv, const Tensor& grad) {
             for (int64_t t = 0; t < d.T; ++t) {
                 const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
                 const double* gt = pg + d.at_q(b, t, h);
-                const double* pt = pp + d.at_p(b, h, t);
-                double* zt = pdz + d.at_p(b, h, t);
+                const double* pt = pp + sv.at_p(b, h);
+                double* zt = pdz + sv.at_p(b, h);
                 double pdp = 0.0;  // Σ_s P_s dP_s
                 for (int64_t j = j0; j < j1; ++j) {
                     const int64_t s = vis.keys[j];
-                    zt[s] = dot(gt, pv + d.at_k(b, s, kvh), d.dh);
-                    pdp += pt[s] * zt[s];
+                    zt[j] = dot(gt, pv + d.at_k(b, s, kvh), d.dh);
+                    pdp += pt[j] * zt[j];
                 }
                 double* dqt = pdq + d.at_q(b, t, h);
                 for (int64_t j = j0; j < j1; ++j) {
                     const int64_t s = vis.keys[j];
-                    zt[s] = pt[s] * (zt[s] - pdp) * sv.scale;
-                    axpy(zt[s], pk + d.at_k(b, s, kvh), dqt, d.dh);
+                    zt[j] = pt[j] * (zt[j] - pdp) * sv.scale;
+                    axpy(zt[j], pk + d.at_k(b, s, kvh), dqt, d.dh);
                 }
             }
         }
@@ -188,12 +206,12 @@ Grads backward(const Saved& sv, const Tensor& grad) {
                 for (int64_t t = 0; t < d.T; ++t) {
                     const double* qt = pq + d.at_q(b, t, h);
                     const double* gt = pg + d.at_q(b, t, h);
-                    const double* pt = pp + d.at_p(b, h, t);
-                    const double* zt = pdz + d.at_p(b, h, t);
+                    const double* pt = pp + sv.at_p(b, h);
+                    const double* zt = pdz + sv.at_p(b, h);
                     for (int64_t j = vis.first[t]; j < vis.first[t + 1]; ++j) {
                         const int64_t s = vis.keys[j];
-                        axpy(zt[s], qt, pdk + d.at_k(b, s, kvh), d.dh);
-                        axpy(pt[s], gt, pdv + d.at_k(b, s, kvh), d.dh);
+                        axpy(zt[j], qt, pdk + d.at_k(b, s, kvh), d.dh);
+                        axpy(pt[j], gt, pdv + d.at_k(b, s, kvh), d.dh);
                     }
                 }
             }
@@ -202,32 +220,45 @@ Grads backward(const Saved& sv, const Tensor& grad) {
     return Grads{dq, dk, dv};
 }
 
-Tensor attention_op(const char* op, const Tensor& q, const Tensor& k, const Tensor& v,
-                    const std::vector<int64_t>& q_pos, const std::vector<int64_t>& k_pos, int64_t window,
-                    Tensor* weights) {
-    const Dims d = check_shapes(op, q, k, v);
-    if (static_cast<int64_t>(q_pos.size()) != d.T)
-        fail(op, "{}: {} query positions for T = {}", shapes_str(q, k, v), q_pos.size(), d.T);
-    if (static_cast<int64_t>(k_pos.size()) != d.S)
-        fail(op, "{}: {} key positions for S = {}", shapes_str(q, k, v), k_pos.size(), d.S);
-    if (window < 0) fail(op, "{}: window {} is negative (0 = no window)", shapes_str(q, k, v), window);
+// The weights as a dense [B, Hq, T, S] tensor (0 where a key is not seen).
+Tensor dense_weights(const Saved& sv) {
+    const Dims& d = sv.d;
+    Tensor w = Tensor::zeros({d.B, d.Hq, d.T, d.S});
+    for (int64_t b = 0; b < d.B; ++b)
+        for (int64_t h = 0; h < d.Hq; ++h)
+            for (int64_t t = 0; t < d.T; ++t)
+                for (int64_t j = sv.vis.first[t]; j < sv.vis.first[t + 1]; ++j)
+                    w.data()[((b * d.Hq + h) * d.T + t) * d.S + sv.vis.keys[j]] = sv.P.data()[sv.at_p(b, h) + j];
+    return w;
+}
 
-    // The kernels read plain row-major arrays: the views that narrow and
-    // reshape make of a Linear output are copied here (untracked: the
-    // gradients are returned for q, k, v themselves).
+// Runs the fused op on contiguous copies of q, k, v (the views that narrow
+// and reshape make of a Linear output are copied here, untracked: the
+// gradients are returned for q, k, v themselves).
+std::shared_ptr<Saved> run(const Tensor& q, const Tensor& k, const Tensor& v, const Dims& d, Visible vis,
+                           Tensor& out) {
     auto sv = std::make_shared<Saved>(Saved{q.detach().contiguous(), k.detach().contiguous(), v.detach().contiguous(),
-                                            Tensor::zeros({d.B, d.Hq, d.T, d.S}), visible_keys(q_pos, k_pos, window), d,
+                                            empty({d.B, d.Hq, vis.nnz()}), std::move(vis), d,
                                             1.0 / std::sqrt(static_cast<double>(d.dh))});
-    Tensor out = forward(*sv);
-    if (weights) *weights = sv->P.clone();  // P never requires grad: a plain copy
-    return record(op, out, {q, k, v}, [sv](const Tensor& grad) { return backward(*sv, grad); });
+    out = forward(*sv);
+    return sv;
 }
 
 }  // namespace
 
 Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const std::vector<int64_t>& q_pos,
                  const std::vector<int64_t>& k_pos, int64_t window, Tensor* weights) {
-    return attention_op("attention", q, k, v, q_pos, k_pos, window, weights);
+    const char* op = "attention";
+    const Dims d = check_shapes(op, q, k, v);
+    if (static_cast<int64_t>(q_pos.size()) != d.T)
+        fail(op, "{}: {} query positions for T = {}", shapes_str(q, k, v), q_pos.size(), d.T);
+    if (static_cast<int64_t>(k_pos.size()) != d.S)
+        fail(op, "{}: {} key positions for S = {}", shapes_str(q, k, v), k_pos.size(), d.S);
+    if (window < 0) fail(op, "{}: window {} is negative (0 = no window)", shapes_str(q, k, v), window);
+    Tensor out;
+    const auto sv = run(q, k, v, d, visible_keys(q_pos, k_pos, window), out);
+    if (weights) *weights = dense_weights(*sv);
+    return record(op, out, {q, k, v}, [sv](const Tensor& grad) { return backward(*sv, grad); });
 }
 
 // Training: queries and keys are the same T positions 0 … T-1, so query t
@@ -237,9 +268,49 @@ Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, int64
     check_shapes(op, q, k, v);
     if (q.size(1) != k.size(1))
         fail(op, "{}: needs as many keys as queries, got T = {} and S = {}", shapes_str(q, k, v), q.size(1), k.size(1));
+    if (window < 0) fail(op, "{}: window {} is negative (0 = no window)", shapes_str(q, k, v), window);
     std::vector<int64_t> pos(static_cast<size_t>(q.size(1)));
     for (size_t t = 0; t < pos.size(); ++t) pos[t] = static_cast<int64_t>(t);
-    return attention_op(op, q, k, v, pos, pos, window, weights);
+    return attention(q, k, v, pos, pos, window, weights);
+}
+
+// Packed sequences: one batch row of N tokens whose pattern keeps the
+// sequences apart.
+Tensor attention_packed(const Tensor& q, const Tensor& k, const Tensor& v, const std::vector<int64_t>& starts,
+                        int64_t window, Tensor* weights) {
+    const char* op = "attention_packed";
+    if (q.dim() != 3 || k.dim() != 3 || v.dim() != 3)
+        fail(op, "{}: needs 3-D q [N, Hq, dh] and k, v [N, Hkv, dh]", shapes_str(q, k, v));
+    const int64_t N = q.size(0);
+    if (k.size(0) != N) fail(op, "{}: q and k have {} and {} rows", shapes_str(q, k, v), N, k.size(0));
+    if (starts.empty() || starts.front() != 0 || starts.back() != N)
+        fail(op, "{}: sequence starts must run from 0 to N = {}", shapes_str(q, k, v), N);
+    for (size_t b = 0; b + 1 < starts.size(); ++b)
+        if (starts[b + 1] < starts[b]) fail(op, "sequence starts decrease at {}: {} > {}", b, starts[b], starts[b + 1]);
+    if (window < 0) fail(op, "{}: window {} is negative (0 = no window)", shapes_str(q, k, v), window);
+    const auto batch_row = [](const Tensor& x) { return x.reshape({1, x.size(0), x.size(1), x.size(2)}); };
+    const Dims d = check_shapes(op, batch_row(q), batch_row(k), batch_row(v));
+    Tensor out;
+    const auto sv = run(batch_row(q), batch_row(k), batch_row(v), d, visible_in_sequences(starts, window), out);
+    if (weights) {  // [B, Hq, T, T] when every sequence has length T
+        const int64_t B = static_cast<int64_t>(starts.size()) - 1, T = B > 0 ? starts[1] : 0;
+        for (int64_t b = 0; b < B; ++b)
+            if (starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)] != T)
+                fail(op, "attention weights need sequences of one length; sequence {} has {}, not {}", b,
+                     starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)], T);
+        const Tensor all = dense_weights(*sv);  // [1, Hq, N, N]: each sequence is a block on the diagonal
+        *weights = Tensor::zeros({B, d.Hq, T, T});
+        for (int64_t b = 0; b < B; ++b)
+            for (int64_t h = 0; h < d.Hq; ++h)
+                for (int64_t t = 0; t < T; ++t)
+                    std::copy_n(all.data() + (h * N + b * T + t) * N + b * T, T,
+                                weights->data() + ((b * d.Hq + h) * T + t) * T);
+    }
+    return record(op, out.reshape({N, d.Hq, d.dh}), {q, k, v}, [sv, N](const Tensor& grad) {
+        Grads g = backward(*sv, grad.reshape({1, N, grad.size(1), grad.size(2)}));
+        for (Tensor& t : g) t = t.reshape({N, t.size(2), t.size(3)});
+        return g;
+    });
 }
 
 }  // namespace ag

@@ -47,6 +47,10 @@ TEST_CASE("batching: language-model batch of three sentences, by hand", "[data][
     CHECK(row(a.ids, 1) == std::vector<int64_t>{1, 3, 7, 37, P, P});
     CHECK(row(a.targets, 1) == std::vector<int64_t>{3, 7, 37, 2, X, X});
     CHECK(a.tokens == 6 + 4);
+    // packed: the real rows end to end
+    CHECK(a.starts == std::vector<int64_t>{0, 6, 10});
+    CHECK(a.packed_ids.to_vector() == std::vector<double>{1, 3, 4, 34, 3, 58, 1, 3, 7, 37});
+    CHECK(a.packed_targets.to_vector() == std::vector<double>{3, 4, 34, 3, 58, 2, 3, 7, 37, 2});
 
     const farm::LmBatch& b = batches[1];   // the last batch is smaller, padded to its own length
     CHECK(b.ids.shape() == ag::Shape{1, 5});

@@ -454,3 +454,49 @@ TEST_CASE("errors: attention shapes, positions and window", "[attention][errors]
     CHECK_INVALID(ag::causal_attention(Z({3, 4, 8}), k, k), Contains("causal_attention") && Contains("[3,4,8]"));
     CHECK_INVALID(ag::causal_attention(q, k, k, -2), Contains("causal_attention") && Contains("window -2"));
 }
+
+// Packed sequences: each sequence alone through causal_attention must give
+// exactly its rows of the packed op, and the gradients must match too.
+TEST_CASE("packed sequences equal each sequence attended alone", "[attention][packed]") {
+    ag::Generator gen(77);
+    const Positions starts = {0, 5, 6, 13, 13, 21};  // lengths 5, 1, 7, 0, 8
+    const int64_t N = starts.back(), Hq = 4, dh = 8;
+    for (int64_t Hkv : {4, 2, 1})
+        for (int64_t window : {0, 1, 3}) {
+            INFO("Hkv " << Hkv << ", window " << window);
+            const Tensor q = Tensor::randn({N, Hq, dh}, gen, 0, 1, true);
+            const Tensor k = Tensor::randn({N, Hkv, dh}, gen, 0, 1, true);
+            const Tensor v = Tensor::randn({N, Hkv, dh}, gen, 0, 1, true);
+            const Tensor packed = ag::attention_packed(q, k, v, starts, window);
+            ag::sum(packed * packed).backward();
+            for (size_t b = 0; b + 1 < starts.size(); ++b) {
+                const int64_t s0 = starts[b], len = starts[b + 1] - starts[b];
+                if (len == 0) continue;
+                const auto one = [&](const Tensor& x) {
+                    Tensor leaf = x.detach().narrow(0, s0, len).contiguous().reshape({1, len, x.size(1), dh});
+                    leaf.requires_grad_(true);
+                    return leaf;
+                };
+                Tensor qb = one(q), kb = one(k), vb = one(v);
+                const Tensor alone = ag::causal_attention(qb, kb, vb, window);
+                ag::sum(alone * alone).backward();
+                CHECK(ag::max_abs_diff(alone.reshape({len, Hq, dh}), packed.detach().narrow(0, s0, len)) == 0.0);
+                CHECK(ag::max_abs_diff(qb.grad().reshape({len, Hq, dh}), q.grad().narrow(0, s0, len)) < 1e-14);
+                CHECK(ag::max_abs_diff(kb.grad().reshape({len, Hkv, dh}), k.grad().narrow(0, s0, len)) < 1e-14);
+                CHECK(ag::max_abs_diff(vb.grad().reshape({len, Hkv, dh}), v.grad().narrow(0, s0, len)) < 1e-14);
+            }
+        }
+}
+
+TEST_CASE("gradcheck: packed attention", "[attention][packed][gradcheck]") {
+    ag::Generator gen(78);
+    const Positions starts = {0, 3, 7};
+    const auto f = [&](const In& x) { return ag::attention_packed(x[0], x[1], x[2], starts, 2); };
+    const auto r = ag::gradcheck(f, {Tensor::randn({7, 2, 4}, gen, 0, 1, true), Tensor::randn({7, 1, 4}, gen, 0, 1, true),
+                                     Tensor::randn({7, 1, 4}, gen, 0, 1, true)});
+    INFO(r.message);
+    CHECK(r.ok);
+    CHECK_THROWS_WITH(ag::attention_packed(Tensor::zeros({7, 2, 4}), Tensor::zeros({7, 1, 4}),
+                                           Tensor::zeros({7, 1, 4}), {0, 3, 6}),
+                      Contains("attention_packed") && Contains("N = 7"));
+}

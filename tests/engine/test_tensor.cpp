@@ -137,8 +137,8 @@ TEST_CASE("shape size numel strides and dim", "[engine][tensor]") {
     CHECK(ag::numel_of({}) == 1);
     CHECK(ag::contiguous_strides({2, 3, 4}) == Shape{12, 4, 1});
 
-    const Tensor e = ag::empty({3, 2});
-    CHECK_TENSOR(e, {3, 2}, {0, 0, 0, 0, 0, 0});
+    const Tensor e = ag::empty({3, 2});  // uninitialised numbers: only the layout is defined
+    CHECK(e.shape() == Shape{3, 2});
     CHECK(e.is_contiguous());
 }
 

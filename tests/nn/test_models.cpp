@@ -227,3 +227,24 @@ TEST_CASE("a model config round-trips through JSON and bad configs are refused",
     bad.replace(bad.find("\"sinusoidal\""), 12, "\"absolute\"");
     CHECK_THROWS_WITH(LMConfig::from_json(bad), Catch::Contains("absolute"));
 }
+
+TEST_CASE("packed sequences give the padded batch's logits on the real rows", "[nn][models][packed]") {
+    for (const LMConfig& c : {LMConfig::gpt(), LMConfig::modern_lm()}) {
+        const nn::LanguageModel m(c, 5);
+        const std::vector<int64_t> lengths = {7, 3, 5};
+        const Tensor padded_ids = random_ids(3, 7, 68, 8);
+        const Tensor padded = m.forward(padded_ids);  // [3, 7, V]
+        std::vector<double> rows;
+        std::vector<int64_t> starts = {0};
+        for (size_t b = 0; b < lengths.size(); ++b) {
+            for (int64_t t = 0; t < lengths[b]; ++t) rows.push_back(padded_ids.at({static_cast<int64_t>(b), t}));
+            starts.push_back(starts.back() + lengths[b]);
+        }
+        const Tensor packed = m.forward(Tensor::from({starts.back()}, rows), nn::Packing::from_starts(starts));
+        for (size_t b = 0; b < lengths.size(); ++b) {
+            INFO(c.model << " sequence " << b);
+            const Tensor real = padded.narrow(0, static_cast<int64_t>(b), 1).narrow(1, 0, lengths[b]).reshape({lengths[b], 68});
+            CHECK(ag::max_abs_diff(real, packed.narrow(0, starts[b], lengths[b])) < 1e-12);
+        }
+    }
+}

@@ -1,0 +1,152 @@
+#include "lessons/common/evaluation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "data/batching.h"
+
+namespace lessons {
+namespace {
+
+// Evaluation batches: larger than training's 32 (no graph to keep), small
+// enough that padding to the longest sentence wastes little.
+constexpr int64_t kEvalBatch = 128;
+
+ag::Tensor row_of(const std::vector<int64_t>& ids) {
+    return ag::Tensor::from({1, static_cast<int64_t>(ids.size())}, std::vector<double>(ids.begin(), ids.end()));
+}
+
+// The next token from one row of logits z[0 … V-1]: the first largest
+// (greedy), or a draw from softmax(z / temperature) by inverting the
+// cumulative distribution at one uniform u.
+int64_t choose(const double* z, int64_t V, const Sampling& sampling, ag::Generator& gen) {
+    const int64_t best = std::max_element(z, z + V) - z;
+    if (sampling.temperature <= 0) return best;
+    std::vector<double> weight(static_cast<size_t>(V));
+    double total = 0;
+    for (int64_t i = 0; i < V; ++i) total += weight[i] = std::exp((z[i] - z[best]) / sampling.temperature);
+    const double u = gen.uniform() * total;
+    double cumulative = 0;
+    for (int64_t i = 0; i < V; ++i) {
+        cumulative += weight[i];
+        if (u < cumulative) return i;
+    }
+    return best;  // u rounded up to the total: the cumulative sum never passed it
+}
+
+// Can the model read a sequence of `length` tokens (positions 0 … length-1)?
+// Only learned positions have a limit: a row per position below max_len.
+bool readable(const nn::LanguageModel& model, size_t length) {
+    const nn::LMConfig& cfg = model.config();
+    return cfg.pos != nn::PosEncoding::Learned || static_cast<int64_t>(length) <= cfg.max_len;
+}
+
+void check_prompt(const nn::LanguageModel& model, const std::vector<int64_t>& prompt) {
+    if (prompt.empty()) throw std::invalid_argument("generate: the prompt is empty (start it with <s>)");
+    if (!readable(model, prompt.size()))
+        throw std::invalid_argument(fmt::format("generate: a prompt of {} tokens is longer than the model's context ({})",
+                                                prompt.size(), model.config().max_len));
+}
+
+}  // namespace
+
+double perplexity(const nn::LanguageModel& model, const std::vector<farm::Sentence>& sentences) {
+    if (sentences.empty()) throw std::invalid_argument("perplexity: no sentences");
+    ag::NoGradGuard no_grad;
+    const int64_t V = model.config().vocab;
+    double loss_sum = 0;   // Σ -log p(token | its prefix) over every predicted token
+    int64_t tokens = 0;
+    for (const farm::LmBatch& batch : farm::make_lm_batches(sentences, kEvalBatch)) {
+        const ag::Tensor logits = model.forward(batch.ids);
+        // cross_entropy is the mean over the batch's non-pad targets; times
+        // their count it is their sum.
+        const double mean = ag::cross_entropy(logits.reshape({-1, V}), batch.targets.reshape({-1}),
+                                              farm::IGNORE_INDEX).item();
+        loss_sum += mean * static_cast<double>(batch.tokens);
+        tokens += batch.tokens;
+    }
+    return std::exp(loss_sum / static_cast<double>(tokens));
+}
+
+AgreementResult agreement(const nn::LanguageModel& model, const std::vector<farm::Sentence>& prefixes) {
+    if (prefixes.empty()) throw std::invalid_argument("agreement: no prefixes");
+    ag::NoGradGuard no_grad;
+    const int64_t V = model.config().vocab;
+    AgreementResult result;
+    for (const farm::PrefixBatch& batch : farm::make_prefix_batches(prefixes, kEvalBatch)) {
+        const std::vector<double> logits = model.forward(batch.ids).to_vector();  // [B, T, V]
+        const int64_t T = batch.ids.size(1);
+        for (size_t b = 0; b < batch.last.size(); ++b) {
+            const double* z = logits.data() + (static_cast<int64_t>(b) * T + batch.last[b]) * V;
+            // The softmax's normaliser cancels in every ratio below, so the
+            // masses are exp(z - m) with m the largest verb logit (no overflow).
+            double m = -INFINITY;
+            for (int plural = 0; plural < 2; ++plural)
+                for (int64_t id : farm::verb_ids(plural)) m = std::max(m, z[id]);
+            double mass[2] = {0, 0};   // [singular verbs, plural verbs]
+            for (int plural = 0; plural < 2; ++plural)
+                for (int64_t id : farm::verb_ids(plural)) mass[plural] += std::exp(z[id] - m);
+            const int label = batch.labels[b];
+            result.accuracy += mass[label] > mass[1 - label] ? 1.0 : 0.0;
+            result.p_correct += mass[label] / (mass[0] + mass[1]);
+        }
+    }
+    const auto n = static_cast<double>(prefixes.size());
+    result.accuracy /= n;
+    result.p_correct /= n;
+    return result;
+}
+
+std::vector<AgreementResult> agreement_per_k(const nn::LanguageModel& model,
+                                             const std::vector<std::vector<farm::Sentence>>& sets) {
+    std::vector<AgreementResult> results;
+    for (const auto& set : sets) results.push_back(agreement(model, set));
+    return results;
+}
+
+std::vector<int64_t> generate(const nn::LanguageModel& model, const std::vector<int64_t>& prompt,
+                              int64_t max_new_tokens, const Sampling& sampling, ag::Generator& gen) {
+    check_prompt(model, prompt);
+    std::vector<int64_t> sequence = prompt;
+    if (max_new_tokens <= 0) return sequence;
+    const int64_t V = model.config().vocab;
+
+    // The prompt in one call, at positions 0 … P-1; its last row predicts
+    // the first new token.
+    std::vector<nn::KVCache> caches = model.new_caches(model.config().window > 0);
+    std::vector<int64_t> positions(prompt.size());
+    for (size_t t = 0; t < prompt.size(); ++t) positions[t] = static_cast<int64_t>(t);
+    ag::Tensor logits = model.forward_cached(row_of(prompt), positions, caches).contiguous();  // [1, P, V]
+    const double* last = logits.data() + (static_cast<int64_t>(prompt.size()) - 1) * V;
+
+    for (int64_t produced = 0;;) {
+        const int64_t next = choose(last, V, sampling, gen);
+        sequence.push_back(next);
+        if (next == farm::EOS || ++produced == max_new_tokens || !readable(model, sequence.size())) break;
+        // Only the new token is run: the cache holds every earlier key and
+        // value, and its absolute position keeps RoPE's rotation right.
+        logits = model.forward_cached(row_of({next}), {static_cast<int64_t>(sequence.size()) - 1}, caches).contiguous();
+        last = logits.data();
+    }
+    return sequence;
+}
+
+std::vector<int64_t> generate_uncached(const nn::LanguageModel& model, const std::vector<int64_t>& prompt,
+                                       int64_t max_new_tokens, const Sampling& sampling, ag::Generator& gen) {
+    check_prompt(model, prompt);
+    ag::NoGradGuard no_grad;
+    const int64_t V = model.config().vocab;
+    std::vector<int64_t> sequence = prompt;
+    for (int64_t produced = 0; produced < max_new_tokens; ++produced) {
+        const ag::Tensor logits = model.forward(row_of(sequence)).contiguous();  // [1, L, V]
+        const int64_t next = choose(logits.data() + (static_cast<int64_t>(sequence.size()) - 1) * V, V, sampling, gen);
+        sequence.push_back(next);
+        if (next == farm::EOS || !readable(model, sequence.size())) break;
+    }
+    return sequence;
+}
+
+}  // namespace lessons

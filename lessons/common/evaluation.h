@@ -1,0 +1,56 @@
+#pragma once
+// Measuring a language model on the farm language (farm_language.md):
+// perplexity, the subject-verb agreement test, and text generation with
+// the KV cache. Everything here runs without recording a graph.
+#include <cstdint>
+#include <vector>
+
+#include "autograd/generator.h"
+#include "data/farm_language.h"
+#include "nn/language_model.h"
+
+namespace lessons {
+
+// exp(mean cross-entropy) over every predicted token of the sentences: all
+// tokens after <s>, </s> included, <pad> excluded (a sentence of L tokens
+// contributes L - 1). The per-token losses are summed over all batches
+// before dividing, so the batch size does not change the result. A model
+// that gives every token the same logit scores exactly V = 68.
+double perplexity(const nn::LanguageModel& model, const std::vector<farm::Sentence>& sentences);
+
+// The agreement test (§6.5, §7.3) on prefixes <s> the SUBJ PP{k}: at the
+// last position, the probability mass on the 12 verb forms of the
+// subject's number against the mass on the 12 of the other number.
+struct AgreementResult {
+    double accuracy = 0;    // share of prefixes where the correct number has more mass
+    double p_correct = 0;   // mean of mass(correct) / mass(all 24 verb forms); 0.5 = cannot tell
+};
+AgreementResult agreement(const nn::LanguageModel& model, const std::vector<farm::Sentence>& prefixes);
+// One result per set: sets[k - 1] holds the prefixes with k attractors
+// (farm::make_agreement_sets).
+std::vector<AgreementResult> agreement_per_k(const nn::LanguageModel& model,
+                                             const std::vector<std::vector<farm::Sentence>>& sets);
+
+// How the next token is chosen: greedy (argmax; temperature 0) or sampled
+// from softmax(logits / temperature).
+struct Sampling {
+    double temperature = 0;
+    static Sampling greedy() { return {}; }
+    static Sampling with_temperature(double t) { return {t}; }
+};
+
+// Continues `prompt` (token ids, starting with <s>) by up to max_new_tokens
+// tokens, stopping after </s>, and returns prompt + continuation. Decoding
+// uses the KV cache (a rolling buffer of W - 1 slots when the model has a
+// window W, §6.4): the prompt is read in one call, then one token per call
+// at its absolute position. A model with learned positions also stops at
+// its context length (it has no embedding for position max_len). `gen`
+// draws the samples (one uniform per sampled token; greedy draws nothing).
+std::vector<int64_t> generate(const nn::LanguageModel& model, const std::vector<int64_t>& prompt,
+                              int64_t max_new_tokens, const Sampling& sampling, ag::Generator& gen);
+// The same without a cache: the whole sequence is run again for every new
+// token. The reference the cached path is tested against.
+std::vector<int64_t> generate_uncached(const nn::LanguageModel& model, const std::vector<int64_t>& prompt,
+                                       int64_t max_new_tokens, const Sampling& sampling, ag::Generator& gen);
+
+}  // namespace lessons

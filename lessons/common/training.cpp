@@ -1,0 +1,143 @@
+#include "lessons/common/training.h"
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "nn/optim.h"
+#include "nn/schedule.h"
+
+namespace lessons {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+ag::Tensor label_tensor(const std::vector<int>& labels) {
+    return ag::Tensor::from({static_cast<int64_t>(labels.size())}, std::vector<double>(labels.begin(), labels.end()));
+}
+
+}  // namespace
+
+uint64_t epoch_shuffle_seed(uint64_t shuffle_seed, int64_t epoch_index) {
+    // One SplitMix64 step spreads nearby seeds apart, so run 1's first epoch
+    // does not replay run 0's second one.
+    return ag::Generator(shuffle_seed).next_u64() + static_cast<uint64_t>(epoch_index);
+}
+
+std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm::Sentence>& train,
+                               const LmTrainOptions& options, Progress* progress) {
+    if (options.epochs < 0 || options.batch_size < 1 || train.empty())
+        throw std::invalid_argument(fmt::format("train_lm: {} epochs of batches of {} from {} sentences",
+                                                options.epochs, options.batch_size, train.size()));
+    const int64_t V = model.config().vocab;
+    const int64_t n = static_cast<int64_t>(train.size());
+    const int64_t steps_per_epoch = (n + options.batch_size - 1) / options.batch_size;
+
+    optim::AdamW adam(model.trainable_parameters(), options.lr, options.beta1, options.beta2, options.eps,
+                      options.weight_decay);
+    std::unique_ptr<optim::Schedule> schedule;
+    if (options.cosine)
+        schedule = std::make_unique<optim::WarmupCosine>(options.lr, options.lr_min, options.warmup_steps,
+                                                         options.epochs * steps_per_epoch);
+    else
+        schedule = std::make_unique<optim::Constant>(options.lr);
+
+    if (progress) progress->begin(options.epochs, steps_per_epoch);
+    std::vector<EpochLog> logs;
+    int64_t step = 0;  // optimiser steps of this call, for the schedule
+    for (int64_t e = 0; e < options.epochs; ++e) {
+        ag::Generator order(epoch_shuffle_seed(options.shuffle_seed, options.first_epoch + e));
+        const std::vector<farm::LmBatch> batches = farm::make_lm_batches(train, options.batch_size, &order);
+
+        const Clock::time_point start = Clock::now();
+        double loss_sum = 0;   // Σ over batches of mean loss × its tokens = Σ per-token losses
+        int64_t tokens = 0;
+        for (size_t b = 0; b < batches.size(); ++b) {
+            const farm::LmBatch& batch = batches[b];
+            // logits [B, T, V] against the next tokens; padding is IGNORE_INDEX,
+            // so the loss is the mean over the batch's real targets.
+            const ag::Tensor logits = model.forward(batch.ids);
+            const ag::Tensor loss =
+                ag::cross_entropy(logits.reshape({-1, V}), batch.targets.reshape({-1}), farm::IGNORE_INDEX);
+            adam.zero_grad();
+            loss.backward();
+            adam.lr = schedule->lr(step++);
+            adam.step();
+
+            const double value = loss.item();
+            loss_sum += value * static_cast<double>(batch.tokens);
+            tokens += batch.tokens;
+            if (progress)
+                progress->step(e + 1, static_cast<int64_t>(b) + 1, value,
+                               static_cast<double>(tokens) / seconds_since(start));
+        }
+        EpochLog log;
+        log.epoch = e + 1;
+        log.train_loss = loss_sum / static_cast<double>(tokens);
+        log.seconds = seconds_since(start);
+        log.tokens_per_second = static_cast<double>(tokens) / log.seconds;
+        if (progress) progress->epoch_done(log.epoch, log.train_loss, log.tokens_per_second, log.seconds);
+        logs.push_back(log);
+    }
+    return logs;
+}
+
+double train_classifier(nn::LanguageModel& body, nn::ClassifierHead& head, const farm::PrefixBatch& train,
+                        int64_t steps, double lr, bool train_body) {
+    if (steps < 1) throw std::invalid_argument(fmt::format("train_classifier: steps = {}, expected >= 1", steps));
+    const ag::Tensor labels = label_tensor(train.labels);
+    std::vector<ag::Tensor> params = head.trainable_parameters();
+
+    // A linear probe's body is frozen: it computes the same hidden states at
+    // every step, so compute them once, without a graph, and train the head
+    // on them (exactly the numbers a frozen body would give each step, and
+    // no gradient can reach the body).
+    ag::Tensor frozen_hidden;
+    if (train_body) {
+        const std::vector<ag::Tensor> body_params = body.trainable_parameters();
+        params.insert(params.end(), body_params.begin(), body_params.end());
+    } else {
+        ag::NoGradGuard no_grad;
+        frozen_hidden = body.hidden(train.ids);
+    }
+
+    // PyTorch's Adam: AdamW without weight decay, betas 0.9 / 0.999.
+    optim::AdamW adam(params, lr, 0.9, 0.999, 1e-8, 0.0);
+    double last_loss = 0;
+    for (int64_t s = 0; s < steps; ++s) {
+        const ag::Tensor hidden = train_body ? body.hidden(train.ids) : frozen_hidden;
+        const ag::Tensor loss = ag::cross_entropy(head.forward(hidden, train.last), labels);
+        adam.zero_grad();
+        loss.backward();
+        adam.step();
+        last_loss = loss.item();
+    }
+    return last_loss;
+}
+
+double classifier_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead& head,
+                           const std::vector<farm::Sentence>& prefixes) {
+    if (prefixes.empty()) throw std::invalid_argument("classifier_accuracy: no prefixes");
+    ag::NoGradGuard no_grad;
+    int64_t correct = 0;
+    for (const farm::PrefixBatch& batch : farm::make_prefix_batches(prefixes, 256)) {
+        const std::vector<double> logits = head.forward(body.hidden(batch.ids), batch.last).to_vector();  // [B, C]
+        const size_t classes = logits.size() / batch.labels.size();
+        for (size_t b = 0; b < batch.labels.size(); ++b) {
+            // the predicted class: the first largest logit (argmax)
+            size_t best = 0;
+            for (size_t c = 1; c < classes; ++c)
+                if (logits[b * classes + c] > logits[b * classes + best]) best = c;
+            correct += static_cast<int64_t>(best) == batch.labels[b];
+        }
+    }
+    return static_cast<double>(correct) / static_cast<double>(prefixes.size());
+}
+
+}  // namespace lessons

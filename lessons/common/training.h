@@ -1,0 +1,81 @@
+#pragma once
+// Training loops the lessons and farm_lm share: language-model pre-training
+// on the farm corpus, and the §2.8 classifier on a (pre-trained) body.
+//
+//     nn::LanguageModel model(nn::LMConfig::modern_lm(), seed);
+//     const auto logs = train_lm(model, corpora.train, LmTrainOptions{}, &progress);
+//     fmt::print("{:.4f}\n", perplexity(model, corpora.test));   // evaluation.h
+#include <cstdint>
+#include <vector>
+
+#include "data/batching.h"
+#include "data/farm_language.h"
+#include "lessons/common/progress.h"
+#include "nn/autoencoder.h"
+#include "nn/language_model.h"
+
+namespace lessons {
+
+// Language-model training as the lecture's experiments run it: batches of
+// 32 sentences, AdamW (lr 1e-3, betas 0.9 / 0.95, weight decay 0.01) and a
+// constant learning rate.
+struct LmTrainOptions {
+    int64_t epochs = 5;
+    int64_t batch_size = 32;
+    double lr = 1e-3, beta1 = 0.9, beta2 = 0.95, eps = 1e-8, weight_decay = 0.01;
+
+    // Batch order. Each epoch takes the sentences in a new random order: the
+    // epoch with index i (0-based, counted over runs, see first_epoch) draws
+    // it from ag::Generator(ag::Generator(shuffle_seed).next_u64() + i).
+    // The same seed and epoch index give the same batches, whatever model
+    // is trained on them.
+    uint64_t shuffle_seed = 0;
+    // The index of this call's first epoch: a second call that continues a
+    // run of 5 epochs passes 5 to get the batch order a 6th epoch would
+    // have had, and two models given the same first_epoch see the same
+    // batches in the same order (§5.4: uptraining against its control).
+    int64_t first_epoch = 0;
+
+    // Learning-rate schedule over this call's steps: constant (the default),
+    // or with `cosine` a linear warmup over warmup_steps then a half cosine
+    // from lr down to lr_min at the last step (optim::WarmupCosine).
+    bool cosine = false;
+    int64_t warmup_steps = 0;
+    double lr_min = 0.0;
+};
+
+struct EpochLog {
+    int64_t epoch = 0;               // 1-based, within this call
+    double train_loss = 0;           // token-weighted mean cross-entropy over the epoch
+    double seconds = 0;
+    double tokens_per_second = 0;    // non-pad target tokens / seconds (anchors.md)
+};
+
+// Trains `model` in place for options.epochs epochs on `train` and returns
+// one log per epoch. Each call builds a fresh AdamW over the model's
+// trainable parameters (§5.4: "one more epoch at lr 1e-4 with a fresh
+// AdamW" is a second call). The loss of a batch is the mean cross-entropy
+// over its non-pad targets. `progress` (may be null) shows the run.
+std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm::Sentence>& train,
+                               const LmTrainOptions& options, Progress* progress = nullptr);
+
+// The id of an epoch's batch-order generator (see LmTrainOptions).
+uint64_t epoch_shuffle_seed(uint64_t shuffle_seed, int64_t epoch_index);
+
+// §2.8 the subject-number classifier: nn::ClassifierHead(d, 2) on the body's
+// final-norm hidden state at each row's last prefix position.
+//
+// `steps` full-batch Adam steps on all of `train` (one PrefixBatch: build
+// it with farm::make_prefix_batches(set, set.size())), Adam being AdamW
+// with weight decay 0 and PyTorch's Adam defaults (betas 0.9 / 0.999,
+// eps 1e-8). train_body: full fine-tuning, body and head; otherwise a
+// linear probe: only the head learns and the body is left untouched.
+// Returns the training loss of the last step (before its update).
+double train_classifier(nn::LanguageModel& body, nn::ClassifierHead& head, const farm::PrefixBatch& train,
+                        int64_t steps, double lr, bool train_body);
+
+// Share of `prefixes` whose label (subject_plural) gets the larger logit.
+double classifier_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead& head,
+                           const std::vector<farm::Sentence>& prefixes);
+
+}  // namespace lessons

@@ -1,0 +1,235 @@
+// farm_lm end to end, in process: train a full-size model on a few
+// sentences (--limit keeps it fast), evaluate it (text and JSON), sample
+// from it; and every kind of bad input ends with one clear line on stderr
+// and exit status 2.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <fmt/ranges.h>
+
+#include "lesson_helpers.h"
+#include "lessons/common/evaluation.h"
+#include "lessons/farm_lm/commands.h"
+#include "nn/checkpoint.h"
+#include "nn/json.h"
+
+using Catch::Contains;
+using Catch::StartsWith;
+
+namespace {
+
+struct Result {
+    int status = 0;
+    std::string out, err;
+};
+
+std::string contents(std::FILE* f) {
+    std::rewind(f);
+    std::string text;
+    for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
+    std::fclose(f);
+    return text;
+}
+
+// farm_lm as main() runs it, with stdout and stderr captured.
+Result farm_lm(const std::vector<std::string>& args) {
+    std::FILE* out = std::tmpfile();
+    std::FILE* err = std::tmpfile();
+    Result r;
+    r.status = lessons::farm_lm::run(args, out, err);
+    r.out = contents(out);
+    r.err = contents(err);
+    return r;
+}
+
+size_t lines(const std::string& text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+// One small checkpoint for the whole file: a full-size ModernLM trained on
+// 64 sentences for one epoch, measured on 64 test sentences.
+struct Trained {
+    std::filesystem::path dir = test::scratch_path("farm_lm");
+    std::string checkpoint = (dir / "modern.safetensors").string();
+    Result train;
+    Trained() {
+        std::filesystem::create_directories(dir);
+        train = farm_lm({"train", "--model", "modern_lm", "--epochs", "1", "--limit", "64", "--out", checkpoint});
+    }
+    ~Trained() { std::filesystem::remove_all(dir); }
+};
+
+const Trained& trained() {
+    static const Trained t;
+    return t;
+}
+
+void write(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream(path) << text;
+}
+
+}  // namespace
+
+TEST_CASE("farm_lm train: epochs, test perplexity, agreement, a checkpoint with its config", "[lessons][farm_lm]") {
+    const Trained& t = trained();
+    INFO(t.train.out << t.train.err);
+    REQUIRE(t.train.status == 0);
+    CHECK_THAT(t.train.out, StartsWith("farm_lm train: modern_lm, 99,648 parameters"));
+    CHECK_THAT(t.train.out, Contains("perplexity on the test set (data seed 0)"));
+    CHECK_THAT(t.train.out, Contains("saved " + t.checkpoint));
+    CHECK(lines(t.train.err) == 1);   // stderr is not a terminal: one line per epoch
+    CHECK_THAT(t.train.err, StartsWith("epoch 1/1  loss "));
+
+    const nn::Checkpoint ckpt = nn::load_safetensors(t.checkpoint);
+    CHECK(ckpt.metadata.at("model") == "modern_lm");
+    CHECK(nn::LMConfig::from_json(ckpt.metadata.at("config")).to_json() == nn::LMConfig::modern_lm().to_json());
+    CHECK(ckpt.metadata.at("epochs") == "1");
+    CHECK(ckpt.metadata.at("train_sentences") == "64");
+}
+
+TEST_CASE("farm_lm eval: the same numbers as train, and JSON that nn/json.h reads", "[lessons][farm_lm]") {
+    const Trained& t = trained();
+    REQUIRE(t.train.status == 0);
+    const std::string json_path = (t.dir / "eval.json").string();
+    const Result r = farm_lm({"eval", t.checkpoint, "--limit", "64", "--json", json_path});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.err.empty());
+
+    const json::Value v = json::parse(test::read_text(json_path));
+    CHECK(v.at("model").as_string() == "modern_lm");
+    CHECK(v.at("parameters").as_int() == 99648);
+    CHECK(v.at("config").at("n_kv_heads").as_int() == 2);
+    CHECK(v.at("perplexity").at("sentences").as_int() == 64);
+    const double ppl = v.at("perplexity").at("value").as_number();
+    const double at_training = std::stod(nn::load_safetensors(t.checkpoint).metadata.at("test_perplexity"));
+    CHECK(ppl == Approx(at_training).margin(1e-6));
+    CHECK(ppl > 1.0);
+    CHECK(ppl < 68.0);   // one epoch already beats guessing
+    const json::Array& agreement = v.at("agreement").as_array();
+    REQUIRE(agreement.size() == 6);
+    for (size_t k = 1; k <= 6; ++k) {
+        CHECK(agreement[k - 1].at("k").as_int() == static_cast<int64_t>(k));
+        CHECK(agreement[k - 1].at("prefixes").as_int() == 64);
+        const double p = agreement[k - 1].at("p_correct").as_number();
+        CHECK((p > 0.0 && p < 1.0));
+    }
+    CHECK_THAT(r.out, Contains(fmt::format("{:.4f}", ppl)));
+}
+
+TEST_CASE("farm_lm eval --data: one sentence per line, with or without <s> and </s>", "[lessons][farm_lm]") {
+    const Trained& t = trained();
+    REQUIRE(t.train.status == 0);
+    const auto bare = t.dir / "bare.txt", marked = t.dir / "marked.txt";
+    write(bare, "the dog runs\n\n  the cats near the hen eat the corn quickly  \nthe pig sleeps today\n");
+    write(marked, "<s> the dog runs </s>\n<s> the cats near the hen eat the corn quickly\nthe pig sleeps today </s>\n");
+
+    std::vector<farm::Sentence> three(3);
+    three[0].ids = farm::encode("<s> the dog runs </s>");
+    three[1].ids = farm::encode("<s> the cats near the hen eat the corn quickly </s>");
+    three[2].ids = farm::encode("<s> the pig sleeps today </s>");
+    nn::LanguageModel model(nn::LMConfig::modern_lm(), 0);
+    nn::load_into(model, nn::load_safetensors(t.checkpoint));
+    const double expected = lessons::perplexity(model, three);
+
+    for (const auto& file : {bare, marked}) {
+        const std::string json_path = (t.dir / "data.json").string();
+        const Result r = farm_lm({"eval", t.checkpoint, "--data", file.string(), "--limit", "8", "--json", json_path});
+        INFO(file << "\n" << r.out << r.err);
+        REQUIRE(r.status == 0);
+        const json::Value v = json::parse(test::read_text(json_path));
+        CHECK(v.at("perplexity").at("on").as_string() == file.string());
+        CHECK(v.at("perplexity").at("sentences").as_int() == 3);
+        CHECK(v.at("perplexity").at("tokens").as_int() == 4 + 10 + 5);
+        CHECK(v.at("perplexity").at("value").as_number() == Approx(expected).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("farm_lm sample: continues the prompt, greedy or sampled", "[lessons][farm_lm]") {
+    const Trained& t = trained();
+    REQUIRE(t.train.status == 0);
+    const Result greedy = farm_lm({"sample", t.checkpoint, "--prompt", "the dogs near the cat", "--greedy"});
+    INFO(greedy.out << greedy.err);
+    REQUIRE(greedy.status == 0);
+    CHECK(lines(greedy.out) == 1);
+    CHECK_THAT(greedy.out, StartsWith("<s> the dogs near the cat "));
+    CHECK(farm_lm({"sample", t.checkpoint, "--prompt", "<s> the dogs near the cat", "--greedy"}).out == greedy.out);
+
+    const Result sampled = farm_lm({"sample", t.checkpoint, "--prompt", "the dogs", "--temperature", "0.8",
+                                    "--seed", "3", "--count", "3", "--max-tokens", "5"});
+    INFO(sampled.out << sampled.err);
+    REQUIRE(sampled.status == 0);
+    CHECK(lines(sampled.out) == 3);
+    CHECK(farm_lm({"sample", t.checkpoint, "--prompt", "the dogs", "--temperature", "0.8", "--seed", "3", "--count",
+                   "3", "--max-tokens", "5"})
+              .out == sampled.out);
+}
+
+TEST_CASE("farm_lm: help on stdout with status 0", "[lessons][farm_lm]") {
+    for (const auto& args : std::vector<std::vector<std::string>>{{"--help"}, {"help"}, {"train", "--help"}}) {
+        const Result r = farm_lm(args);
+        CHECK(r.status == 0);
+        CHECK_THAT(r.out, StartsWith("usage: farm_lm <command>"));
+        CHECK(r.err.empty());
+    }
+    const Result nothing = farm_lm({});
+    CHECK(nothing.status == 2);
+    CHECK_THAT(nothing.err, StartsWith("usage: farm_lm"));
+}
+
+TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lessons][farm_lm]") {
+    const Trained& t = trained();
+    REQUIRE(t.train.status == 0);
+    const std::string missing = (t.dir / "missing.safetensors").string();
+    const std::string truncated = (t.dir / "truncated.safetensors").string();
+    const std::string no_config = (t.dir / "no_config.safetensors").string();
+    const std::string bad_config = (t.dir / "bad_config.safetensors").string();
+    {
+        const std::string bytes = test::read_text(t.checkpoint);
+        std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+        nn::LanguageModel model(nn::LMConfig::modern_lm(), 0);
+        nn::save(model, no_config, {{"model", "modern_lm"}});
+        nn::save(model, bad_config, {{"model", "modern_lm"}, {"config", "{\"model\": \"modern_lm\""}});
+    }
+    const auto bad_data = t.dir / "bad.txt";
+    write(bad_data, "the dog runs\nthe cow moos loudly\n");
+
+    struct Case {
+        std::vector<std::string> args;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {{"frobnicate"}, "unknown command 'frobnicate'"},
+        {{"train", "--model", "modern_lm", "--out", "x.safetensors", "--bogus"}, "unknown flag '--bogus'"},
+        {{"train", "--model", "llama", "--out", "x.safetensors"}, "--model must be gpt or modern_lm"},
+        {{"train", "--model", "modern_lm"}, "--out"},
+        {{"train", "--model", "modern_lm", "--epochs", "two", "--out", "x"}, "--epochs wants a whole number"},
+        {{"train", "--model", "modern_lm", "--kv-heads", "3", "--out", "x"}, "n_kv_heads 3"},
+        {{"train", "--model", "gpt", "--pos", "rope", "--out", "x"}, "learned positions"},
+        {{"train", "--model", "modern_lm", "--pos", "absolute", "--out", "x"}, "absolute"},
+        {{"train", "--model", "modern_lm", "--lr", "-1", "--out", "x"}, "--lr wants a number > 0"},
+        {{"train", "--model", "modern_lm", "--out", (t.dir / "no" / "x").string()}, "does not exist"},
+        {{"eval"}, "a checkpoint is needed"},
+        {{"eval", missing}, "missing.safetensors"},
+        {{"eval", truncated}, "truncated.safetensors"},
+        {{"eval", no_config}, "no model config"},
+        {{"eval", bad_config}, "does not parse"},
+        {{"eval", t.checkpoint, "--data", bad_data.string()}, "bad.txt line 2: unknown word 'moos'"},
+        {{"eval", t.checkpoint, "--data", (t.dir / "none.txt").string()}, "cannot read"},
+        {{"sample", t.checkpoint, "--prompt", "the dgos near"}, "the prompt: unknown word 'dgos'"},
+        {{"sample", t.checkpoint, "--prompt", "the dog </s>"}, "'</s>' cannot stand at word 3"},
+        {{"sample", t.checkpoint, "--greedy", "--temperature", "2"}, "not both"},
+        {{"sample", t.checkpoint, "--count"}, "--count needs a value"},
+        {{"sample", t.checkpoint, "--count", "2", "--count", "3"}, "given twice"},
+    };
+    for (const Case& c : cases) {
+        const Result r = farm_lm(c.args);
+        INFO(fmt::format("farm_lm {}\nstdout: {}\nstderr: {}", fmt::join(c.args, " "), r.out, r.err));
+        CHECK(r.status == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK_THAT(r.err, StartsWith("farm_lm"));
+        CHECK_THAT(r.err, Contains(c.says));
+    }
+}

@@ -1,0 +1,415 @@
+// The shared training and evaluation code (lessons/common): language-model
+// training, perplexity as farm_language.md defines it, the agreement test,
+// generation with and without the KV cache, the §2.8 classifier, and the
+// progress reporter. Tiny models keep it fast (d 16, one layer).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "lessons/common/evaluation.h"
+#include "lessons/common/progress.h"
+#include "lessons/common/training.h"
+#include "nn/optim.h"
+
+using lessons::LmTrainOptions;
+using nn::LMConfig;
+
+namespace {
+
+// A ModernLM small enough to train in a blink.
+LMConfig tiny(nn::PosEncoding pos = nn::PosEncoding::Rope, int64_t window = 0) {
+    LMConfig c = LMConfig::modern_lm();
+    c.d_model = 16;
+    c.n_layers = 1;
+    c.n_heads = 2;
+    c.n_kv_heads = 1;
+    c.d_ff = 32;
+    c.pos = pos;
+    c.window = window;
+    return c;
+}
+
+LMConfig tiny_gpt(int64_t max_len = 40) {
+    LMConfig c = LMConfig::gpt();
+    c.d_model = 16;
+    c.n_layers = 1;
+    c.n_heads = 2;
+    c.n_kv_heads = 2;
+    c.d_ff = 64;
+    c.max_len = max_len;
+    return c;
+}
+
+const farm::Corpora& corpora() {
+    static const farm::Corpora c = farm::make_corpora(0);
+    return c;
+}
+
+std::vector<farm::Sentence> first(const std::vector<farm::Sentence>& v, size_t n) {
+    return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n)};
+}
+
+LmTrainOptions one_epoch() {
+    LmTrainOptions options;
+    options.epochs = 1;
+    return options;
+}
+
+double max_weight_diff(const nn::Module& a, const nn::Module& b) {
+    const auto pa = a.parameters(), pb = b.parameters();
+    double diff = 0;
+    for (size_t i = 0; i < pa.size(); ++i) diff = std::max(diff, ag::max_abs_diff(pa[i], pb[i]));
+    return diff;
+}
+
+void fill(ag::Tensor t, double value) {
+    std::fill(t.data(), t.data() + t.numel(), value);
+}
+
+// What a stream written through a FILE* holds.
+std::string contents(std::FILE* f) {
+    std::rewind(f);
+    std::string text;
+    for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
+    return text;
+}
+
+size_t count(const std::string& text, char c) { return static_cast<size_t>(std::count(text.begin(), text.end(), c)); }
+
+}  // namespace
+
+// ---- train_lm ----------------------------------------------------------------
+
+TEST_CASE("train_lm: a tiny model's loss falls from log 68", "[lessons][training]") {
+    nn::LanguageModel model(tiny(), 0);
+    LmTrainOptions options;
+    options.epochs = 3;
+    options.lr = 1e-2;
+    const auto logs = lessons::train_lm(model, first(corpora().train, 200), options);
+    REQUIRE(logs.size() == 3);
+    INFO("losses " << logs[0].train_loss << " " << logs[1].train_loss << " " << logs[2].train_loss);
+    CHECK(logs[0].train_loss < std::log(68.0) + 0.5);   // starts near uniform
+    CHECK(logs[1].train_loss < logs[0].train_loss);
+    CHECK(logs[2].train_loss < logs[1].train_loss);
+    for (int64_t e = 0; e < 3; ++e) {
+        CHECK(logs[e].epoch == e + 1);
+        CHECK(logs[e].seconds > 0);
+        CHECK(logs[e].tokens_per_second > 0);
+    }
+}
+
+TEST_CASE("train_lm: the same seeds give bitwise the same losses and weights", "[lessons][training]") {
+    const auto train = first(corpora().train, 100);
+    LmTrainOptions options;
+    options.epochs = 2;
+    options.shuffle_seed = 5;
+    nn::LanguageModel a(tiny(), 1), b(tiny(), 1), c(tiny(), 1);
+    const auto la = lessons::train_lm(a, train, options);
+    const auto lb = lessons::train_lm(b, train, options);
+    for (size_t e = 0; e < la.size(); ++e) CHECK(la[e].train_loss == lb[e].train_loss);
+    CHECK(max_weight_diff(a, b) == 0.0);
+
+    options.shuffle_seed = 6;   // another batch order: another model
+    lessons::train_lm(c, train, options);
+    CHECK(max_weight_diff(a, c) > 0.0);
+}
+
+TEST_CASE("train_lm is the documented loop: batch order from epoch_shuffle_seed, fresh AdamW", "[lessons][training]") {
+    const auto train = first(corpora().train, 70);   // 3 batches, the last one short
+    LmTrainOptions options;
+    options.epochs = 1;
+    options.shuffle_seed = 3;
+    options.first_epoch = 4;   // as a 5th epoch would see them
+    nn::LanguageModel model(tiny(), 2), by_hand(tiny(), 2);
+    lessons::train_lm(model, train, options);
+
+    ag::Generator order(lessons::epoch_shuffle_seed(3, 4));
+    optim::AdamW adam(by_hand.parameters(), 1e-3, 0.9, 0.95, 1e-8, 0.01);
+    for (const farm::LmBatch& batch : farm::make_lm_batches(train, 32, &order)) {
+        const ag::Tensor logits = by_hand.forward(batch.ids);
+        const ag::Tensor loss = ag::cross_entropy(logits.reshape({-1, 68}), batch.targets.reshape({-1}), -100);
+        adam.zero_grad();
+        loss.backward();
+        adam.step();
+    }
+    CHECK(max_weight_diff(model, by_hand) == 0.0);
+    CHECK(lessons::epoch_shuffle_seed(3, 4) != lessons::epoch_shuffle_seed(3, 5));
+    CHECK(lessons::epoch_shuffle_seed(0, 1) != lessons::epoch_shuffle_seed(1, 0));
+}
+
+TEST_CASE("train_lm: a cosine schedule trains too, and bad options are refused", "[lessons][training]") {
+    nn::LanguageModel model(tiny(), 0);
+    LmTrainOptions options;
+    options.epochs = 1;
+    options.cosine = true;
+    options.warmup_steps = 2;
+    CHECK(lessons::train_lm(model, first(corpora().train, 96), options).size() == 1);
+    options.warmup_steps = 4;   // longer than the 3 steps of the run
+    CHECK_THROWS_AS(lessons::train_lm(model, first(corpora().train, 96), options), std::invalid_argument);
+    CHECK_THROWS_AS(lessons::train_lm(model, {}, LmTrainOptions{}), std::invalid_argument);
+}
+
+// ---- perplexity ----------------------------------------------------------------
+
+TEST_CASE("perplexity of uniform logits is exactly the vocabulary size, 68", "[lessons][evaluation]") {
+    nn::LanguageModel model(tiny(), 0);
+    fill(model.head->weight, 0.0);   // no bias: every logit is 0
+    CHECK(lessons::perplexity(model, first(corpora().test, 300)) == Approx(68.0).margin(1e-9));
+}
+
+TEST_CASE("perplexity counts every token after <s>, </s> included, pads excluded", "[lessons][evaluation]") {
+    nn::LanguageModel model(tiny(), 3);
+    // three sentences of different lengths, so the batch pads two of them
+    std::vector<farm::Sentence> three(3);
+    three[0].ids = farm::encode("<s> the dog runs </s>");
+    three[1].ids = farm::encode("<s> the cats near the hen eat the corn quickly </s>");
+    three[2].ids = farm::encode("<s> the pig sleeps today </s>");
+
+    // By hand: each sentence alone (no padding), -log p of each next token.
+    double nll = 0;
+    int64_t tokens = 0;
+    for (const farm::Sentence& s : three) {
+        const int64_t L = static_cast<int64_t>(s.ids.size());
+        const std::vector<double> input(s.ids.begin(), s.ids.end() - 1);
+        const ag::Tensor logp = ag::log_softmax(model.forward(ag::Tensor::from({1, L - 1}, input)));
+        for (int64_t t = 0; t + 1 < L; ++t) nll -= logp.at({0, t, s.ids[t + 1]});
+        tokens += L - 1;
+    }
+    CHECK(tokens == 4 + 10 + 5);
+    CHECK(lessons::perplexity(model, three) == Approx(std::exp(nll / static_cast<double>(tokens))).epsilon(1e-12));
+}
+
+// ---- agreement -----------------------------------------------------------------
+
+// A hand-made model that reads only the last token: the blocks add nothing
+// (their output projections are 0), so hidden = RMSNorm(tok_emb[last]).
+// Plural nouns embed to +s e0, singular ones to -s e0, so the hidden state
+// is ±h e0 with h = s / sqrt(s²/16 + 1e-5); the head gives plural verbs
+// +c·hidden[0] and singular verbs -c·hidden[0]. With c > 0 it puts the verb
+// in the last noun's number: on prefixes whose every attractor has the
+// other number, always wrong, with p(correct) = e^{-hc} / (e^{-hc} + e^{hc}).
+std::unique_ptr<nn::LanguageModel> last_noun_model(double c) {
+    auto model = std::make_unique<nn::LanguageModel>(tiny(nn::PosEncoding::None), 0);
+    nn::LanguageModel& m = *model;
+    ag::NoGradGuard no_grad;
+    for (const auto& layer : m.layers) {
+        fill(layer->attn->wo->weight, 0.0);
+        fill(layer->swiglu->w_down->weight, 0.0);
+    }
+    const double s = 2.0;
+    fill(m.tok_emb->weight, 0.0);
+    fill(m.head->weight, 0.0);
+    for (int64_t id = farm::FIRST_NOUN; id < farm::FIRST_NOUN + farm::N_NOUNS; ++id)
+        m.tok_emb->weight.data()[id * 16] = farm::is_plural_noun(id) ? s : -s;
+    for (int plural = 0; plural < 2; ++plural)
+        for (int64_t id : farm::verb_ids(plural)) m.head->weight.data()[id * 16] = plural ? c : -c;
+    return model;
+}
+
+TEST_CASE("agreement: a model that copies the last noun's number fails every opposite prefix", "[lessons][evaluation]") {
+    const double c = 0.3, h = 2.0 / std::sqrt(4.0 / 16 + 1e-5);
+    const double follows = std::exp(-h * c) / (std::exp(-h * c) + std::exp(h * c));
+    const auto sets = farm::make_agreement_sets(0, 40);
+    const std::vector<std::vector<farm::Sentence>> three(sets.begin(), sets.begin() + 3);
+
+    const auto copier = lessons::agreement_per_k(*last_noun_model(c), three);
+    REQUIRE(copier.size() == 3);
+    for (const auto& r : copier) {
+        CHECK(r.accuracy == 0.0);
+        CHECK(r.p_correct == Approx(follows).epsilon(1e-12));
+    }
+    // The opposite model (c < 0) puts the verb in the other number than the
+    // last noun's: on these prefixes, the subject's.
+    const auto contrarian = lessons::agreement(*last_noun_model(-c), sets[5]);
+    CHECK(contrarian.accuracy == 1.0);
+    CHECK(contrarian.p_correct == Approx(1.0 - follows).epsilon(1e-12));
+    // Equal masses cannot tell: p(correct) 0.5, and a tie is not a win.
+    const auto blind = lessons::agreement(*last_noun_model(0.0), sets[0]);
+    CHECK(blind.accuracy == 0.0);
+    CHECK(blind.p_correct == 0.5);
+}
+
+TEST_CASE("agreement: batched result equals each prefix run alone", "[lessons][evaluation]") {
+    const nn::LanguageModel model(tiny(), 4);
+    auto sets = farm::make_agreement_sets(1, 10);
+    std::vector<farm::Sentence> mixed = sets[0];   // k = 1 and k = 4 in one batch: padded rows
+    mixed.insert(mixed.end(), sets[3].begin(), sets[3].end());
+
+    double accuracy = 0, p = 0;
+    for (const farm::Sentence& s : mixed) {
+        const int64_t L = static_cast<int64_t>(s.ids.size());
+        const ag::Tensor probs =
+            ag::softmax(model.forward(ag::Tensor::from({1, L}, std::vector<double>(s.ids.begin(), s.ids.end()))));
+        double mass[2] = {0, 0};
+        for (int plural = 0; plural < 2; ++plural)
+            for (int64_t id : farm::verb_ids(plural)) mass[plural] += probs.at({0, L - 1, id});
+        accuracy += mass[s.subject_plural] > mass[1 - s.subject_plural];
+        p += mass[s.subject_plural] / (mass[0] + mass[1]);
+    }
+    const auto r = lessons::agreement(model, mixed);
+    CHECK(r.accuracy == Approx(accuracy / 20).margin(1e-15));
+    CHECK(r.p_correct == Approx(p / 20).epsilon(1e-12));
+}
+
+// ---- generation ----------------------------------------------------------------
+
+TEST_CASE("generation: the KV cache gives the same tokens as rerunning the sequence", "[lessons][generation]") {
+    const std::vector<int64_t> prompt = farm::encode("<s> the dogs near the cat");
+    struct Case {
+        const char* name;
+        LMConfig cfg;
+    };
+    // RoPE with full attention; a window of 3 (rolling buffer of 2 slots,
+    // the prompt alone is longer); learned positions (GPT).
+    for (const Case& c : {Case{"rope", tiny()}, Case{"rope, window 3", tiny(nn::PosEncoding::Rope, 3)},
+                          Case{"gpt", tiny_gpt()}}) {
+        INFO(c.name);
+        nn::LanguageModel model(c.cfg, 7);
+        lessons::train_lm(model, first(corpora().train, 64), one_epoch());
+        for (const auto sampling : {lessons::Sampling::greedy(), lessons::Sampling::with_temperature(1.0)}) {
+            INFO("temperature " << sampling.temperature);
+            ag::Generator g1(11), g2(11);
+            const auto cached = lessons::generate(model, prompt, 25, sampling, g1);
+            const auto uncached = lessons::generate_uncached(model, prompt, 25, sampling, g2);
+            INFO(farm::decode(cached) << "\n" << farm::decode(uncached));
+            CHECK(cached == uncached);
+            CHECK(std::equal(prompt.begin(), prompt.end(), cached.begin()));
+            CHECK(cached.size() <= prompt.size() + 25);
+            CHECK((cached.size() == prompt.size() + 25 || cached.back() == farm::EOS));
+        }
+    }
+}
+
+TEST_CASE("generation: learned positions stop at the context, and </s> ends a sentence", "[lessons][generation]") {
+    nn::LanguageModel gpt(tiny_gpt(8), 0);
+    ag::Generator gen(0);
+    const std::vector<int64_t> prompt = farm::encode("<s> the dogs");
+    const auto out = lessons::generate(gpt, prompt, 100, lessons::Sampling::greedy(), gen);
+    // at most 8 tokens read, so at most 9 in the sequence
+    CHECK(out.size() <= 9);
+    CHECK((out.size() == 9 || out.back() == farm::EOS));
+    CHECK(lessons::generate_uncached(gpt, prompt, 100, lessons::Sampling::greedy(), gen) == out);
+    CHECK_THROWS_AS(lessons::generate(gpt, farm::encode("<s> the dogs near the cat near the hen"), 5,
+                                      lessons::Sampling::greedy(), gen),
+                    std::invalid_argument);
+
+    // A model whose head sees only </s>: its row is the sign of the last
+    // hidden state, so </s> gets logit Σ|h_j| > 0 and every other token 0.
+    nn::LanguageModel stopper(tiny(), 0);
+    fill(stopper.head->weight, 0.0);
+    const ag::Tensor h = stopper.hidden(ag::Tensor::from({1, 3}, {1, 3, 5}));
+    for (int64_t j = 0; j < 16; ++j)
+        stopper.head->weight.data()[farm::EOS * 16 + j] = h.at({0, 2, j}) > 0 ? 1.0 : -1.0;
+    const auto stopped = lessons::generate(stopper, {1, 3, 5}, 10, lessons::Sampling::greedy(), gen);
+    CHECK(stopped == std::vector<int64_t>{1, 3, 5, farm::EOS});
+    CHECK(lessons::generate(stopper, {1, 3, 5}, 0, lessons::Sampling::greedy(), gen) ==
+          std::vector<int64_t>{1, 3, 5});
+}
+
+// ---- §2.8 classifier -----------------------------------------------------------
+
+TEST_CASE("classifier: a linear probe trains only the head, as a frozen body would", "[lessons][classifier]") {
+    const auto set = farm::make_subject_train_set(16, 0);
+    const farm::PrefixBatch batch = farm::make_prefix_batches(set, 16)[0];
+    nn::LanguageModel body(tiny(), 0);
+    const nn::LanguageModel untouched(tiny(), 0);
+    ag::Generator g1(1), g2(1);
+    nn::ClassifierHead head(16, 2, g1), by_hand(16, 2, g2);
+
+    lessons::train_classifier(body, head, batch, 5, 1e-2, false);
+    CHECK(max_weight_diff(body, untouched) == 0.0);
+    for (const auto& p : body.parameters()) CHECK(p.requires_grad());
+
+    // The same five steps with the body frozen and run at every step.
+    body.requires_grad_(false);
+    optim::AdamW adam(by_hand.parameters(), 1e-2, 0.9, 0.999, 1e-8, 0.0);
+    const ag::Tensor labels = ag::Tensor::from({16}, std::vector<double>(batch.labels.begin(), batch.labels.end()));
+    for (int step = 0; step < 5; ++step) {
+        const ag::Tensor loss = ag::cross_entropy(by_hand.forward(body.hidden(batch.ids), batch.last), labels);
+        adam.zero_grad();
+        loss.backward();
+        adam.step();
+    }
+    body.requires_grad_(true);
+    CHECK(max_weight_diff(head, by_hand) == 0.0);
+}
+
+TEST_CASE("classifier: fine-tuning moves the body and fits a small training set", "[lessons][classifier]") {
+    const auto set = farm::make_subject_train_set(16, 1);
+    const farm::PrefixBatch batch = farm::make_prefix_batches(set, 16)[0];
+    nn::LanguageModel body(tiny(), 1);
+    const nn::LanguageModel before(tiny(), 1);
+    ag::Generator gen(2);
+    nn::ClassifierHead head(16, 2, gen);
+
+    const double first_loss = lessons::train_classifier(body, head, batch, 1, 1e-2, true);
+    const double last_loss = lessons::train_classifier(body, head, batch, 60, 1e-2, true);
+    CHECK(max_weight_diff(body, before) > 0.0);
+    CHECK(last_loss < first_loss);
+    CHECK(lessons::classifier_accuracy(body, head, set) == 1.0);
+    const double test_accuracy = lessons::classifier_accuracy(body, head, farm::make_subject_test_sets(3, 20).in_distribution);
+    CHECK(test_accuracy >= 0.0);
+    CHECK(test_accuracy <= 1.0);
+    CHECK_THROWS_AS(lessons::train_classifier(body, head, batch, 0, 1e-2, true), std::invalid_argument);
+}
+
+// ---- progress ------------------------------------------------------------------
+
+TEST_CASE("progress: piped, exactly one line per epoch", "[lessons][progress]") {
+    std::FILE* out = std::tmpfile();
+    lessons::Progress progress(out, false);
+    nn::LanguageModel model(tiny(), 0);
+    LmTrainOptions options;
+    options.epochs = 2;
+    lessons::train_lm(model, first(corpora().train, 96), options, &progress);
+    const std::string text = contents(out);
+    std::fclose(out);
+    INFO(text);
+    CHECK(count(text, '\n') == 2);
+    CHECK(count(text, '\r') == 0);
+    CHECK(text.rfind("epoch 1/2  loss ", 0) == 0);
+    CHECK(text.find("\nepoch 2/2  loss ") != std::string::npos);
+    CHECK(text.find("tok/s") != std::string::npos);
+}
+
+TEST_CASE("progress: on a terminal, '\\r' updates then the epoch's line", "[lessons][progress]") {
+    std::FILE* out = std::tmpfile();
+    lessons::Progress progress(out, true);
+    progress.min_interval_seconds = 0;   // every step
+    progress.begin(2, 3);
+    for (int64_t e = 1; e <= 2; ++e) {
+        for (int64_t s = 1; s <= 3; ++s) progress.step(e, s, 4.0 - static_cast<double>(s), 1000.0);
+        progress.epoch_done(e, 3.0, 1000.0, 1.5);
+    }
+    const std::string text = contents(out);
+    std::fclose(out);
+    INFO(text);
+    CHECK(count(text, '\r') == 2 * (3 + 1));   // three updates and the summary, per epoch
+    CHECK(count(text, '\n') == 2);
+    CHECK(text.find("\repoch 1/2  step 2/3  loss 2.0000  1,000 tok/s  ") != std::string::npos);
+    CHECK(text.find(" left") != std::string::npos);
+    CHECK(text.find("\repoch 2/2  loss 3.0000  1,000 tok/s  1.5 s") != std::string::npos);
+    CHECK(text.back() == '\n');
+
+    // the rate limit: a long interval shows the first step and the last one only
+    std::FILE* slow = std::tmpfile();
+    lessons::Progress limited(slow, true);
+    limited.min_interval_seconds = 3600;
+    limited.begin(1, 100);
+    for (int64_t s = 1; s <= 100; ++s) limited.step(1, s, 1.0, 1.0);
+    CHECK(count(contents(slow), '\r') == 2);
+    std::fclose(slow);
+}
+
+TEST_CASE("progress: durations and counts read as a person writes them", "[lessons][progress]") {
+    CHECK(lessons::format_duration(17.34) == "17.3 s");
+    CHECK(lessons::format_duration(245) == "4m05s");
+    CHECK(lessons::format_duration(3720) == "1h02m");
+    CHECK(lessons::group_thousands(1234567.4) == "1,234,567");
+    CHECK(lessons::group_thousands(999) == "999");
+    CHECK(lessons::group_thousands(0) == "0");
+}
