@@ -2,7 +2,7 @@
 // The numbers behind tensors: a std::vector<double> whose allocator
 //  - leaves new elements uninitialised (every op writes all of its output;
 //    factories such as zeros() fill explicitly), and
-//  - recycles freed blocks by exact size. A training step allocates the
+//  - recycles freed blocks by size class. A training step allocates the
 //    same buffers every step; handing them back to the OS and faulting
 //    fresh pages in each time costs more than the arithmetic of a small
 //    model.

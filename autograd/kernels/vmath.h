@@ -156,49 +156,70 @@ AG_VMATH_INLINE double exp(double x) {
 // ---------------------------------------------------------------------------
 //
 // erf is odd, so compute on a = |x| and copy the sign of x at the end (this
-// makes erf(-x) == -erf(x) bit for bit, and erf(-0) = -0). Cody (1969) gives
-// near-minimax rational approximations on three intervals; the coefficients
-// below are those of his netlib routine CALERF, and their approximation error
-// (checked in 40-digit arithmetic with mpmath) is at most 4e-19, 1.2e-18 and
-// 6e-19 relative on the three intervals — far below double rounding.
+// makes erf(-x) == -erf(x) bit for bit, and erf(-0) = -0). Three intervals,
+// each with a rational approximation whose own error is far below double
+// rounding (checked in 40-digit arithmetic with mpmath; bounds below):
 //
-//   a <= 0.46875:      erf(a)  = a·A(a²)/B(a²)                 (A, B degree 4)
-//   0.46875 < a <= 4:  erfc(a) = e^(-a²)·C(a)/D(a)             (C, D degree 8)
-//   a > 4:             erfc(a) = e^(-a²)/a·(1/√π - z·P(z)/Q(z)),  z = 1/a²
-//                                                         (P degree 5, Q 5)
-//   and erf = 1 - erfc on the last two.
-// For a >= 5.93, erfc(a) < 2^-54 and erf rounds to exactly 1; the third
-// formula is evaluated at min(a, 6), which returns 1 for every larger a,
-// +inf included.
+//   I1  a <= 0.84375:         erf(a)  = a + a·R1(a²),   R1 = PP/QQ       (fdlibm)
+//   I2  0.84375 < a <= 1.25:  erf(a)  = erx + PA(s)/QA(s),  s = a - 1    (fdlibm)
+//   I3  a > 1.25:             erf(a)  = 1 - erfc(a),  erfc(a) = e^(-a²)·C(a)/D(a)  (Cody)
 //
-// Branch-free evaluation. All three rational functions are evaluated, each at
-// its argument clamped into its own interval (so that no lane meets an
-// overflow or a subnormal for a result it will throw away), and the
-// numerator and denominator of the right one are selected *before* the
-// division, so that only one division is done (a vector division costs
-// several times an FMA). For that the third formula is written without the
-// inner division by a² (multiply P and Q by w^5, w = a², and reverse them):
-//   z·P(z)/Q(z) = Pr(w)/(w·Qr(w)),  so  erfc(a) = e^(-a²)·(w·Qr(w)/√π - Pr(w))/(a·w·Qr(w)),
-// where Pr, Qr are P, Q with their coefficients in reverse order. On w in
-// [16, 36] all their terms are positive, and w·Qr/√π - Pr cancels only ~3%.
+// I1, I2 are from fdlibm's s_erf.c (Sun, 1993; the same polynomials are in
+// glibc, musl and the BSDs). On I1, (erf(a) - a)/a = 2/√π - 1 + O(a²) lies
+// in [-0.091, 0.128], so the rounding errors of PP/QQ (a few ulp of R1) are
+// scaled down ~8x in a + a·R1, which one FMA rounds once; |R1 - (erf(a)-a)/a|
+// <= 1.6e-17. On I2, erx = 0.845062911510467529297 (erf(1) rounded to 24
+// bits) and |PA/QA| <= 0.078, again a small correction to an exact constant;
+// |erx + PA/QA - erf| <= 3.1e-18. s = a - 1 is exact there.
 //
-// e^(-a²) has to be accurate as a function of a, not just of the rounded
-// square: a² = h + l exactly with h = fl(a·a) and l = fma(a, a, -h), |l| <=
-// 2^-48 for a <= 6, and e^(-a²) = e^(-h)·e^(-l) = e^(-h)·(1 - l) to within
-// l²/2 < 2^-97. (Cody instead splits a at a multiple of 1/16 and calls exp
-// twice.) For erf alone the l term barely matters: erfc is subtracted from
-// 1, and a relative error of a²·2^-53 in erfc is at most ~1.7e-17 absolute
-// (near a ≈ 0.7); the correction costs two FMAs, so it stays.
+// I3 is W. J. Cody's near-minimax approximation C/D of erfc(a)·e^(a²)
+// ("Rational Chebyshev approximations for the error function", Math. Comp.
+// 23 (1969) 631-638; coefficients of his netlib routine specfun/CALERF,
+// 1990). Cody fits C/D on [0.46875, 4] (relative error 1.2e-18) and switches
+// to an asymptotic form in 1/a² beyond 4, which erfc needs but erf does not:
+// from a = 4 on, erfc < 1.6e-8, so only ~1e-9 relative accuracy of erfc
+// matters for 1 - erfc, and C/D extrapolated to a = 6 is still within
+// 7e-13 relative (an error of at most 1.5e-25 in erf). We use C/D from 1.25
+// on, where erfc <= 0.078 and its rounding errors (a few ulp of erfc) are
+// diluted >= 13x in 1 - erfc. For a >= 5.93, erfc(a) < 2^-54 and erf rounds
+// to exactly 1; I3 is evaluated at min(a, 6), which gives 1 for every larger
+// a, +inf included.
 //
-// Error: the rational functions are evaluated by Horner's rule; the total is
-// within ~1 ulp of erf (see the tests for the measured worst cases).
+// Branch-free evaluation. All three rational functions are evaluated, each
+// at a clamped into its own interval (so that no lane meets an overflow, a
+// NaN or a subnormal for a result it will throw away), and the numerator and
+// denominator of the right one are selected *before* dividing, so that one
+// division is done instead of three (a vector division costs several FMAs).
+//
+// e^(-a²) has to be accurate as a function of a, not of the rounded square
+// (whose relative error a²·2^-53 would become erfc's): a² = h + l exactly
+// with h = fl(a·a) and l = fma(a, a, -h), |l| <= 2^-48 for a <= 6, and
+//   e^(-a²) = e^(-h)·e^(-l) = e^(-h)·(1 - l)   to within l²/2 < 2^-97.
+// (Cody instead splits a at a multiple of 1/16 and calls exp twice; fdlibm
+// zeroes the low mantissa bits of a.) For erf the gain is small, since erfc
+// <= 0.078 on I3, but it costs only two FMAs.
+//
+// Measured (tests/engine/test_vmath.cpp, against long double erfl): within
+// ~1 ulp everywhere, like glibc's erf.
 AG_VMATH_INLINE double erf(double x) {
-    // Cody's coefficients, in his order (A[0..4], B[0..3], …, as in CALERF).
-    constexpr double a0 = 3.16112374387056560e+00, a1 = 1.13864154151050156e+02,
-                     a2 = 3.77485237685302021e+02, a3 = 3.20937758913846947e+03,
-                     a4 = 1.85777706184603153e-01;
-    constexpr double b0 = 2.36012909523441209e+01, b1 = 2.44024637934444173e+02,
-                     b2 = 1.28261652607737228e+03, b3 = 2.84423683343917062e+03;
+    // fdlibm, I1: R1(z) = PP(z)/QQ(z), PP = pp0 + … + pp4 z⁴, QQ = 1 + qq1 z + … + qq5 z⁵.
+    constexpr double pp0 = 1.28379167095512558561e-01, pp1 = -3.25042107247001499370e-01,
+                     pp2 = -2.84817495755985104766e-02, pp3 = -5.77027029648944159157e-03,
+                     pp4 = -2.37630166566501626084e-05;
+    constexpr double qq1 = 3.97917223959155352819e-01, qq2 = 6.50222499887672944485e-02,
+                     qq3 = 5.08130628187576562776e-03, qq4 = 1.32494738004321644526e-04,
+                     qq5 = -3.96022827877536812320e-06;
+    // fdlibm, I2: PA = pa0 + … + pa6 s⁶, QA = 1 + qa1 s + … + qa6 s⁶.
+    constexpr double erx = 8.45062911510467529297e-01;  // 0x3feb0ac160000000
+    constexpr double pa0 = -2.36211856075265944077e-03, pa1 = 4.14856118683748331666e-01,
+                     pa2 = -3.72207876035701323847e-01, pa3 = 3.18346619901161753674e-01,
+                     pa4 = -1.10894694282396677476e-01, pa5 = 3.54783043256182359371e-02,
+                     pa6 = -2.16637559486879084300e-03;
+    constexpr double qa1 = 1.06420880400844228286e-01, qa2 = 5.40397917702171048937e-01,
+                     qa3 = 7.18286544141962662868e-02, qa4 = 1.26171219808761642112e-01,
+                     qa5 = 1.36370839120290507362e-02, qa6 = 1.19844998467991074170e-02;
+    // Cody, I3, in CALERF's order (C(1..9), D(1..8) there; 0-based here):
+    // C(a) = c8 a^8 + c0 a^7 + c1 a^6 + … + c6 a + c7, D(a) = a^8 + d0 a^7 + … + d6 a + d7.
     constexpr double c0 = 5.64188496988670089e-01, c1 = 8.88314979438837594e+00,
                      c2 = 6.61191906371416295e+01, c3 = 2.98635138197400131e+02,
                      c4 = 8.81952221241769090e+02, c5 = 1.71204761263407058e+03,
@@ -208,81 +229,73 @@ AG_VMATH_INLINE double erf(double x) {
                      d2 = 5.37181101862009858e+02, d3 = 1.62138957456669019e+03,
                      d4 = 3.29079923573345963e+03, d5 = 4.36261909014324716e+03,
                      d6 = 3.43936767414372164e+03, d7 = 1.23033935480374942e+03;
-    constexpr double p0 = 3.05326634961232344e-01, p1 = 3.60344899949804439e-01,
-                     p2 = 1.25781726111229246e-01, p3 = 1.60837851487422766e-02,
-                     p4 = 6.58749161529837803e-04, p5 = 1.63153871373020978e-02;
-    constexpr double q0 = 2.56852019228982242e+00, q1 = 1.87295284992346047e+00,
-                     q2 = 5.27905102951428412e-01, q3 = 6.05183413124413191e-02,
-                     q4 = 2.33520497626869185e-03;
-    constexpr double kInvSqrtPi = 5.6418958354775628695e-01;  // 1/√π
-    constexpr double kThresh = 0.46875;
 
     const double a = std::fabs(x);
-    // Clamps written so that a NaN fails every comparison and stays NaN.
+    // Every clamp below is written so that a NaN fails its comparison and
+    // stays NaN (and so does the result).
 
-    // Interval 1: erf(a) = a·A(a²)/B(a²), with (1-based, as Cody writes it)
-    // A(w) = A5 w^4 + A1 w^3 + A2 w^2 + A3 w + A4, B(w) = w^4 + B1 w^3 + … + B4.
-    const double a_1 = a > 0.5 ? 0.5 : a;
-    const double w1 = a_1 * a_1;
-    const double num1 = a_1 * std::fma(std::fma(std::fma(std::fma(a4, w1, a0), w1, a1), w1, a2), w1, a3);
-    const double den1 = std::fma(std::fma(std::fma(w1 + b0, w1, b1), w1, b2), w1, b3);
+    // I1 at a_1 = min(a, 0.84375).
+    const double a_1 = a > 0.84375 ? 0.84375 : a;
+    const double z1 = a_1 * a_1;
+    const double num1 = std::fma(std::fma(std::fma(std::fma(pp4, z1, pp3), z1, pp2), z1, pp1), z1, pp0);
+    const double den1 =
+        std::fma(std::fma(std::fma(std::fma(std::fma(qq5, z1, qq4), z1, qq3), z1, qq2), z1, qq1), z1, 1.0);
 
-    // Interval 2: erfc(a)·e^(a²) = C(a)/D(a),
-    // C(a) = C9 a^8 + C1 a^7 + … + C7 a + C8, D(a) = a^8 + D1 a^7 + … + D8.
-    const double a_2 = a > 4.0 ? 4.0 : a;
-    double num2 = std::fma(c8, a_2, c0);
-    num2 = std::fma(num2, a_2, c1);
-    num2 = std::fma(num2, a_2, c2);
-    num2 = std::fma(num2, a_2, c3);
-    num2 = std::fma(num2, a_2, c4);
-    num2 = std::fma(num2, a_2, c5);
-    num2 = std::fma(num2, a_2, c6);
-    num2 = std::fma(num2, a_2, c7);
-    double den2 = a_2 + d0;
-    den2 = std::fma(den2, a_2, d1);
-    den2 = std::fma(den2, a_2, d2);
-    den2 = std::fma(den2, a_2, d3);
-    den2 = std::fma(den2, a_2, d4);
-    den2 = std::fma(den2, a_2, d5);
-    den2 = std::fma(den2, a_2, d6);
-    den2 = std::fma(den2, a_2, d7);
+    // I2 at s = clamp(a, 0.84375, 1.25) - 1.
+    double a_2 = a < 0.84375 ? 0.84375 : a;
+    a_2 = a_2 > 1.25 ? 1.25 : a_2;
+    const double s = a_2 - 1.0;
+    double num2 = std::fma(pa6, s, pa5);
+    num2 = std::fma(num2, s, pa4);
+    num2 = std::fma(num2, s, pa3);
+    num2 = std::fma(num2, s, pa2);
+    num2 = std::fma(num2, s, pa1);
+    num2 = std::fma(num2, s, pa0);
+    double den2 = std::fma(qa6, s, qa5);
+    den2 = std::fma(den2, s, qa4);
+    den2 = std::fma(den2, s, qa3);
+    den2 = std::fma(den2, s, qa2);
+    den2 = std::fma(den2, s, qa1);
+    den2 = std::fma(den2, s, 1.0);
 
-    // Interval 3: erfc(a)·e^(a²) = (w·Qr(w)/√π - Pr(w)) / (a·w·Qr(w)), w = a²,
-    // Pr(w) = P6 + P1 w + P2 w² + P3 w³ + P4 w⁴ + P5 w⁵,
-    // Qr(w) = 1 + Q1 w + Q2 w² + Q3 w³ + Q4 w⁴ + Q5 w⁵.
-    double a_3 = a < 4.0 ? 4.0 : a;
+    // I3 at a_3 = clamp(a, 1.25, 6).
+    double a_3 = a < 1.25 ? 1.25 : a;
     a_3 = a_3 > 6.0 ? 6.0 : a_3;
-    const double w3 = a_3 * a_3;
-    double pr = std::fma(p4, w3, p3);
-    pr = std::fma(pr, w3, p2);
-    pr = std::fma(pr, w3, p1);
-    pr = std::fma(pr, w3, p0);
-    pr = std::fma(pr, w3, p5);
-    double qr = std::fma(q4, w3, q3);
-    qr = std::fma(qr, w3, q2);
-    qr = std::fma(qr, w3, q1);
-    qr = std::fma(qr, w3, q0);
-    qr = std::fma(qr, w3, 1.0);
-    const double wqr = w3 * qr;
-    const double num3 = std::fma(wqr, kInvSqrtPi, -pr);
-    const double den3 = a_3 * wqr;
+    double num3 = std::fma(c8, a_3, c0);
+    num3 = std::fma(num3, a_3, c1);
+    num3 = std::fma(num3, a_3, c2);
+    num3 = std::fma(num3, a_3, c3);
+    num3 = std::fma(num3, a_3, c4);
+    num3 = std::fma(num3, a_3, c5);
+    num3 = std::fma(num3, a_3, c6);
+    num3 = std::fma(num3, a_3, c7);
+    double den3 = a_3 + d0;
+    den3 = std::fma(den3, a_3, d1);
+    den3 = std::fma(den3, a_3, d2);
+    den3 = std::fma(den3, a_3, d3);
+    den3 = std::fma(den3, a_3, d4);
+    den3 = std::fma(den3, a_3, d5);
+    den3 = std::fma(den3, a_3, d6);
+    den3 = std::fma(den3, a_3, d7);
 
-    // e^(-a²) for intervals 2 and 3 (a_e = min(a, 6) is a_2 or a_3, whichever
-    // is in use), with the square split exactly into h + l.
-    const double a_e = a > 6.0 ? 6.0 : a;
-    const double h = a_e * a_e;
-    const double l = std::fma(a_e, a_e, -h);
+    // e^(-a²) for I3, with the square split exactly into h + l.
+    const double h = a_3 * a_3;
+    const double l = std::fma(a_3, a_3, -h);
     const double eh = exp(-h);
     const double e = std::fma(-eh, l, eh);
 
-    const bool in1 = a <= kThresh;
-    const bool in2 = a <= 4.0;
+    const bool in1 = a <= 0.84375;
+    const bool in2 = a <= 1.25;
     const double num = in1 ? num1 : (in2 ? num2 : num3);
     const double den = in1 ? den1 : (in2 ? den2 : den3);
     const double ratio = num / den;
-    // Interval 1: ratio is erf; otherwise e·ratio is erfc, and erf = 1 - erfc
-    // rounded once.
-    const double result = in1 ? ratio : std::fma(-e, ratio, 1.0);
+
+    // I1: a + a·R1; I2: erx + PA/QA; I3: 1 - e^(-a²)·C/D. Each rounds once
+    // at the end.
+    const double erf1 = std::fma(a, ratio, a);
+    const double erf2 = erx + ratio;
+    const double erf3 = std::fma(-e, ratio, 1.0);
+    const double result = in1 ? erf1 : (in2 ? erf2 : erf3);
     return std::copysign(result, x);
 }
 
@@ -332,13 +345,14 @@ AG_VMATH_INLINE double log(double x) {
     constexpr double kTwo54 = 0x1p54;
     constexpr double kInf = std::numeric_limits<double>::infinity();
 
-    // Subnormals: scale into the normal range (x·2^54 is exact). The product
-    // is computed for every lane and then selected: GCC does not if-convert
-    // a conditional floating-point operation (it might trap), and the
-    // resulting branch would stop vectorisation.
+    // Subnormals: scale into the normal range (x·2^54 is exact). Note the
+    // form: every select in this function chooses between constants, and
+    // the arithmetic is unconditional. GCC does not if-convert a conditional
+    // floating-point operation (under the default -ftrapping-math it might
+    // trap), and it likes to sink a value that only one arm of `c ? a : b`
+    // uses into that arm — a branch, which stops vectorisation.
     const bool tiny = x < 0x1p-1022;
-    const double x_scaled = x * kTwo54;
-    const double xs = tiny ? x_scaled : x;
+    const double xs = x * (tiny ? kTwo54 : 1.0);
     const std::int64_t k_adjust = tiny ? 54 : 0;
 
     // Split xs = 2^k·m with m in [√2/2, √2): adding 0x95f62 (the top
@@ -361,13 +375,15 @@ AG_VMATH_INLINE double log(double x) {
     const double dk = static_cast<double>(k);
     const double y = dk * kLn2Hi - ((hfsq - std::fma(s, hfsq + R, dk * kLn2Lo)) - f);
 
-    // Special values. Order matters: NaN and x < 0 give NaN, ±0 gives -inf,
-    // +inf gives +inf (the reduction above turns inf and NaN into garbage).
-    double result = x == kInf ? kInf : y;
-    result = x == 0.0 ? -kInf : result;
-    result = x < 0.0 ? std::numeric_limits<double>::quiet_NaN() : result;
-    result = x != x ? x : result;
-    return result;
+    // Special values. For x = ±0, +inf, x < 0 or NaN the reduction above
+    // (which works on the bits) produces a finite garbage y, so adding -inf,
+    // +inf, NaN or x itself respectively gives the right answer, and adding 0
+    // leaves every other y unchanged.
+    double fix = x == kInf ? kInf : 0.0;
+    fix = x == 0.0 ? -kInf : fix;
+    fix = x < 0.0 ? std::numeric_limits<double>::quiet_NaN() : fix;
+    fix = x != x ? x : fix;
+    return y + fix;
 }
 
 }  // namespace ag::vmath

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/kernels/reduce.h"
 #include "autograd/ops/common.h"
 
 namespace ag {
@@ -83,12 +84,7 @@ Visible visible_keys(const std::vector<int64_t>& q_pos, const std::vector<int64_
     return vis;
 }
 
-// a·b summed in index order (no reassociation: the same bits in every thread).
-double dot(const double* a, const double* b, int64_t n) {
-    double d = 0.0;
-    for (int64_t i = 0; i < n; ++i) d += a[i] * b[i];
-    return d;
-}
+using kernels::dot;  // lanes in a fixed order: the same bits in every thread
 
 // y += a x over n contiguous numbers (vectorises).
 void axpy(double a, const double* x, double* y, int64_t n) {

@@ -2,6 +2,7 @@
 // 1/σ per row, and each backward is the closed form below.
 #include <cmath>
 
+#include "autograd/kernels/reduce.h"
 #include "autograd/ops/common.h"
 
 namespace ag {
@@ -21,8 +22,10 @@ void check_param(const char* op, const char* what, const Tensor& x, const Tensor
 // over rows in order (d·rows multiply-adds: too few to be worth threads).
 Tensor column_dot(const Tensor& a, const Tensor& b, int64_t rows, int64_t d) {
     Tensor out = Tensor::zeros({d});
+    const double *pa = a.data(), *pb = b.data();
+    double* po = out.data();
     for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = 0; j < d; ++j) out.data()[j] += a.data()[r * d + j] * b.data()[r * d + j];
+        for (int64_t j = 0; j < d; ++j) po[j] += pa[r * d + j] * pb[r * d + j];
     return out;
 }
 
@@ -37,38 +40,36 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
     const int64_t d = x.size(-1), rows = x.numel() / std::max<int64_t>(d, 1);
     const Tensor xc = x.contiguous(), wc = detail::saved(weight), bc = bias.contiguous();
     Tensor y = empty(x.shape()), xhat = empty(x.shape()), rstd = empty({rows});
+    const double *px = xc.data(), *pw = wc.data(), *pb = bc.data();
+    double *py = y.data(), *ph = xhat.data(), *pr = rstd.data();
+    const double n = static_cast<double>(d);
     detail::parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
-            const double* xi = xc.data() + r * d;
-            double mu = 0.0, var = 0.0;
-            for (int64_t j = 0; j < d; ++j) mu += xi[j];
-            mu /= static_cast<double>(d);
-            for (int64_t j = 0; j < d; ++j) var += (xi[j] - mu) * (xi[j] - mu);
-            const double rs = 1.0 / std::sqrt(var / static_cast<double>(d) + eps);
-            rstd.data()[r] = rs;
+            const double* xi = px + r * d;
+            const double mu = kernels::sum(xi, d) / n;
+            const double rs = 1.0 / std::sqrt(kernels::sum_sq_dev(xi, mu, d) / n + eps);
+            pr[r] = rs;
+            double *hi = ph + r * d, *yi = py + r * d;
             for (int64_t j = 0; j < d; ++j) {
-                const double h = (xi[j] - mu) * rs;
-                xhat.data()[r * d + j] = h;
-                y.data()[r * d + j] = h * wc.data()[j] + bc.data()[j];
+                hi[j] = (xi[j] - mu) * rs;
+                yi[j] = hi[j] * pw[j] + pb[j];
             }
         }
     });
     return record("layer_norm", y, {x, weight, bias}, [xhat, rstd, wc, rows, d](const Tensor& g) {
         const Tensor gc = g.contiguous();
-        Tensor dx = empty(xhat.shape());
+        Tensor dx = empty(xhat.shape()), gw = empty(xhat.shape());  // gw = g ⊙ w = dx̂
+        const double *pg = gc.data(), *pxh = xhat.data(), *prs = rstd.data(), *pwt = wc.data();
+        double *pdx = dx.data(), *pgw = gw.data();
+        const double nd = static_cast<double>(d);
         detail::parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
             for (int64_t r = r0; r < r1; ++r) {
-                const double *gi = gc.data() + r * d, *hi = xhat.data() + r * d;
-                double mean_dh = 0.0, mean_dh_h = 0.0;
-                for (int64_t j = 0; j < d; ++j) {
-                    const double dh = gi[j] * wc.data()[j];
-                    mean_dh += dh;
-                    mean_dh_h += dh * hi[j];
-                }
-                mean_dh /= static_cast<double>(d);
-                mean_dh_h /= static_cast<double>(d);
-                for (int64_t j = 0; j < d; ++j)
-                    dx.data()[r * d + j] = rstd.data()[r] * (gi[j] * wc.data()[j] - mean_dh - hi[j] * mean_dh_h);
+                const double *gi = pg + r * d, *hi = pxh + r * d;
+                double* dh = pgw + r * d;
+                for (int64_t j = 0; j < d; ++j) dh[j] = gi[j] * pwt[j];
+                const double mean_dh = kernels::sum(dh, d) / nd, mean_dh_h = kernels::dot(dh, hi, d) / nd;
+                double* dxi = pdx + r * d;
+                for (int64_t j = 0; j < d; ++j) dxi[j] = prs[r] * (dh[j] - mean_dh - hi[j] * mean_dh_h);
             }
         });
         return Grads{dx, column_dot(gc, xhat, rows, d), sum_to(gc, {d})};
@@ -82,29 +83,34 @@ Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
     const int64_t d = x.size(-1), rows = x.numel() / std::max<int64_t>(d, 1);
     const Tensor xc = detail::saved(x), wc = detail::saved(weight);
     Tensor y = empty(x.shape()), rstd = empty({rows});
+    const double *px = xc.data(), *pw = wc.data();
+    double *py = y.data(), *pr = rstd.data();
+    const double n = static_cast<double>(d);
     detail::parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
-            const double* xi = xc.data() + r * d;
-            double ms = 0.0;
-            for (int64_t j = 0; j < d; ++j) ms += xi[j] * xi[j];
-            const double rs = 1.0 / std::sqrt(ms / static_cast<double>(d) + eps);
-            rstd.data()[r] = rs;
-            for (int64_t j = 0; j < d; ++j) y.data()[r * d + j] = xi[j] * rs * wc.data()[j];
+            const double* xi = px + r * d;
+            const double rs = 1.0 / std::sqrt(kernels::dot(xi, xi, d) / n + eps);
+            pr[r] = rs;
+            double* yi = py + r * d;
+            for (int64_t j = 0; j < d; ++j) yi[j] = xi[j] * rs * pw[j];
         }
     });
     return record("rms_norm", y, {x, weight}, [xc, wc, rstd, rows, d](const Tensor& g) {
         const Tensor gc = g.contiguous();
-        Tensor dx = empty(xc.shape()), xr = empty(xc.shape());  // xr = x r, the normalised input
+        Tensor dx = empty(xc.shape()), xr = empty(xc.shape()), gw = empty(xc.shape());  // xr = x r; gw = g ⊙ w
+        const double *pg = gc.data(), *pxs = xc.data(), *prs = rstd.data(), *pwt = wc.data();
+        double *pdx = dx.data(), *pxr = xr.data(), *pgw = gw.data();
+        const double nd = static_cast<double>(d);
         detail::parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
             for (int64_t r = r0; r < r1; ++r) {
-                const double *gi = gc.data() + r * d, *xi = xc.data() + r * d;
-                const double rs = rstd.data()[r];
-                double mean_gwx = 0.0;
-                for (int64_t j = 0; j < d; ++j) mean_gwx += gi[j] * wc.data()[j] * xi[j];
-                mean_gwx /= static_cast<double>(d);
+                const double *gi = pg + r * d, *xi = pxs + r * d;
+                double* gwi = pgw + r * d;
+                for (int64_t j = 0; j < d; ++j) gwi[j] = gi[j] * pwt[j];
+                const double rs = prs[r], mean_gwx = kernels::dot(gwi, xi, d) / nd;
+                double *dxi = pdx + r * d, *xri = pxr + r * d;
                 for (int64_t j = 0; j < d; ++j) {
-                    dx.data()[r * d + j] = rs * (gi[j] * wc.data()[j] - xi[j] * rs * rs * mean_gwx);
-                    xr.data()[r * d + j] = xi[j] * rs;
+                    dxi[j] = rs * (gwi[j] - xi[j] * rs * rs * mean_gwx);
+                    xri[j] = xi[j] * rs;
                 }
             }
         });

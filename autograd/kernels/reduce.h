@@ -1,0 +1,54 @@
+#pragma once
+// Sums along a row, vectorised but deterministic.
+//
+// A plain `for (i) s += x[i]` is one chain of dependent additions: the CPU
+// waits for each before starting the next, and the compiler may not reorder
+// it (that would change the rounding). These keep 8 partial sums, lane l
+// taking elements l, l+8, l+16, …, and add the lanes in a fixed tree at the
+// end: one AVX-512 vector of independent sums. The order is fixed by this
+// code, never by the thread count, so results stay the same for any number
+// of threads.
+#include <cstdint>
+
+namespace ag::kernels {
+
+constexpr int kLanes = 8;
+
+inline double combine_lanes(const double* lane) {
+    return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+}
+
+// Σ_i x[i]
+inline double sum(const double* x, int64_t n) {
+    double lane[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) lane[l] += x[i + l];
+    double s = combine_lanes(lane);
+    for (; i < n; ++i) s += x[i];
+    return s;
+}
+
+// Σ_i x[i] y[i]
+inline double dot(const double* x, const double* y, int64_t n) {
+    double lane[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) lane[l] += x[i + l] * y[i + l];
+    double s = combine_lanes(lane);
+    for (; i < n; ++i) s += x[i] * y[i];
+    return s;
+}
+
+// Σ_i (x[i] - c)²
+inline double sum_sq_dev(const double* x, double c, int64_t n) {
+    double lane[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) lane[l] += (x[i + l] - c) * (x[i + l] - c);
+    double s = combine_lanes(lane);
+    for (; i < n; ++i) s += (x[i] - c) * (x[i] - c);
+    return s;
+}
+
+}  // namespace ag::kernels
