@@ -31,6 +31,8 @@ Tensor sigmoid(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor gelu(const Tensor& a);   // exact: 0.5 x (1 + erf(x / √2))
 Tensor silu(const Tensor& a);   // x · sigmoid(x)
+// §3.2 SwiGLU's gate, fused: silu(gate) ⊙ up (same shapes).
+Tensor swiglu(const Tensor& gate, const Tensor& up);
 
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

@@ -16,7 +16,7 @@ SwiGLU::SwiGLU(int64_t d_model, int64_t d_ff, ag::Generator& gen) {
 }
 
 Tensor SwiGLU::forward(const Tensor& x) const {
-    return w_down->forward(ag::silu(w_gate->forward(x)) * w_up->forward(x));
+    return w_down->forward(ag::swiglu(w_gate->forward(x), w_up->forward(x)));
 }
 
 }  // namespace nn

@@ -147,7 +147,10 @@ AG_VMATH_INLINE double exp(double x) {
     q = std::fma(q, r, 1.0);
     const double er = std::fma(q, r, 1.0);
 
-    const std::int64_t k1 = k / 2;  // truncates; |k1|, |k - k1| <= 538
+    // k = k1 + (k - k1) with k1 = floor(k/2): |k1|, |k - k1| <= 538. (Right
+    // shift of a negative integer is arithmetic in GCC and Clang, and in
+    // C++20; it saves the sign fix-up of k / 2.)
+    const std::int64_t k1 = k >> 1;
     return er * detail::pow2(k1) * detail::pow2(k - k1);
 }
 

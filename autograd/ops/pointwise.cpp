@@ -196,6 +196,24 @@ Tensor silu(const Tensor& a) {
     });
 }
 
+// §3.2 SwiGLU's gating, fused: out = silu(a) ⊙ b, so one pass instead of
+// three (silu, multiply, and their backward):
+//   da = g ⊙ b ⊙ silu'(a),   db = g ⊙ silu(a).
+Tensor swiglu(const Tensor& gate, const Tensor& up) {
+    if (gate.shape() != up.shape())
+        detail::fail("swiglu", "gate {} and up {} differ", shape_str(gate.shape()), shape_str(up.shape()));
+    const Tensor a = detail::saved(gate), b = detail::saved(up);
+    Tensor out = zip(a, b, [](double x, double y) { return x * sigmoid_of(x) * y; });
+    return record("swiglu", out, {gate, up}, [a, b](const Tensor& g) {
+        const Tensor gb = zip(g, b, [](double gi, double y) { return gi * y; });
+        return Grads{zip(gb, a, [](double gy, double x) {
+                         const double s = sigmoid_of(x);
+                         return gy * s * (1.0 + x * (1.0 - s));
+                     }),
+                     zip(g, a, [](double gi, double x) { return gi * x * sigmoid_of(x); })};
+    });
+}
+
 // ---- selection ------------------------------------------------------------------
 
 // where(c, a, b) = a where c ≠ 0 else b; the gradient goes to the branch taken.

@@ -202,6 +202,16 @@ TEST_CASE("gradcheck: matmul", "[engine][gradcheck][matmul]") {
                {test::rand_t({2, 3, 4}, gen), test::rand_t({2, 5, 4}, gen)});
 }
 
+TEST_CASE("swiglu equals silu(gate) * up and its gradient checks", "[engine][gradcheck][pointwise]") {
+    ag::Generator gen(23);
+    const Tensor a = test::rand_t({4, 6}, gen), b = test::rand_t({4, 6}, gen);
+    CHECK(ag::max_abs_diff(ag::swiglu(a, b), ag::silu(a) * b) < 1e-15);
+    check_grad("swiglu [4,6]", [](const In& x) { return ag::swiglu(x[0], x[1]); }, {a, b});
+    check_grad("swiglu of a transposed gate", [](const In& x) { return ag::swiglu(x[0].t(), x[1]); },
+               {test::rand_t({6, 4}, gen), b});
+    CHECK_THROWS_WITH(ag::swiglu(a, test::rand_t({6, 4}, gen)), Catch::Contains("swiglu") && Catch::Contains("[6,4]"));
+}
+
 TEST_CASE("gradcheck: linear (x Wᵀ + b), with and without bias", "[engine][gradcheck][matmul]") {
     ag::Generator gen(21);
     const auto with_bias = [](const In& x) { return ag::linear(x[0], x[1], x[2]); };

@@ -1,0 +1,342 @@
+// ag::vmath (autograd/kernels/vmath.h): exp, erf, sigmoid and log against
+// glibc (std::exp, …) and against long double references (x87 80-bit on
+// x86-64, 11 more bits than double), on dense sweeps, seeded random points
+// and the places where the algorithms switch (range-reduction ties, the erf
+// interval boundaries, the subnormal range), plus special values, and the
+// same bits from a SIMD loop as from a scalar call.
+//
+// Each accuracy test records the worst error and the x where it occurs; run
+// `engine_tests "[vmath]" -s` to see them.
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "autograd/kernels/vmath.h"
+
+namespace {
+
+namespace vmath = ag::vmath;
+
+const double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+// The long double references are only more accurate than double where long
+// double is wider (x87 extended on x86-64: 64-bit mantissa).
+const bool kWideLongDouble = std::numeric_limits<long double>::digits >= 64;
+
+std::uint64_t bits(double d) {
+    std::uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+// The largest error seen and where. A NaN error counts as the worst.
+struct Worst {
+    double err = 0.0;
+    double at = kNaN;
+    void add(double e, double x) {
+        if (!(e <= err)) {
+            err = e;
+            at = x;
+        }
+    }
+    std::string str(const char* what) const { return fmt::format("worst {} {:.3g} at x = {:.17g}", what, err, at); }
+};
+
+// |v - ref| in units in the last place of ref rounded to double (the gap
+// above |ref|; 2^-1074 for subnormals).
+double ulps(double v, long double ref) {
+    const double r = std::fabs(static_cast<double>(ref));
+    const double ulp = std::nextafter(r, kInf) - r;
+    return static_cast<double>(std::fabs(static_cast<long double>(v) - ref) / ulp);
+}
+
+double rel(double v, double ref) { return std::fabs(v - ref) / std::fabs(ref); }
+
+// Points just around b: b itself, its neighbours a few ulps away, and a
+// window of ±1e-3·max(1, |b|) sampled densely.
+void add_around(std::vector<double>& xs, double b, int n = 2000) {
+    double lo = b, hi = b;
+    for (int i = 0; i < 8; ++i) {
+        xs.push_back(lo);
+        xs.push_back(hi);
+        lo = std::nextafter(lo, -kInf);
+        hi = std::nextafter(hi, kInf);
+    }
+    const double w = 1e-3 * std::fmax(1.0, std::fabs(b));
+    for (int i = -n; i <= n; ++i) xs.push_back(b + w * i / n);
+}
+
+// The exp test points: a dense sweep of [-745.2, 710], seeded random points
+// over the same range and over |x| < 1, tiny |x|, and the range-reduction
+// ties (k + 1/2)·ln 2 where k = round(x/ln 2) switches.
+std::vector<double> exp_points() {
+    std::vector<double> xs;
+    for (int i = 0; i <= 1455200; ++i) xs.push_back(-745.2 + 1e-3 * i);
+    std::mt19937_64 rng(20240611);
+    std::uniform_real_distribution<double> wide(-745.2, 710.0), unit(-1.0, 1.0), mant(1.0, 2.0);
+    std::uniform_int_distribution<int> ex(-1074, -1);
+    for (int i = 0; i < 1000000; ++i) xs.push_back(wide(rng));
+    for (int i = 0; i < 200000; ++i) xs.push_back(unit(rng));
+    for (int i = 0; i < 20000; ++i) xs.push_back((i % 2 ? 1 : -1) * std::ldexp(mant(rng), ex(rng)));
+    for (int k = -1076; k <= 1024; ++k) add_around(xs, (k + 0.5) * 0.69314718055994530942, 4);
+    return xs;
+}
+
+}  // namespace
+
+TEST_CASE("vmath::exp matches std::exp over [-745, 710]", "[engine][vmath]") {
+    const std::vector<double> xs = exp_points();
+    Worst vs_std, vs_std_subnormal, vs_ld;
+    int64_t overflow_mismatches = 0;
+    for (const double x : xs) {
+        const double v = vmath::exp(x);
+        const double s = std::exp(x);
+        if (std::isinf(s)) {  // x > ln(DBL_MAX)
+            if (v != s) ++overflow_mismatches;
+        } else if (s >= DBL_MIN) {
+            vs_std.add(rel(v, s), x);
+        } else {
+            // Subnormal (or zero) results: absolute, in units of 2^-1074.
+            vs_std_subnormal.add(std::fabs(v - s) / std::numeric_limits<double>::denorm_min(), x);
+        }
+        if (kWideLongDouble && s >= DBL_MIN && !std::isinf(s)) {
+            vs_ld.add(ulps(v, std::exp(static_cast<long double>(x))), x);
+        }
+    }
+    CHECK(overflow_mismatches == 0);
+    INFO(xs.size() << " points");
+    INFO(vs_std.str("relative error against std::exp"));
+    INFO(vs_std_subnormal.str("error against std::exp for subnormal results, in units of 2^-1074,"));
+    INFO(vs_ld.str("error against expl, in ulp,"));
+    CHECK(vs_std.err <= 2.5e-16);  // never two ulps apart (1 ulp is <= 2.2e-16)
+    CHECK(vs_std_subnormal.err <= 1.0);
+    if (kWideLongDouble) CHECK(vs_ld.err <= 0.75);
+}
+
+TEST_CASE("vmath::exp special values, overflow and underflow", "[engine][vmath]") {
+    CHECK(vmath::exp(0.0) == 1.0);
+    CHECK(vmath::exp(-0.0) == 1.0);
+    CHECK(vmath::exp(1.0) == std::exp(1.0));
+    CHECK(vmath::exp(kInf) == kInf);
+    CHECK(vmath::exp(-kInf) == 0.0);
+    CHECK(std::isnan(vmath::exp(kNaN)));
+    CHECK(std::isnan(vmath::exp(-kNaN)));
+    // Overflow just above ln(DBL_MAX) = 709.782712893384.
+    CHECK(std::isfinite(vmath::exp(709.78)));
+    CHECK(vmath::exp(709.782712893384) == std::exp(709.782712893384));
+    CHECK(vmath::exp(709.7828) == kInf);
+    CHECK(vmath::exp(710.0) == kInf);
+    CHECK(vmath::exp(1e300) == kInf);
+    CHECK(vmath::exp(DBL_MAX) == kInf);
+    // Gradual underflow: the smallest subnormal at -745, 0 below -745.14.
+    CHECK(vmath::exp(-708.5) == std::exp(-708.5));
+    CHECK(vmath::exp(-720.0) == std::exp(-720.0));
+    CHECK(vmath::exp(-745.0) == std::numeric_limits<double>::denorm_min());
+    CHECK(vmath::exp(-745.2) == 0.0);
+    CHECK(vmath::exp(-746.0) == 0.0);
+    CHECK(vmath::exp(-1e300) == 0.0);
+    CHECK(vmath::exp(-DBL_MAX) == 0.0);
+    // Tiny arguments: e^x = 1 + x to double precision.
+    CHECK(vmath::exp(1e-300) == 1.0);
+    CHECK(vmath::exp(-1e-300) == 1.0);
+    CHECK(vmath::exp(0x1p-30) == std::exp(0x1p-30));
+}
+
+TEST_CASE("vmath::erf matches std::erf over [-10, 10]", "[engine][vmath]") {
+    std::vector<double> xs;
+    // Dense sweep of [-10, 10], denser on [-6, 6] where erf is not ±1.
+    for (int i = 0; i <= 200000; ++i) xs.push_back(-10.0 + 1e-4 * i);
+    for (int i = 0; i <= 1200000; ++i) xs.push_back(-6.0 + 1e-5 * i);
+    std::mt19937_64 rng(19690401);
+    std::uniform_real_distribution<double> wide(-10.0, 10.0), mid(-6.0, 6.0), small(-1e-3, 1e-3), mant(1.0, 2.0);
+    std::uniform_int_distribution<int> ex(-1022, -10);
+    for (int i = 0; i < 200000; ++i) xs.push_back(wide(rng));
+    for (int i = 0; i < 800000; ++i) xs.push_back(mid(rng));
+    for (int i = 0; i < 50000; ++i) xs.push_back(small(rng));
+    for (int i = 0; i < 20000; ++i) xs.push_back((i % 2 ? 1 : -1) * std::ldexp(mant(rng), ex(rng)));
+    // The interval boundaries (0.84375, 1.25, 6) and those of Cody's
+    // original split (0.46875, 0.5, 4), both signs.
+    for (const double b : {0.46875, 0.5, 0.84375, 1.0, 1.25, 4.0, 5.92, 6.0}) {
+        add_around(xs, b);
+        add_around(xs, -b);
+    }
+
+    Worst abs_std, rel_std, ulp_ld;
+    int odd_failures = 0;
+    double odd_at = kNaN;
+    for (const double x : xs) {
+        const double v = vmath::erf(x);
+        const double s = std::erf(x);
+        abs_std.add(std::fabs(v - s), x);
+        if (std::fabs(s) >= 1e-300) rel_std.add(rel(v, s), x);
+        if (kWideLongDouble && std::fabs(s) >= DBL_MIN) ulp_ld.add(ulps(v, std::erf(static_cast<long double>(x))), x);
+        if (bits(vmath::erf(-x)) != (bits(v) ^ 0x8000000000000000u)) {
+            ++odd_failures;
+            odd_at = x;
+        }
+    }
+    INFO(xs.size() << " points");
+    INFO(abs_std.str("absolute error against std::erf"));
+    INFO(rel_std.str("relative error against std::erf"));
+    INFO(ulp_ld.str("error against erfl, in ulp,"));
+    CHECK(abs_std.err <= 2.3e-16);
+    CHECK(rel_std.err <= 4.5e-16);
+    if (kWideLongDouble) CHECK(ulp_ld.err <= 1.25);
+    INFO("erf(-x) != -erf(x) bitwise at x = " << odd_at);
+    CHECK(odd_failures == 0);
+}
+
+TEST_CASE("vmath::erf special values", "[engine][vmath]") {
+    CHECK(vmath::erf(0.0) == 0.0);
+    CHECK_FALSE(std::signbit(vmath::erf(0.0)));
+    CHECK(vmath::erf(-0.0) == 0.0);
+    CHECK(std::signbit(vmath::erf(-0.0)));
+    CHECK(vmath::erf(kInf) == 1.0);
+    CHECK(vmath::erf(-kInf) == -1.0);
+    CHECK(std::isnan(vmath::erf(kNaN)));
+    CHECK(std::isnan(vmath::erf(-kNaN)));
+    for (const double x : {5.93, 6.0, 6.5, 10.0, 27.0, 1e10, 1e300, DBL_MAX}) {
+        CAPTURE(x);
+        CHECK(vmath::erf(x) == 1.0);
+        CHECK(vmath::erf(-x) == -1.0);
+    }
+    // Tiny and subnormal arguments: erf(x) = 2x/√π, rounded once.
+    for (const double x : {1e-20, 1e-200, DBL_MIN, 1e-310, std::numeric_limits<double>::denorm_min()}) {
+        CAPTURE(x);
+        CHECK(vmath::erf(x) == std::erf(x));
+        CHECK(vmath::erf(-x) == -std::erf(x));
+    }
+    // erf is increasing: no step down at the interval boundaries.
+    for (const double b : {0.84375, 1.25, 6.0}) {
+        CAPTURE(b);
+        const double lo = std::nextafter(b, 0.0), hi = std::nextafter(b, kInf);
+        CHECK(vmath::erf(lo) <= vmath::erf(b));
+        CHECK(vmath::erf(b) <= vmath::erf(hi));
+    }
+}
+
+TEST_CASE("vmath::sigmoid is accurate and stable for both signs", "[engine][vmath]") {
+    std::vector<double> xs;
+    for (int i = 0; i <= 400000; ++i) xs.push_back(-800.0 + 4e-3 * i);
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(-40.0, 40.0);
+    for (int i = 0; i < 200000; ++i) xs.push_back(u(rng));
+    Worst vs_ld;
+    for (const double x : xs) {
+        const double v = vmath::sigmoid(x);
+        const long double ref = 1.0L / (1.0L + std::exp(-static_cast<long double>(x)));
+        if (kWideLongDouble && ref >= DBL_MIN) vs_ld.add(ulps(v, ref), x);
+        // Well defined everywhere: in [0, 1], never NaN.
+        REQUIRE(v >= 0.0);
+        REQUIRE(v <= 1.0);
+    }
+    INFO(vs_ld.str("error against long double, in ulp,"));
+    if (kWideLongDouble) CHECK(vs_ld.err <= 2.0);
+
+    CHECK(vmath::sigmoid(0.0) == 0.5);
+    CHECK(vmath::sigmoid(kInf) == 1.0);
+    CHECK(vmath::sigmoid(-kInf) == 0.0);
+    CHECK(vmath::sigmoid(800.0) == 1.0);
+    CHECK(vmath::sigmoid(-800.0) == 0.0);
+    CHECK(vmath::sigmoid(-700.0) > 0.0);  // e^-700 ≈ 1e-304, not flushed
+    CHECK(std::isnan(vmath::sigmoid(kNaN)));
+}
+
+TEST_CASE("vmath::log matches std::log", "[engine][vmath]") {
+    std::vector<double> xs;
+    std::mt19937_64 rng(1993);
+    std::uniform_real_distribution<double> mant(1.0, 2.0), near1(-0.5, 0.5), eps(-1e-6, 1e-6);
+    std::uniform_int_distribution<int> ex(-1074, 1023);
+    // Every binade, subnormals included.
+    for (int i = 0; i < 600000; ++i) xs.push_back(std::ldexp(mant(rng), ex(rng)));
+    // Around 1, where log x is small and relative accuracy is hardest.
+    for (int i = 0; i < 200000; ++i) xs.push_back(1.0 + near1(rng));
+    for (int i = 0; i < 100000; ++i) xs.push_back(1.0 + eps(rng));
+    // The reduction's switch at √2 and the powers of two.
+    add_around(xs, std::sqrt(2.0));
+    add_around(xs, std::sqrt(0.5));
+    for (int e = -1074; e <= 1023; ++e) xs.push_back(std::ldexp(1.0, e));
+    xs.push_back(DBL_MAX);
+
+    Worst vs_std, vs_ld;
+    for (const double x : xs) {
+        const double v = vmath::log(x);
+        const double s = std::log(x);
+        if (s == 0.0) {
+            vs_std.add(std::fabs(v), x);
+            continue;
+        }
+        vs_std.add(rel(v, s), x);
+        if (kWideLongDouble) vs_ld.add(ulps(v, std::log(static_cast<long double>(x))), x);
+    }
+    INFO(xs.size() << " points");
+    INFO(vs_std.str("relative error against std::log"));
+    INFO(vs_ld.str("error against logl, in ulp,"));
+    CHECK(vs_std.err <= 2.5e-16);
+    if (kWideLongDouble) CHECK(vs_ld.err <= 1.0);
+
+    CHECK(vmath::log(1.0) == 0.0);
+    CHECK(vmath::log(2.0) == std::log(2.0));
+    CHECK(vmath::log(0.0) == -kInf);
+    CHECK(vmath::log(-0.0) == -kInf);
+    CHECK(vmath::log(kInf) == kInf);
+    CHECK(std::isnan(vmath::log(-1.0)));
+    CHECK(std::isnan(vmath::log(-1e-310)));
+    CHECK(std::isnan(vmath::log(-kInf)));
+    CHECK(std::isnan(vmath::log(kNaN)));
+    CHECK(vmath::log(std::numeric_limits<double>::denorm_min()) == std::log(std::numeric_limits<double>::denorm_min()));
+}
+
+TEST_CASE("vmath functions give the same bits in a SIMD loop and in a scalar call", "[engine][vmath]") {
+    // The header's results must not depend on the vector width (no FMA
+    // contraction, no approximate instructions): compare a `#pragma omp
+    // simd` loop, which GCC vectorises, with calls through a volatile
+    // function pointer, which it cannot inline or vectorise.
+    std::vector<double> xs;
+    std::mt19937_64 rng(42);
+    std::uniform_real_distribution<double> u(-30.0, 30.0), w(-800.0, 800.0);
+    for (int i = 0; i < 4096; ++i) xs.push_back(i % 4 ? u(rng) : w(rng));
+    xs.insert(xs.end(), {0.0, -0.0, kInf, -kInf, kNaN, 1e-310, 0.84375, 1.25, 6.0, 709.8, -745.0});
+    const int64_t n = static_cast<int64_t>(xs.size());
+    const double* x = xs.data();
+    std::vector<double> simd(xs.size()), scalar(xs.size());
+    double* y = simd.data();
+
+    double (*volatile f_exp)(double) = [](double v) { return vmath::exp(v); };
+    double (*volatile f_erf)(double) = [](double v) { return vmath::erf(v); };
+    double (*volatile f_sigmoid)(double) = [](double v) { return vmath::sigmoid(v); };
+    double (*volatile f_log)(double) = [](double v) { return vmath::log(std::fabs(v)); };
+
+    const auto same = [&](const char* name, double (*volatile f)(double)) {
+        int64_t differ = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            scalar[static_cast<size_t>(i)] = f(x[i]);
+            const double a = scalar[static_cast<size_t>(i)], b = y[i];
+            // NaNs may differ in sign or payload (the vector code may order
+            // the operands of a commutative operation differently).
+            if (bits(a) != bits(b) && !(std::isnan(a) && std::isnan(b))) ++differ;
+        }
+        INFO(name << ": " << differ << " of " << n << " results differ");
+        CHECK(differ == 0);
+    };
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = vmath::exp(x[i]);
+    same("exp", f_exp);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = vmath::erf(x[i]);
+    same("erf", f_erf);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = vmath::sigmoid(x[i]);
+    same("sigmoid", f_sigmoid);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = vmath::log(std::fabs(x[i]));
+    same("log", f_log);
+}
