@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "autograd/kernels/reduce.h"
+#include "autograd/kernels/vmath.h"
 #include "autograd/ops/common.h"
 
 namespace ag {
@@ -136,7 +137,7 @@ Tensor forward(Saved& sv) {
                 }
                 double sum = 0.0;
                 for (int64_t j = j0; j < j1; ++j) {
-                    pt[j] = std::exp(pt[j] - m);
+                    pt[j] = vmath::exp(pt[j] - m);
                     sum += pt[j];
                 }
                 double* ot = po + d.at_q(b, t, h);

@@ -64,6 +64,7 @@ Tensor map(const Tensor& x, F f) {
     const double* px = xc.data();
     double* py = y.data();
     parallel_for(y.numel(), kPointwiseGrain, [&](int64_t b, int64_t e) {
+#pragma omp simd
         for (int64_t i = b; i < e; ++i) py[i] = f(px[i]);
     });
     return y;
@@ -78,6 +79,7 @@ Tensor zip(const Tensor& a, const Tensor& b, F f) {
     const double *pa = ac.data(), *pb = bc.data();
     double* po = out.data();
     parallel_for(out.numel(), kPointwiseGrain, [&](int64_t s, int64_t e) {
+#pragma omp simd
         for (int64_t i = s; i < e; ++i) po[i] = f(pa[i], pb[i]);
     });
     return out;

@@ -3,6 +3,7 @@
 // shape and the engine sums them down to each input's shape.
 #include <cmath>
 
+#include "autograd/kernels/vmath.h"
 #include "autograd/ops/common.h"
 
 namespace ag {
@@ -106,7 +107,7 @@ Tensor pow(const Tensor& a, double p) {
 
 // d(eˣ) = eˣ dx: the backward reuses the output.
 Tensor exp(const Tensor& a) {
-    Tensor y = map(a, [](double x) { return std::exp(x); });
+    Tensor y = map(a, [](double x) { return vmath::exp(x); });
     return record("exp", y, {a}, [y = y.detach()](const Tensor& g) { return Grads{mul(g, y)}; });
 }
 
@@ -132,13 +133,8 @@ Tensor tanh(const Tensor& a) {
     });
 }
 
-// σ(x) = 1 / (1 + e⁻ˣ), dσ = σ(1 - σ) dx
-static double sigmoid_of(double x) {
-    // the two branches avoid exp overflow for large |x|
-    if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
-    const double e = std::exp(x);
-    return e / (1.0 + e);
-}
+// σ(x) = 1 / (1 + e⁻ˣ), dσ = σ(1 - σ) dx  (vmath's form never overflows)
+static double sigmoid_of(double x) { return vmath::sigmoid(x); }
 
 Tensor sigmoid(const Tensor& a) {
     Tensor y = map(a, sigmoid_of);
@@ -168,6 +164,7 @@ static Tensor activation(const char* op, const Tensor& a, F f) {
     const double* px = ac.data();
     double *py = y.data(), *ps = slope.data();
     detail::parallel_for(y.numel(), detail::kPointwiseGrain, [&](int64_t b, int64_t e) {
+#pragma omp simd
         for (int64_t i = b; i < e; ++i) {
             const auto [value, derivative] = f(px[i]);
             py[i] = value;
@@ -181,8 +178,8 @@ static Tensor activation(const char* op, const Tensor& a, F f) {
 // gelu'(x) = Φ(x) + x φ(x), φ(x) = e^(-x²/2) / √(2π)
 Tensor gelu(const Tensor& a) {
     return activation("gelu", a, [](double x) {
-        const double cdf = 0.5 * (1.0 + std::erf(x * M_SQRT1_2));
-        const double pdf = std::exp(-0.5 * x * x) * (0.5 * M_2_SQRTPI * M_SQRT1_2);  // 1/√(2π)
+        const double cdf = 0.5 * (1.0 + vmath::erf(x * M_SQRT1_2));
+        const double pdf = vmath::exp(-0.5 * x * x) * (0.5 * M_2_SQRTPI * M_SQRT1_2);  // 1/√(2π)
         return std::pair{x * cdf, cdf + x * pdf};
     });
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/kernels/vmath.h"
 #include "autograd/ops/common.h"
 
 namespace ag {
@@ -40,14 +41,14 @@ void for_rows(const Rows& r, Body&& body) {
 struct RowExp {
     double max, sum;
     double lse() const { return max + std::log(sum); }
-    double prob(double x) const { return std::exp(x - max) / sum; }
+    double prob(double x) const { return vmath::exp(x - max) / sum; }
 };
 
 RowExp row_exp(const double* x, int64_t n) {
     double m = -std::numeric_limits<double>::infinity();
     for (int64_t j = 0; j < n; ++j) m = std::max(m, x[j]);
     double s = 0.0;
-    for (int64_t j = 0; j < n; ++j) s += std::exp(x[j] - m);
+    for (int64_t j = 0; j < n; ++j) s += vmath::exp(x[j] - m);
     return {m, s};
 }
 
@@ -94,7 +95,7 @@ Tensor log_softmax(const Tensor& x) {
             const double *gi = gc.data() + i * r.n, *yi = y.data() + i * r.n;
             double total = 0.0;
             for (int64_t j = 0; j < r.n; ++j) total += gi[j];
-            for (int64_t j = 0; j < r.n; ++j) dx.data()[i * r.n + j] = gi[j] - std::exp(yi[j]) * total;
+            for (int64_t j = 0; j < r.n; ++j) dx.data()[i * r.n + j] = gi[j] - vmath::exp(yi[j]) * total;
         });
         return Grads{dx};
     });

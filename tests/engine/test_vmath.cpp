@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "autograd/kernels/vmath.h"
 
@@ -118,7 +118,7 @@ TEST_CASE("vmath::exp matches std::exp over [-745, 710]", "[engine][vmath]") {
     INFO(vs_ld.str("error against expl, in ulp,"));
     CHECK(vs_std.err <= 2.5e-16);  // never two ulps apart (1 ulp is <= 2.2e-16)
     CHECK(vs_std_subnormal.err <= 1.0);
-    if (kWideLongDouble) CHECK(vs_ld.err <= 0.75);
+    if (kWideLongDouble) CHECK(vs_ld.err <= 1.0);
 }
 
 TEST_CASE("vmath::exp special values, overflow and underflow", "[engine][vmath]") {
@@ -189,7 +189,7 @@ TEST_CASE("vmath::erf matches std::erf over [-10, 10]", "[engine][vmath]") {
     INFO(ulp_ld.str("error against erfl, in ulp,"));
     CHECK(abs_std.err <= 2.3e-16);
     CHECK(rel_std.err <= 4.5e-16);
-    if (kWideLongDouble) CHECK(ulp_ld.err <= 1.25);
+    if (kWideLongDouble) CHECK(ulp_ld.err <= 1.0);
     INFO("erf(-x) != -erf(x) bitwise at x = " << odd_at);
     CHECK(odd_failures == 0);
 }
@@ -230,16 +230,17 @@ TEST_CASE("vmath::sigmoid is accurate and stable for both signs", "[engine][vmat
     std::uniform_real_distribution<double> u(-40.0, 40.0);
     for (int i = 0; i < 200000; ++i) xs.push_back(u(rng));
     Worst vs_ld;
+    int64_t out_of_range = 0;  // well defined everywhere: in [0, 1], never NaN
     for (const double x : xs) {
         const double v = vmath::sigmoid(x);
         const long double ref = 1.0L / (1.0L + std::exp(-static_cast<long double>(x)));
         if (kWideLongDouble && ref >= DBL_MIN) vs_ld.add(ulps(v, ref), x);
-        // Well defined everywhere: in [0, 1], never NaN.
-        REQUIRE(v >= 0.0);
-        REQUIRE(v <= 1.0);
+        if (!(v >= 0.0 && v <= 1.0)) ++out_of_range;
     }
+    CHECK(out_of_range == 0);
+    INFO(xs.size() << " points");
     INFO(vs_ld.str("error against long double, in ulp,"));
-    if (kWideLongDouble) CHECK(vs_ld.err <= 2.0);
+    if (kWideLongDouble) CHECK(vs_ld.err <= 2.5);
 
     CHECK(vmath::sigmoid(0.0) == 0.5);
     CHECK(vmath::sigmoid(kInf) == 1.0);
