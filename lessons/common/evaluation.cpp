@@ -11,8 +11,7 @@
 namespace lessons {
 namespace {
 
-// Evaluation batches: larger than training's 32 (no graph to keep), small
-// enough that padding to the longest sentence wastes little.
+// Evaluation batches: larger than training's 32, as no graph is kept.
 constexpr int64_t kEvalBatch = 128;
 
 ag::Tensor row_of(const std::vector<int64_t>& ids) {
@@ -47,8 +46,9 @@ bool readable(const nn::LanguageModel& model, size_t length) {
 void check_prompt(const nn::LanguageModel& model, const std::vector<int64_t>& prompt) {
     if (prompt.empty()) throw std::invalid_argument("generate: the prompt is empty (start it with <s>)");
     if (!readable(model, prompt.size()))
-        throw std::invalid_argument(fmt::format("generate: a prompt of {} tokens is longer than the model's context ({})",
-                                                prompt.size(), model.config().max_len));
+        throw std::invalid_argument(
+            fmt::format("generate: a prompt of {} tokens is longer than the model's context ({})", prompt.size(),
+                        model.config().max_len));
 }
 
 }  // namespace
@@ -56,15 +56,13 @@ void check_prompt(const nn::LanguageModel& model, const std::vector<int64_t>& pr
 double perplexity(const nn::LanguageModel& model, const std::vector<farm::Sentence>& sentences) {
     if (sentences.empty()) throw std::invalid_argument("perplexity: no sentences");
     ag::NoGradGuard no_grad;
-    const int64_t V = model.config().vocab;
-    double loss_sum = 0;   // Σ -log p(token | its prefix) over every predicted token
+    double loss_sum = 0;  // Σ -log p(token | its prefix) over every predicted token
     int64_t tokens = 0;
     for (const farm::LmBatch& batch : farm::make_lm_batches(sentences, kEvalBatch)) {
-        const ag::Tensor logits = model.forward(batch.ids);
-        // cross_entropy is the mean over the batch's non-pad targets; times
-        // their count it is their sum.
-        const double mean = ag::cross_entropy(logits.reshape({-1, V}), batch.targets.reshape({-1}),
-                                              farm::IGNORE_INDEX).item();
+        // Only the real tokens, packed without padding (as in training).
+        // cross_entropy is the mean over them; times their count, the sum.
+        const ag::Tensor logits = model.forward(batch.packed_ids, nn::Packing::from_starts(batch.starts));
+        const double mean = ag::cross_entropy(logits, batch.packed_targets).item();
         loss_sum += mean * static_cast<double>(batch.tokens);
         tokens += batch.tokens;
     }
@@ -86,7 +84,7 @@ AgreementResult agreement(const nn::LanguageModel& model, const std::vector<farm
             double m = -INFINITY;
             for (int plural = 0; plural < 2; ++plural)
                 for (int64_t id : farm::verb_ids(plural)) m = std::max(m, z[id]);
-            double mass[2] = {0, 0};   // [singular verbs, plural verbs]
+            double mass[2] = {0, 0};  // [singular verbs, plural verbs]
             for (int plural = 0; plural < 2; ++plural)
                 for (int64_t id : farm::verb_ids(plural)) mass[plural] += std::exp(z[id] - m);
             const int label = batch.labels[b];

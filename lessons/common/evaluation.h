@@ -22,8 +22,8 @@ double perplexity(const nn::LanguageModel& model, const std::vector<farm::Senten
 // last position, the probability mass on the 12 verb forms of the
 // subject's number against the mass on the 12 of the other number.
 struct AgreementResult {
-    double accuracy = 0;    // share of prefixes where the correct number has more mass
-    double p_correct = 0;   // mean of mass(correct) / mass(all 24 verb forms); 0.5 = cannot tell
+    double accuracy = 0;   // share of prefixes where the correct number has more mass
+    double p_correct = 0;  // mean of mass(correct) / mass(all 24 verb forms); 0.5 = cannot tell
 };
 AgreementResult agreement(const nn::LanguageModel& model, const std::vector<farm::Sentence>& prefixes);
 // One result per set: sets[k - 1] holds the prefixes with k attractors

@@ -40,9 +40,7 @@ void Progress::begin(int64_t epochs, int64_t steps_per_epoch) {
 void Progress::step(int64_t epoch, int64_t step, double loss, double tokens_per_second) {
     if (!terminal_) return;
     const Clock::time_point now = Clock::now();
-    const bool last = step == steps_per_epoch_;
-    if (updated_ && !last && std::chrono::duration<double>(now - last_update_).count() < min_interval_seconds)
-        return;
+    if (updated_ && std::chrono::duration<double>(now - last_update_).count() < min_interval_seconds) return;
     last_update_ = now;
     updated_ = true;
 

@@ -48,8 +48,8 @@ private:
     bool terminal_;
     int64_t epochs_ = 0, steps_per_epoch_ = 0;
     Clock::time_point start_, last_update_;
-    bool updated_ = false;     // a '\r' line has been written since begin()
-    size_t shown_width_ = 0;   // length of the '\r' line on screen, to blank it
+    bool updated_ = false;    // a '\r' line has been written since begin()
+    size_t shown_width_ = 0;  // length of the '\r' line on screen, to blank it
 };
 
 // "17.3 s", "4m05s", "1h02m": a duration as a person reads it.

@@ -14,9 +14,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 ag::Tensor label_tensor(const std::vector<int>& labels) {
     return ag::Tensor::from({static_cast<int64_t>(labels.size())}, std::vector<double>(labels.begin(), labels.end()));
@@ -35,7 +33,6 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
     if (options.epochs < 0 || options.batch_size < 1 || train.empty())
         throw std::invalid_argument(fmt::format("train_lm: {} epochs of batches of {} from {} sentences",
                                                 options.epochs, options.batch_size, train.size()));
-    const int64_t V = model.config().vocab;
     const int64_t n = static_cast<int64_t>(train.size());
     const int64_t steps_per_epoch = (n + options.batch_size - 1) / options.batch_size;
 
@@ -56,15 +53,16 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
         const std::vector<farm::LmBatch> batches = farm::make_lm_batches(train, options.batch_size, &order);
 
         const Clock::time_point start = Clock::now();
-        double loss_sum = 0;   // Σ over batches of mean loss × its tokens = Σ per-token losses
+        double loss_sum = 0;  // Σ over batches of mean loss × its tokens = Σ per-token losses
         int64_t tokens = 0;
         for (size_t b = 0; b < batches.size(); ++b) {
             const farm::LmBatch& batch = batches[b];
-            // logits [B, T, V] against the next tokens; padding is IGNORE_INDEX,
-            // so the loss is the mean over the batch's real targets.
-            const ag::Tensor logits = model.forward(batch.ids);
-            const ag::Tensor loss =
-                ag::cross_entropy(logits.reshape({-1, V}), batch.targets.reshape({-1}), farm::IGNORE_INDEX);
+            // The batch's sentences packed end to end without padding (the
+            // padded rows would be masked out of the loss anyway, and a pad
+            // never changes a real token's output): logits [N, V] for its N
+            // real tokens, and the loss is their mean cross-entropy.
+            const ag::Tensor logits = model.forward(batch.packed_ids, nn::Packing::from_starts(batch.starts));
+            const ag::Tensor loss = ag::cross_entropy(logits, batch.packed_targets);
             adam.zero_grad();
             loss.backward();
             adam.lr = schedule->lr(step++);

@@ -2,7 +2,9 @@
 // Training loops the lessons and farm_lm share: language-model pre-training
 // on the farm corpus, and the §2.8 classifier on a (pre-trained) body.
 //
+//     const farm::Corpora corpora = farm::make_corpora(0);
 //     nn::LanguageModel model(nn::LMConfig::modern_lm(), seed);
+//     Progress progress;                                  // on stderr
 //     const auto logs = train_lm(model, corpora.train, LmTrainOptions{}, &progress);
 //     fmt::print("{:.4f}\n", perplexity(model, corpora.test));   // evaluation.h
 #include <cstdint>
@@ -45,17 +47,18 @@ struct LmTrainOptions {
 };
 
 struct EpochLog {
-    int64_t epoch = 0;               // 1-based, within this call
-    double train_loss = 0;           // token-weighted mean cross-entropy over the epoch
+    int64_t epoch = 0;      // 1-based, within this call
+    double train_loss = 0;  // token-weighted mean cross-entropy over the epoch
     double seconds = 0;
-    double tokens_per_second = 0;    // non-pad target tokens / seconds (anchors.md)
+    double tokens_per_second = 0;  // non-pad target tokens / seconds (anchors.md)
 };
 
 // Trains `model` in place for options.epochs epochs on `train` and returns
 // one log per epoch. Each call builds a fresh AdamW over the model's
 // trainable parameters (§5.4: "one more epoch at lr 1e-4 with a fresh
 // AdamW" is a second call). The loss of a batch is the mean cross-entropy
-// over its non-pad targets. `progress` (may be null) shows the run.
+// over its non-pad targets, computed on the batch packed without padding
+// (LanguageModel::forward with a Packing: the same loss, a third less work). `progress` (may be null) shows the run.
 std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm::Sentence>& train,
                                const LmTrainOptions& options, Progress* progress = nullptr);
 

@@ -59,8 +59,7 @@ int64_t Args::integer(const std::string& flag, int64_t fallback, int64_t min, in
     const auto [stop, error] = std::from_chars(text->data(), end, n);
     if (error != std::errc() || stop != end)
         throw UsageError(fmt::format("{} wants a whole number, got '{}'", flag, *text));
-    if (n < min || n > max)
-        throw UsageError(fmt::format("{} must be between {} and {}, got {}", flag, min, max, n));
+    if (n < min || n > max) throw UsageError(fmt::format("{} must be between {} and {}, got {}", flag, min, max, n));
     return n;
 }
 
@@ -80,7 +79,7 @@ double Args::positive(const std::string& flag, double fallback) const {
     if (!text) return fallback;
     double x = 0;
     const char* end = text->data() + text->size();
-    const auto [stop, error] = std::from_chars(text->data(), end, x);   // "0.001" or "1e-3", any locale
+    const auto [stop, error] = std::from_chars(text->data(), end, x);  // "0.001" or "1e-3", any locale
     if (error != std::errc() || stop != end || !std::isfinite(x) || x <= 0)
         throw UsageError(fmt::format("{} wants a number > 0, got '{}'", flag, *text));
     return x;

@@ -20,8 +20,8 @@
 namespace lessons::farm_lm {
 namespace {
 
-constexpr int64_t kAgreementPrefixes = 500;   // per k, farm_language.md
-constexpr int64_t kMaxCount = 1'000'000;      // upper bound of counting flags
+constexpr int64_t kAgreementPrefixes = 500;  // per k, farm_language.md
+constexpr int64_t kMaxCount = 1'000'000;     // upper bound of counting flags
 
 // ---- the usage text ------------------------------------------------------
 
@@ -67,8 +67,9 @@ farm_lm sample CKPT [--prompt TEXT] [--greedy | --temperature T] [options]
 
 every command:
   --threads N        OpenMP threads for the kernels; results do not depend on it
-  --limit N          train and eval: use only N sentences of each set (training,
-                     test, each agreement k), for quick checks and the tests
+train and eval:
+  --limit N          use only N sentences of each set (training, test, each
+                     agreement k): for quick checks and the tests
 
 exit status: 0 done; 2 a bad flag, checkpoint, data file or word (one line
 on stderr says which); 1 any other error.
@@ -78,9 +79,9 @@ on stderr says which); 1 any other error.
 
 // What a model is measured on (see commands.h for the seeds).
 struct EvalSets {
-    std::vector<farm::Sentence> sentences;                 // perplexity
-    std::string sentences_from;                            // "the test set (data seed 0)" or a file
-    std::vector<std::vector<farm::Sentence>> agreement;    // [k - 1], k = 1..6
+    std::vector<farm::Sentence> sentences;               // perplexity
+    std::string sentences_from;                          // "the test set (data seed 0)" or a file
+    std::vector<std::vector<farm::Sentence>> agreement;  // [k - 1], k = 1..6
 };
 
 std::vector<farm::Sentence> first(std::vector<farm::Sentence> sentences, int64_t limit) {
@@ -89,11 +90,12 @@ std::vector<farm::Sentence> first(std::vector<farm::Sentence> sentences, int64_t
 }
 
 std::vector<std::vector<farm::Sentence>> agreement_sets(uint64_t data_seed, int64_t limit) {
-    return farm::make_agreement_sets(data_seed + 1, limit > 0 ? std::min(limit, kAgreementPrefixes) : kAgreementPrefixes);
+    return farm::make_agreement_sets(data_seed + 1,
+                                     limit > 0 ? std::min(limit, kAgreementPrefixes) : kAgreementPrefixes);
 }
 
 // Whitespace-separated words to ids; an unknown word is the user's mistake,
-// reported with where it was found ("line 3 of x.txt", "the prompt").
+// reported with where it was found ("x.txt line 3", "the prompt").
 std::vector<int64_t> words_to_ids(const std::string& text, const std::string& where) {
     std::vector<int64_t> ids;
     std::istringstream words(text);
@@ -129,15 +131,15 @@ std::vector<farm::Sentence> read_sentences(const std::string& path, const nn::LM
         ++line_number;
         const std::string where = fmt::format("{} line {}", path, line_number);
         std::vector<int64_t> ids = words_to_ids(line, where);
-        if (ids.empty()) continue;   // a blank line
+        if (ids.empty()) continue;  // a blank line
         check_markers(ids, true, where);
         if (ids.front() != farm::BOS) ids.insert(ids.begin(), farm::BOS);
         if (ids.back() != farm::EOS) ids.push_back(farm::EOS);
         // The model reads all but the last token: with learned positions at
         // most max_len of them.
         if (cfg.pos == nn::PosEncoding::Learned && static_cast<int64_t>(ids.size()) - 1 > cfg.max_len)
-            throw InputError(fmt::format("{}: {} tokens, longer than the model's context of {} + 1", where,
-                                         ids.size(), cfg.max_len));
+            throw InputError(fmt::format("{}: {} tokens, longer than the model's context of {} + 1", where, ids.size(),
+                                         cfg.max_len));
         farm::Sentence s;
         s.ids = std::move(ids);
         sentences.push_back(std::move(s));
@@ -151,9 +153,10 @@ std::vector<farm::Sentence> read_sentences(const std::string& path, const nn::LM
 std::string describe(const nn::LMConfig& c, int64_t parameters) {
     std::string positions = nn::to_string(c.pos);
     if (c.pos == nn::PosEncoding::Rope) positions += " " + nn::to_string(c.rope_pairing);
+    const std::string attention = c.window > 0 ? fmt::format("window {}", c.window) : "full attention";
     return fmt::format("{}, {} parameters: d {}, {} layers, {} query / {} KV heads, {} positions, {}", c.model,
-                       group_thousands(static_cast<double>(parameters)), c.d_model, c.n_layers, c.n_heads, c.n_kv_heads, positions,
-                       c.window > 0 ? fmt::format("window {}", c.window) : std::string("full attention"));
+                       group_thousands(static_cast<double>(parameters)), c.d_model, c.n_layers, c.n_heads, c.n_kv_heads,
+                       positions, attention);
 }
 
 struct Loaded {
@@ -173,13 +176,17 @@ Loaded load_model(const std::string& path) {
     }
     const auto config = ckpt.metadata.find("config");
     if (config == ckpt.metadata.end())
-        throw InputError(fmt::format("'{}' has no model config in its metadata (not a language-model checkpoint?)", path));
+        throw InputError(
+            fmt::format("'{}' has no model config in its metadata (not a language-model checkpoint?)", path));
     Loaded loaded;
     try {
         loaded.cfg = nn::LMConfig::from_json(config->second);
     } catch (const std::exception& e) {
         throw InputError(fmt::format("'{}': its model config does not parse: {}", path, e.what()));
     }
+    if (loaded.cfg.vocab != farm::VOCAB_SIZE)
+        throw InputError(fmt::format("'{}': a model of {} tokens, not the farm language's {}", path, loaded.cfg.vocab,
+                                     farm::VOCAB_SIZE));
     loaded.model = std::make_unique<nn::LanguageModel>(loaded.cfg, 0);
     try {
         nn::load_into(*loaded.model, ckpt);
@@ -193,7 +200,7 @@ Loaded load_model(const std::string& path) {
 
 struct Measures {
     double perplexity = 0;
-    int64_t tokens = 0;   // predicted tokens the perplexity averages over
+    int64_t tokens = 0;  // predicted tokens the perplexity averages over
     std::vector<AgreementResult> agreement;
 };
 
@@ -206,10 +213,11 @@ Measures measure(const nn::LanguageModel& model, const EvalSets& sets) {
 }
 
 void print_measures(std::FILE* out, const EvalSets& sets, const Measures& m) {
-    fmt::print(out, "perplexity on {}: {:.4f} ({} sentences, {} predicted tokens)\n", sets.sentences_from,
-               m.perplexity, sets.sentences.size(), m.tokens);
-    fmt::print(out, "agreement at the verb ({} prefixes per k, every attractor of the other number; "
-                    "k = 4-6 are longer than any training sentence):\n",
+    fmt::print(out, "perplexity on {}: {:.4f} ({} sentences, {} predicted tokens)\n", sets.sentences_from, m.perplexity,
+               sets.sentences.size(), m.tokens);
+    fmt::print(out,
+               "agreement at the verb ({} prefixes per k, every attractor of the other number; "
+               "k = 4-6 are longer than any training sentence):\n",
                sets.agreement.front().size());
     fmt::print(out, "  {:>2}  {:>8}  {:>8}  {:>10}\n", "k", "distance", "accuracy", "p(correct)");
     for (size_t k = 1; k <= m.agreement.size(); ++k)
@@ -222,15 +230,13 @@ void set_threads(const Args& a) {
 }
 
 void no_positional(const Args& a) {
-    if (!a.positional().empty())
-        throw UsageError(fmt::format("unexpected argument '{}'", a.positional().front()));
+    if (!a.positional().empty()) throw UsageError(fmt::format("unexpected argument '{}'", a.positional().front()));
 }
 
 std::string checkpoint_argument(const Args& a, const char* command) {
     if (a.positional().size() != 1)
-        throw UsageError(a.positional().empty()
-                             ? fmt::format("a checkpoint is needed: farm_lm {} CKPT", command)
-                             : fmt::format("unexpected argument '{}'", a.positional()[1]));
+        throw UsageError(a.positional().empty() ? fmt::format("a checkpoint is needed: farm_lm {} CKPT", command)
+                                                : fmt::format("unexpected argument '{}'", a.positional()[1]));
     return a.positional().front();
 }
 
@@ -248,7 +254,7 @@ nn::LMConfig config_from(const Args& a) {
         if (a.has("--pairing")) cfg.rope_pairing = nn::rope_pairing_from_string(a.text("--pairing", ""));
         cfg.window = a.integer("--window", cfg.window, 0, kMaxCount);
         cfg.validate();
-    } catch (const std::invalid_argument& e) {   // the config's own checks
+    } catch (const std::invalid_argument& e) {  // the config's own checks
         throw UsageError(e.what());
     }
     return cfg;
@@ -278,7 +284,8 @@ int train(const Args& a, std::FILE* out, std::FILE* err) {
 
     const farm::Corpora corpora = farm::make_corpora(data_seed);
     const std::vector<farm::Sentence> training = first(corpora.train, limit);
-    const int64_t steps = options.epochs * ((static_cast<int64_t>(training.size()) + options.batch_size - 1) / options.batch_size);
+    const int64_t steps =
+        options.epochs * ((static_cast<int64_t>(training.size()) + options.batch_size - 1) / options.batch_size);
     if (options.warmup_steps > steps)
         throw UsageError(fmt::format("--warmup {} is longer than the run ({} steps)", options.warmup_steps, steps));
     const EvalSets sets{first(corpora.test, limit), fmt::format("the test set (data seed {})", data_seed),
@@ -287,7 +294,8 @@ int train(const Args& a, std::FILE* out, std::FILE* err) {
     nn::LanguageModel model(cfg, seed);
     fmt::print(out, "farm_lm train: {}\n", describe(cfg, model.num_parameters()));
     fmt::print(out, "{} epoch{} of {} sentences in batches of {}, AdamW lr {:g} ({}), seed {}, data seed {}\n",
-               options.epochs, options.epochs == 1 ? "" : "s", group_thousands(static_cast<double>(training.size())), options.batch_size, options.lr,
+               options.epochs, options.epochs == 1 ? "" : "s", group_thousands(static_cast<double>(training.size())),
+               options.batch_size, options.lr,
                options.cosine ? fmt::format("warmup {} steps, cosine to {:g}", options.warmup_steps, options.lr_min)
                               : std::string("constant"),
                seed, data_seed);
@@ -388,13 +396,14 @@ int sample(const Args& a, std::FILE* out) {
 
     // The prompt: words of the farm language, <s> added in front.
     std::vector<int64_t> prompt = words_to_ids(a.text("--prompt", ""), "the prompt");
-    check_markers(prompt, false, "the prompt");   // no </s>: there would be nothing left to continue
+    check_markers(prompt, false, "the prompt");  // no </s>: there would be nothing left to continue
     if (prompt.empty() || prompt.front() != farm::BOS) prompt.insert(prompt.begin(), farm::BOS);
 
     const Loaded loaded = load_model(path);
     const nn::LMConfig& cfg = loaded.cfg;
     if (cfg.pos == nn::PosEncoding::Learned && static_cast<int64_t>(prompt.size()) > cfg.max_len)
-        throw InputError(fmt::format("the prompt has {} tokens; the model reads at most {}", prompt.size(), cfg.max_len));
+        throw InputError(
+            fmt::format("the prompt has {} tokens; the model reads at most {}", prompt.size(), cfg.max_len));
     for (int64_t i = 0; i < count; ++i)
         fmt::print(out, "{}\n", farm::decode(generate(*loaded.model, prompt, max_tokens, sampling, gen)));
     return 0;
@@ -416,8 +425,8 @@ int dispatch(const std::vector<std::string>& args, std::FILE* out, std::FILE* er
                      out, err);
     if (command == "eval") return eval(Args(rest, with({"--data", "--json", "--data-seed", "--limit"}), {}), out);
     if (command == "sample")
-        return sample(Args(rest, with({"--prompt", "--temperature", "--seed", "--max-tokens", "--count"}), {"--greedy"}),
-                      out);
+        return sample(
+            Args(rest, with({"--prompt", "--temperature", "--seed", "--max-tokens", "--count"}), {"--greedy"}), out);
     throw UsageError(fmt::format("unknown command '{}' (train, eval, sample or help)", command));
 }
 
@@ -436,8 +445,8 @@ int run(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
         return 0;
     }
     const std::string& command = args.front();
-    const std::string who = command == "train" || command == "eval" || command == "sample" ? "farm_lm " + command
-                                                                                           : std::string("farm_lm");
+    const std::string who =
+        command == "train" || command == "eval" || command == "sample" ? "farm_lm " + command : std::string("farm_lm");
     try {
         return dispatch(args, out, err);
     } catch (const UsageError& e) {
