@@ -1,5 +1,6 @@
 #include "nn/optim.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <unordered_set>
@@ -99,9 +100,22 @@ AdamW::AdamW(std::vector<Tensor> params, double lr_, double beta1_, double beta2
 
 void AdamW::step() {
     ag::NoGradGuard no_grad;
+    // One update per element; every element is independent, so the work of
+    // all parameters is cut into chunks that the threads share (a small
+    // model's tensors are each too small to be worth splitting alone).
+    struct Chunk {
+        double *p, *m, *v;
+        const double* g;
+        int64_t n;
+        double decay, step_size, bias_correction2_sqrt;
+    };
+    std::vector<Chunk> chunks;
+    std::vector<Tensor> grads;  // keeps each gradient alive during the update
+    constexpr int64_t kChunk = 4096;
     for (std::size_t i = 0; i < params_.size(); ++i) {
         const Tensor g_t = grad_of(params_[i]);
         if (!g_t.defined()) continue;
+        grads.push_back(g_t);
         const int64_t n = params_[i].numel();
         State& s = state_[i];
         if (s.step == 0) {
@@ -116,25 +130,27 @@ void AdamW::step() {
         const double t = static_cast<double>(s.step);
         const double bias_correction1 = 1.0 - std::pow(beta1, t);
         const double bias_correction2 = 1.0 - std::pow(beta2, t);
-        const double step_size = lr / bias_correction1;
-        const double bias_correction2_sqrt = std::sqrt(bias_correction2);
-        const double decay = 1.0 - lr * weight_decay;
-        // lerp(m, g, w) = m + w (g - m), computed from the far end when w >= 0.5
-        const double w = 1.0 - beta1;
-        const bool lerp_small = w < 0.5;
-        const double b2 = beta2, one_minus_b2 = 1.0 - beta2, epsilon = eps;
-
-        double* p = params_[i].data();
-        const double* g = g_t.data();
-        double* m = s.m.data();
-        double* v = s.v.data();
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
-        for (int64_t j = 0; j < n; ++j) {
-            p[j] *= decay;
+        for (int64_t j = 0; j < n; j += kChunk)
+            chunks.push_back({params_[i].data() + j, s.m.data() + j, s.v.data() + j, g_t.data() + j,
+                              std::min(kChunk, n - j), 1.0 - lr * weight_decay, lr / bias_correction1,
+                              std::sqrt(bias_correction2)});
+    }
+    // lerp(m, g, w) = m + w (g - m), computed from the far end when w >= 0.5
+    const double w = 1.0 - beta1;
+    const bool lerp_small = w < 0.5;
+    const double b2 = beta2, one_minus_b2 = 1.0 - beta2, epsilon = eps;
+    const auto count = static_cast<int64_t>(chunks.size());
+#pragma omp parallel for schedule(static) if (count >= 4)
+    for (int64_t c = 0; c < count; ++c) {
+        const Chunk& k = chunks[static_cast<std::size_t>(c)];
+        double *p = k.p, *m = k.m, *v = k.v;
+        const double* g = k.g;
+        for (int64_t j = 0; j < k.n; ++j) {
+            p[j] *= k.decay;
             m[j] = lerp_small ? m[j] + w * (g[j] - m[j]) : g[j] - (g[j] - m[j]) * (1.0 - w);
             v[j] = v[j] * b2 + one_minus_b2 * g[j] * g[j];
-            const double denom = std::sqrt(v[j]) / bias_correction2_sqrt + epsilon;
-            p[j] += -step_size * m[j] / denom;
+            const double denom = std::sqrt(v[j]) / k.bias_correction2_sqrt + epsilon;
+            p[j] += -k.step_size * m[j] / denom;
         }
     }
 }

@@ -54,7 +54,7 @@ void parallel_for(int64_t n, int64_t min_per_thread, Body&& body) {
     }
 }
 
-constexpr int64_t kPointwiseGrain = 1 << 14;  // elements per thread at least
+constexpr int64_t kPointwiseGrain = 1 << 12;  // elements per thread at least
 
 // y[i] = f(x[i]) for a tensor of any layout; the result is contiguous.
 template <typename F>
