@@ -13,6 +13,11 @@
 #include "autograd/ops.h"
 #include "autograd/tensor.h"
 
+// For the per-element lambdas of pointwise kernels: inlined into the loop,
+// so that the loop vectorises (GCC otherwise may keep a big lambda, such as
+// GELU's erf, as a call per element).
+#define AG_ELEMENTWISE __attribute__((always_inline))
+
 namespace ag::detail {
 
 // throw std::invalid_argument("op: message")
@@ -63,7 +68,9 @@ Tensor map(const Tensor& x, F f) {
     Tensor y = empty(x.shape());
     const double* px = xc.data();
     double* py = y.data();
-    parallel_for(y.numel(), kPointwiseGrain, [&](int64_t b, int64_t e) {
+    // (the lambdas copy the pointers they capture: a loop that reads them
+    // through the closure does not vectorise)
+    parallel_for(y.numel(), kPointwiseGrain, [&, px, py](int64_t b, int64_t e) {
 #pragma omp simd
         for (int64_t i = b; i < e; ++i) py[i] = f(px[i]);
     });
@@ -78,7 +85,7 @@ Tensor zip(const Tensor& a, const Tensor& b, F f) {
     Tensor out = empty(a.shape());
     const double *pa = ac.data(), *pb = bc.data();
     double* po = out.data();
-    parallel_for(out.numel(), kPointwiseGrain, [&](int64_t s, int64_t e) {
+    parallel_for(out.numel(), kPointwiseGrain, [&, pa, pb, po](int64_t s, int64_t e) {
 #pragma omp simd
         for (int64_t i = s; i < e; ++i) po[i] = f(pa[i], pb[i]);
     });

@@ -107,7 +107,7 @@ Tensor pow(const Tensor& a, double p) {
 
 // d(eˣ) = eˣ dx: the backward reuses the output.
 Tensor exp(const Tensor& a) {
-    Tensor y = map(a, [](double x) { return vmath::exp(x); });
+    Tensor y = map(a, [](double x) AG_ELEMENTWISE { return vmath::exp(x); });
     return record("exp", y, {a}, [y = y.detach()](const Tensor& g) { return Grads{mul(g, y)}; });
 }
 
@@ -134,7 +134,7 @@ Tensor tanh(const Tensor& a) {
 }
 
 // σ(x) = 1 / (1 + e⁻ˣ), dσ = σ(1 - σ) dx  (vmath's form never overflows)
-static double sigmoid_of(double x) { return vmath::sigmoid(x); }
+static inline AG_ELEMENTWISE double sigmoid_of(double x) { return vmath::sigmoid(x); }
 
 Tensor sigmoid(const Tensor& a) {
     Tensor y = map(a, sigmoid_of);
@@ -154,22 +154,21 @@ Tensor relu(const Tensor& a) {
 // An activation y = f(x) whose backward is g ⊙ f'(x): while a graph is
 // being recorded, the forward pass also computes f'(x) (sharing the
 // expensive erf / exp with f), so the backward is one multiply.
-// f(x) returns {f(x), f'(x)}.
+// f(x, slope) returns f(x) and sets slope = f'(x).
 template <typename F>
 static Tensor activation(const char* op, const Tensor& a, F f) {
     if (!(GradMode::is_enabled() && a.requires_grad()))
-        return map(a, [&](double x) { return f(x).first; });
+        return map(a, [&](double x) AG_ELEMENTWISE {
+            double unused;
+            return f(x, unused);
+        });
     const Tensor ac = a.contiguous();
     Tensor y = empty(a.shape()), slope = empty(a.shape());
     const double* px = ac.data();
     double *py = y.data(), *ps = slope.data();
-    detail::parallel_for(y.numel(), detail::kPointwiseGrain, [&](int64_t b, int64_t e) {
+    detail::parallel_for(y.numel(), detail::kPointwiseGrain, [&, px, py, ps](int64_t b, int64_t e) {
 #pragma omp simd
-        for (int64_t i = b; i < e; ++i) {
-            const auto [value, derivative] = f(px[i]);
-            py[i] = value;
-            ps[i] = derivative;
-        }
+        for (int64_t i = b; i < e; ++i) py[i] = f(px[i], ps[i]);
     });
     return record(op, y, {a}, [slope](const Tensor& g) { return Grads{mul(g, slope)}; });
 }
@@ -177,19 +176,21 @@ static Tensor activation(const char* op, const Tensor& a, F f) {
 // GELU, exact: gelu(x) = x Φ(x), Φ(x) = ½(1 + erf(x/√2));
 // gelu'(x) = Φ(x) + x φ(x), φ(x) = e^(-x²/2) / √(2π)
 Tensor gelu(const Tensor& a) {
-    return activation("gelu", a, [](double x) {
+    return activation("gelu", a, [](double x, double& slope) AG_ELEMENTWISE {
         const double cdf = 0.5 * (1.0 + vmath::erf(x * M_SQRT1_2));
         const double pdf = vmath::exp(-0.5 * x * x) * (0.5 * M_2_SQRTPI * M_SQRT1_2);  // 1/√(2π)
-        return std::pair{x * cdf, cdf + x * pdf};
+        slope = cdf + x * pdf;
+        return x * cdf;
     });
 }
 
 // §3.2 SiLU (the "Swish" in SwiGLU): silu(x) = x σ(x);
 // silu'(x) = σ(x) (1 + x (1 - σ(x)))
 Tensor silu(const Tensor& a) {
-    return activation("silu", a, [](double x) {
+    return activation("silu", a, [](double x, double& slope) AG_ELEMENTWISE {
         const double s = sigmoid_of(x);
-        return std::pair{x * s, s * (1.0 + x * (1.0 - s))};
+        slope = s * (1.0 + x * (1.0 - s));
+        return x * s;
     });
 }
 
@@ -200,14 +201,14 @@ Tensor swiglu(const Tensor& gate, const Tensor& up) {
     if (gate.shape() != up.shape())
         detail::fail("swiglu", "gate {} and up {} differ", shape_str(gate.shape()), shape_str(up.shape()));
     const Tensor a = detail::saved(gate), b = detail::saved(up);
-    Tensor out = zip(a, b, [](double x, double y) { return x * sigmoid_of(x) * y; });
+    Tensor out = zip(a, b, [](double x, double y) AG_ELEMENTWISE { return x * sigmoid_of(x) * y; });
     return record("swiglu", out, {gate, up}, [a, b](const Tensor& g) {
         const Tensor gb = zip(g, b, [](double gi, double y) { return gi * y; });
-        return Grads{zip(gb, a, [](double gy, double x) {
+        return Grads{zip(gb, a, [](double gy, double x) AG_ELEMENTWISE {
                          const double s = sigmoid_of(x);
                          return gy * s * (1.0 + x * (1.0 - s));
                      }),
-                     zip(g, a, [](double gi, double x) { return gi * x * sigmoid_of(x); })};
+                     zip(g, a, [](double gi, double x) AG_ELEMENTWISE { return gi * x * sigmoid_of(x); })};
     });
 }
 
