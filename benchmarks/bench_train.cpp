@@ -15,6 +15,7 @@
 
 #include "data/batching.h"
 #include "data/farm_language.h"
+#include "nn/data_parallel.h"
 #include "nn/language_model.h"
 #include "nn/optim.h"
 
@@ -27,18 +28,16 @@ struct Result {
 Result run(const nn::LMConfig& cfg, const std::vector<farm::LmBatch>& batches, int64_t steps) {
     nn::LanguageModel model(cfg, 0);
     optim::AdamW opt(model.parameters(), 1e-3, 0.9, 0.95, 1e-8, 0.01);
+    nn::DataParallel parallel(model);
     Result r;
     const auto start = std::chrono::steady_clock::now();
     for (int64_t s = 0; s < steps; ++s) {
         const farm::LmBatch& b = batches[static_cast<size_t>(s) % batches.size()];
         // only the real rows: the packed batch (padding changes no real token's output)
-        const ag::Tensor logits = model.forward(b.packed_ids, nn::Packing::from_starts(b.starts));
-        const ag::Tensor loss = ag::cross_entropy(logits, b.packed_targets);
         opt.zero_grad();
-        loss.backward();
+        r.loss = parallel.forward_backward(b.packed_ids, b.packed_targets, b.starts);
         opt.step();
         r.tokens += static_cast<double>(b.tokens);
-        r.loss = loss.item();
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;

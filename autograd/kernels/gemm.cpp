@@ -235,11 +235,13 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M,
   // The work is batch × panels row panels of MR rows, numbered matrix by
   // matrix. Each thread takes one contiguous range of these numbers, so it
   // owns whole rows of C and packs each slice of B once per matrix it
-  // touches. Below ~1 MFLOP (~10 µs) a second thread costs more than it saves.
+  // touches. Below ~1 MFLOP (~10 µs) a second thread costs more than it saves;
+  // inside another parallel region (nn::DataParallel's shards) the caller's
+  // threads are already busy, so the product runs on the calling thread.
   const int64_t panels = (M + MR - 1) / MR;
   const int64_t total = batch * panels;
   const double flops = 2.0 * double(batch) * double(M) * double(N) * double(K);
-#pragma omp parallel if (flops > 1e6)
+#pragma omp parallel if (flops > 1e6 && !omp_in_parallel())
   {
     const int64_t threads = omp_get_num_threads();
     const int64_t t = omp_get_thread_num();

@@ -1,5 +1,7 @@
 #include "lessons/common/training.h"
 
+#include "nn/data_parallel.h"
+
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -45,6 +47,7 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
     else
         schedule = std::make_unique<optim::Constant>(options.lr);
 
+    nn::DataParallel parallel(model);  // two shards per batch, one per core (nn/data_parallel.h)
     if (progress) progress->begin(options.epochs, steps_per_epoch);
     std::vector<EpochLog> logs;
     int64_t step = 0;  // optimiser steps of this call, for the schedule
@@ -59,16 +62,13 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
             const farm::LmBatch& batch = batches[b];
             // The batch's sentences packed end to end without padding (the
             // padded rows would be masked out of the loss anyway, and a pad
-            // never changes a real token's output): logits [N, V] for its N
-            // real tokens, and the loss is their mean cross-entropy.
-            const ag::Tensor logits = model.forward(batch.packed_ids, nn::Packing::from_starts(batch.starts));
-            const ag::Tensor loss = ag::cross_entropy(logits, batch.packed_targets);
+            // never changes a real token's output): the loss is the mean
+            // cross-entropy of its N real tokens.
             adam.zero_grad();
-            loss.backward();
+            const double value = parallel.forward_backward(batch.packed_ids, batch.packed_targets, batch.starts);
             adam.lr = schedule->lr(step++);
             adam.step();
 
-            const double value = loss.item();
             loss_sum += value * static_cast<double>(batch.tokens);
             tokens += batch.tokens;
             if (progress)

@@ -13,6 +13,7 @@
 #include "lessons/common/evaluation.h"
 #include "lessons/common/progress.h"
 #include "lessons/common/training.h"
+#include "nn/data_parallel.h"
 #include "nn/optim.h"
 
 using lessons::LmTrainOptions;
@@ -127,11 +128,10 @@ TEST_CASE("train_lm is the documented loop: batch order from epoch_shuffle_seed,
 
     ag::Generator order(lessons::epoch_shuffle_seed(3, 4));
     optim::AdamW adam(by_hand.parameters(), 1e-3, 0.9, 0.95, 1e-8, 0.01);
+    nn::DataParallel parallel(by_hand);
     for (const farm::LmBatch& batch : farm::make_lm_batches(train, 32, &order)) {
-        const ag::Tensor logits = by_hand.forward(batch.packed_ids, nn::Packing::from_starts(batch.starts));
-        const ag::Tensor loss = ag::cross_entropy(logits, batch.packed_targets);
         adam.zero_grad();
-        loss.backward();
+        parallel.forward_backward(batch.packed_ids, batch.packed_targets, batch.starts);
         adam.step();
     }
     CHECK(max_weight_diff(model, by_hand) == 0.0);

@@ -1,0 +1,94 @@
+#include "nn/data_parallel.h"
+
+#include <exception>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <omp.h>
+
+namespace nn {
+
+DataParallel::DataParallel(LanguageModel& model, int shards) : model_(model) {
+    if (shards < 1) throw std::invalid_argument(fmt::format("DataParallel: {} shards", shards));
+    const auto master = model.named_parameters();
+    for (int r = 0; r < shards; ++r) {
+        auto replica = std::make_unique<LanguageModel>(model.config(), 0);
+        const auto params = replica->named_parameters();
+        for (size_t i = 0; i < params.size(); ++i) {  // same architecture: same names, same order
+            ag::TensorImpl& to = *params[i].second.impl();
+            const ag::TensorImpl& from = *master[i].second.impl();
+            to.storage = from.storage;  // the replica reads the model's numbers
+            to.offset = from.offset;
+            to.strides = from.strides;
+            to.requires_grad = from.requires_grad;
+        }
+        replicas_.push_back(std::move(replica));
+    }
+}
+
+double DataParallel::forward_backward(const Tensor& ids, const Tensor& targets, const std::vector<int64_t>& starts) {
+    const int shards = static_cast<int>(replicas_.size());
+    const int64_t B = static_cast<int64_t>(starts.size()) - 1, N = starts.empty() ? 0 : starts.back();
+    if (B < 1 || ids.dim() != 1 || ids.size(0) != N || targets.shape() != ids.shape())
+        throw std::invalid_argument(fmt::format("DataParallel: ids {} and targets {} for {} packed rows",
+                                                ag::shape_str(ids.shape()), ag::shape_str(targets.shape()), N));
+    std::vector<double> losses(static_cast<size_t>(shards), 0.0);
+    std::exception_ptr error;
+#pragma omp parallel for schedule(static, 1) num_threads(std::min(shards, omp_get_max_threads()))
+    for (int r = 0; r < shards; ++r) {
+        try {
+            // shard r: sequences b0 … b1-1, rows r0 … r1-1
+            const int64_t b0 = B * r / shards, b1 = B * (r + 1) / shards;
+            const int64_t r0 = starts[static_cast<size_t>(b0)], r1 = starts[static_cast<size_t>(b1)];
+            LanguageModel& replica = *replicas_[static_cast<size_t>(r)];
+            replica.zero_grad();
+            if (r1 == r0) continue;
+            std::vector<int64_t> local;
+            for (int64_t b = b0; b <= b1; ++b) local.push_back(starts[static_cast<size_t>(b)] - r0);
+            const Tensor logits = replica.forward(ids.narrow(0, r0, r1 - r0), Packing::from_starts(local));
+            const Tensor loss = ag::cross_entropy(logits, targets.narrow(0, r0, r1 - r0));
+            const double share = static_cast<double>(r1 - r0) / static_cast<double>(N);
+            loss.backward(Tensor::scalar(share));
+            losses[static_cast<size_t>(r)] = loss.item() * share;
+        } catch (...) {
+#pragma omp critical(data_parallel_error)
+            if (!error) error = std::current_exception();
+        }
+    }
+    if (error) std::rethrow_exception(error);
+
+    // The model's gradient += Σ_r the replicas' gradients, in shard order.
+    const auto master = model_.parameters();
+    std::vector<std::vector<Tensor>> shard_params;
+    for (const auto& replica : replicas_) shard_params.push_back(replica->parameters());
+    const auto count = static_cast<int64_t>(master.size());
+#pragma omp parallel for schedule(dynamic)
+    for (int64_t i = 0; i < count; ++i) {
+        Tensor p = master[static_cast<size_t>(i)];
+        if (!p.requires_grad()) continue;
+        Tensor sum;
+        for (const auto& params : shard_params) {
+            const Tensor g = params[static_cast<size_t>(i)].grad();
+            if (!g.defined()) continue;
+            if (!sum.defined()) {
+                sum = g.clone();
+                continue;
+            }
+            double* s = sum.data();
+            const double* x = g.data();
+            for (int64_t j = 0; j < sum.numel(); ++j) s[j] += x[j];
+        }
+        if (!sum.defined()) continue;
+        if (p.grad().defined()) {
+            double* s = p.grad().data();
+            for (int64_t j = 0; j < sum.numel(); ++j) s[j] += sum.data()[j];
+        } else {
+            p.impl()->grad = sum.impl_ptr();
+        }
+    }
+    double total = 0.0;
+    for (double l : losses) total += l;
+    return total;
+}
+
+}  // namespace nn

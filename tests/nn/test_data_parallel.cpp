@@ -1,0 +1,83 @@
+// Data parallelism with a fixed split: the shards' gradients add up to the
+// whole batch's gradient, the model's numbers are shared (not copied), and
+// 1 and 2 threads give the same bits.
+#include <catch2/catch.hpp>
+
+#include "nn/data_parallel.h"
+
+using ag::Tensor;
+
+namespace {
+
+struct Batch {
+    Tensor ids, targets;
+    std::vector<int64_t> starts;
+};
+
+Batch random_batch(uint64_t seed) {
+    ag::Generator gen(seed);
+    Batch b;
+    b.starts = {0};
+    std::vector<double> ids, targets;
+    for (int s = 0; s < 5; ++s) {  // 5 sequences of 3-9 tokens: shards of 2 and 3 sequences
+        const int64_t len = 3 + gen.randint(7);
+        for (int64_t t = 0; t < len; ++t) {
+            ids.push_back(static_cast<double>(gen.randint(68)));
+            targets.push_back(static_cast<double>(gen.randint(68)));
+        }
+        b.starts.push_back(b.starts.back() + len);
+    }
+    b.ids = Tensor::from({b.starts.back()}, ids);
+    b.targets = Tensor::from({b.starts.back()}, targets);
+    return b;
+}
+
+std::vector<std::vector<double>> grads_of(const nn::Module& m) {
+    std::vector<std::vector<double>> out;
+    for (const Tensor& p : m.parameters()) out.push_back(p.grad().to_vector());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("DataParallel gives the whole batch's loss and gradient", "[nn][data_parallel]") {
+    for (const nn::LMConfig& cfg : {nn::LMConfig::gpt(), nn::LMConfig::modern_lm()}) {
+        INFO(cfg.model);
+        nn::LanguageModel whole(cfg, 3), sharded(cfg, 3);
+        const Batch b = random_batch(4);
+        const Tensor loss = ag::cross_entropy(whole.forward(b.ids, nn::Packing::from_starts(b.starts)), b.targets);
+        loss.backward();
+        nn::DataParallel parallel(sharded);
+        const double sharded_loss = parallel.forward_backward(b.ids, b.targets, b.starts);
+        CHECK(sharded_loss == Approx(loss.item()).epsilon(1e-14));
+        const auto g1 = grads_of(whole), g2 = grads_of(sharded);
+        REQUIRE(g1.size() == g2.size());
+        double worst = 0.0;
+        for (size_t i = 0; i < g1.size(); ++i)
+            for (size_t j = 0; j < g1[i].size(); ++j) worst = std::max(worst, std::abs(g1[i][j] - g2[i][j]));
+        CHECK(worst < 1e-14);
+        // a second call adds, as backward() does
+        parallel.forward_backward(b.ids, b.targets, b.starts);
+        CHECK(sharded.parameters()[0].grad().to_vector()[0] == Approx(2 * g2[0][0]).margin(1e-15));
+    }
+}
+
+TEST_CASE("DataParallel replicas share the model's numbers and give the same bits on 1 and 2 threads",
+          "[nn][data_parallel]") {
+    const int before = ag::num_threads();
+    std::vector<std::vector<double>> by_threads[2];
+    for (int threads : {1, 2}) {
+        ag::set_num_threads(threads);
+        nn::LanguageModel model(nn::LMConfig::modern_lm(), 8);
+        nn::DataParallel parallel(model);
+        const Batch b = random_batch(9);
+        parallel.forward_backward(b.ids, b.targets, b.starts);
+        by_threads[threads - 1] = grads_of(model);
+        // an update of the model's numbers is seen by the replicas: the loss changes
+        const double first = parallel.forward_backward(b.ids, b.targets, b.starts);
+        model.parameters()[0].data()[static_cast<int64_t>(b.ids.to_vector()[0]) * 64] += 1.0;
+        CHECK(parallel.forward_backward(b.ids, b.targets, b.starts) != first);
+    }
+    ag::set_num_threads(before);
+    CHECK(by_threads[0] == by_threads[1]);
+}
