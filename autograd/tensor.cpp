@@ -184,7 +184,10 @@ std::vector<double> Tensor::to_vector() const {
 Tensor Tensor::clone() const {
     Tensor out = empty(shape());
     double* dst = out.data();
-    for_each_strided(*impl_, [&](double v) { *dst++ = v; });
+    if (is_contiguous())
+        std::copy_n(data(), numel(), dst);
+    else
+        for_each_strided(*impl_, [&](double v) { *dst++ = v; });
     return record("clone", out, {*this}, [](const Tensor& g) { return std::vector<Tensor>{g}; });
 }
 

@@ -45,10 +45,15 @@ Attention::QKV Attention::project(const Tensor& x, const std::vector<int64_t>& p
     const int64_t dh = cfg_.head_dim(), d = cfg_.d_model, kv = cfg_.n_kv_heads * dh;
     Tensor q, k, v;
     if (qkv) {
-        const Tensor all = qkv->forward(x);  // [..., d + 2kv]: q, k, v blocks in that order
-        q = all.narrow(-1, 0, d);
-        k = all.narrow(-1, d, kv);
-        v = all.narrow(-1, d + kv, kv);
+        // qkv.weight holds the q, k, v blocks of rows in that order: three
+        // products with row blocks of it (views, no copy) give three
+        // contiguous outputs, which the attention kernel reads directly.
+        const auto block = [&](int64_t start, int64_t rows) {
+            return ag::linear(x, qkv->weight.narrow(0, start, rows), qkv->bias.narrow(0, start, rows));
+        };
+        q = block(0, d);
+        k = block(d, kv);
+        v = block(d + kv, kv);
     } else {
         q = wq->forward(x);
         k = wk->forward(x);

@@ -8,6 +8,14 @@
 
 namespace nn {
 
+// to += from (same shapes, contiguous gradients)
+static void add_into(Tensor to, const Tensor& from) {
+    double* t = to.data();
+    const double* f = from.data();
+    const int64_t n = to.numel();
+    for (int64_t j = 0; j < n; ++j) t[j] += f[j];
+}
+
 DataParallel::DataParallel(LanguageModel& model, int shards) : model_(model) {
     if (shards < 1) throw std::invalid_argument(fmt::format("DataParallel: {} shards", shards));
     const auto master = model.named_parameters();
@@ -74,14 +82,11 @@ double DataParallel::forward_backward(const Tensor& ids, const Tensor& targets, 
                 sum = g.clone();
                 continue;
             }
-            double* s = sum.data();
-            const double* x = g.data();
-            for (int64_t j = 0; j < sum.numel(); ++j) s[j] += x[j];
+            add_into(sum, g);
         }
         if (!sum.defined()) continue;
         if (p.grad().defined()) {
-            double* s = p.grad().data();
-            for (int64_t j = 0; j < sum.numel(); ++j) s[j] += sum.data()[j];
+            add_into(p.grad(), sum);
         } else {
             p.impl()->grad = sum.impl_ptr();
         }

@@ -138,7 +138,9 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     Tensor y = empty(out_shape);
     if (bias.defined()) {  // start every row at b, then accumulate x Wᵀ onto it
         const Tensor bc = bias.contiguous();
-        for (int64_t r = 0; r < M; ++r) std::copy_n(bc.data(), out, y.data() + r * out);
+        const double* pb = bc.data();
+        double* py = y.data();
+        for (int64_t r = 0; r < M; ++r) std::copy_n(pb, out, py + r * out);
     }
     kernels::gemm(false, true, M, out, in, xc.data(), in, wc.data(), in, y.data(), out, bias.defined());
     return record("linear", y, {x, weight, bias}, [=](const Tensor& g) {
@@ -156,8 +158,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
         }
         if (need_b) {  // db = Σ over rows, in row order
             db = Tensor::zeros({out});
+            double* pdb = db.data();
+            const double* pg = gc.data();
             for (int64_t r = 0; r < M; ++r)
-                for (int64_t j = 0; j < out; ++j) db.data()[j] += gc.data()[r * out + j];
+                for (int64_t j = 0; j < out; ++j) pdb[j] += pg[r * out + j];
         }
         return Grads{dx, dw, db};
     });
