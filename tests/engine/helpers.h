@@ -96,3 +96,10 @@ inline ag::Tensor rand_ids(const ag::Shape& shape, ag::Generator& gen, int64_t n
         INFO(#t << ": " << mismatch_);                               \
         CHECK(mismatch_.empty());                                    \
     } while (0)
+
+// expr throws std::invalid_argument whose message matches `matcher`.
+#define CHECK_INVALID(expr, matcher)                  \
+    do {                                              \
+        CHECK_THROWS_AS(expr, std::invalid_argument); \
+        CHECK_THROWS_WITH(expr, matcher);             \
+    } while (0)

@@ -102,12 +102,6 @@ std::string nonzeros(const Tensor& t) {
 // Row t of a [B, T, H, dh] tensor, all b and h.
 Tensor time_row(const Tensor& x, int64_t t) { return ag::narrow(x, 1, t, 1).detach(); }
 
-#define CHECK_INVALID(expr, matcher)                  \
-    do {                                              \
-        CHECK_THROWS_AS(expr, std::invalid_argument); \
-        CHECK_THROWS_WITH(expr, matcher);             \
-    } while (0)
-
 }  // namespace
 
 TEST_CASE("attention equals matmul + mask + softmax + matmul: MHA, GQA, MQA, windows", "[attention]") {

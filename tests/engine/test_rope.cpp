@@ -66,12 +66,6 @@ void check_close(const std::string& what, const Tensor& actual, const Tensor& ex
 
 const RopePairing kPairings[] = {RopePairing::Half, RopePairing::Interleaved};
 
-#define CHECK_INVALID(expr, matcher)                  \
-    do {                                              \
-        CHECK_THROWS_AS(expr, std::invalid_argument); \
-        CHECK_THROWS_WITH(expr, matcher);             \
-    } while (0)
-
 }  // namespace
 
 TEST_CASE("rope equals multiplying every head vector by the rotation matrix R_{Θ,m}", "[rope]") {
