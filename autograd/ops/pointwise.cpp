@@ -203,12 +203,19 @@ Tensor swiglu(const Tensor& gate, const Tensor& up) {
     const Tensor a = detail::saved(gate), b = detail::saved(up);
     Tensor out = zip(a, b, [](double x, double y) AG_ELEMENTWISE { return x * sigmoid_of(x) * y; });
     return record("swiglu", out, {gate, up}, [a, b](const Tensor& g) {
-        const Tensor gb = zip(g, b, [](double gi, double y) { return gi * y; });
-        return Grads{zip(gb, a, [](double gy, double x) AG_ELEMENTWISE {
-                         const double s = sigmoid_of(x);
-                         return gy * s * (1.0 + x * (1.0 - s));
-                     }),
-                     zip(g, a, [](double gi, double x) AG_ELEMENTWISE { return gi * x * sigmoid_of(x); })};
+        const Tensor gc = g.contiguous();
+        Tensor da = empty(a.shape()), db = empty(b.shape());
+        const double *pg = gc.data(), *pa = a.data(), *pb = b.data();
+        double *pda = da.data(), *pdb = db.data();
+        detail::parallel_for(da.numel(), detail::kPointwiseGrain, [=](int64_t s0, int64_t s1) {
+#pragma omp simd
+            for (int64_t i = s0; i < s1; ++i) {  // one σ per element for both gradients
+                const double x = pa[i], s = sigmoid_of(x);
+                pda[i] = pg[i] * pb[i] * s * (1.0 + x * (1.0 - s));
+                pdb[i] = pg[i] * x * s;
+            }
+        });
+        return Grads{da, db};
     });
 }
 
