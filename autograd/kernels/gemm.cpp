@@ -164,9 +164,15 @@ void edge_kernel(int64_t kc, const double* Ap, int64_t a_stride,
                  int64_t n, bool add) {
   alignas(64) double tile[MR * NR];
   micro_kernel(kc, Ap, a_stride, Bp, tile, NR, false);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      C[i * ldc + j] = add ? C[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
+  for (int64_t i = 0; i < m; ++i) {
+    double* c = C + i * ldc;
+    const double* t = tile + i * NR;
+    if (add) {
+      for (int64_t j = 0; j < n; ++j) c[j] += t[j];
+    } else {
+      for (int64_t j = 0; j < n; ++j) c[j] = t[j];
+    }
+  }
 }
 
 // Rows [i0, i1) of one product, on the calling thread: the loop nest above.
