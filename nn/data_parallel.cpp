@@ -40,13 +40,23 @@ double DataParallel::forward_backward(const Tensor& ids, const Tensor& targets, 
     if (B < 1 || ids.dim() != 1 || ids.size(0) != N || targets.shape() != ids.shape())
         throw std::invalid_argument(fmt::format("DataParallel: ids {} and targets {} for {} packed rows",
                                                 ag::shape_str(ids.shape()), ag::shape_str(targets.shape()), N));
+    // Shard boundaries: whole sequences, cut where the running token count
+    // first reaches r·N/shards, so that the shards (and the threads) get
+    // about the same work. They depend on the batch only.
+    std::vector<int64_t> cut = {0};
+    for (int r = 1; r < shards; ++r) {
+        int64_t b = cut.back();
+        while (b < B && starts[static_cast<size_t>(b)] * shards < N * r) ++b;
+        cut.push_back(b);
+    }
+    cut.push_back(B);
     std::vector<double> losses(static_cast<size_t>(shards), 0.0);
     std::exception_ptr error;
 #pragma omp parallel for schedule(static, 1) num_threads(std::min(shards, omp_get_max_threads()))
     for (int r = 0; r < shards; ++r) {
         try {
             // shard r: sequences b0 … b1-1, rows r0 … r1-1
-            const int64_t b0 = B * r / shards, b1 = B * (r + 1) / shards;
+            const int64_t b0 = cut[static_cast<size_t>(r)], b1 = cut[static_cast<size_t>(r) + 1];
             const int64_t r0 = starts[static_cast<size_t>(b0)], r1 = starts[static_cast<size_t>(b1)];
             LanguageModel& replica = *replicas_[static_cast<size_t>(r)];
             replica.zero_grad();

@@ -3,7 +3,8 @@
 //
 // A batch of a small model is many small matrix products; splitting each
 // op between threads leaves the cores waiting at every join. Instead, each
-// batch is cut into a fixed number of shards (groups of whole sequences),
+// batch is cut into a fixed number of shards (groups of whole sequences
+// with about the same number of tokens),
 // each shard runs forward and backward on its own replica of the model
 // (same numbers: the replicas' parameters share the model's storage, only
 // their gradients are their own), and the shards' gradients are added in
