@@ -18,20 +18,49 @@ struct Angles {
     std::vector<double> cos, sin;
 };
 
+// cos and sin of m θ_i for one position m.
+void angles_of(int64_t m, const std::vector<double>& theta, std::vector<double>& cos, std::vector<double>& sin) {
+    for (const double th : theta) {
+        const double angle = static_cast<double>(m) * th;
+        cos.push_back(std::cos(angle));
+        sin.push_back(std::sin(angle));
+    }
+}
+
+// Training calls rope with the same small positions (0 … 40) every step and
+// layer: each thread keeps the rows of positions 0, 1, … it has computed,
+// per (dh, base). A row is computed by the same formula either way, so the
+// cache changes no result.
+struct AngleCache {
+    int64_t dh = 0;
+    double base = 0.0;
+    std::vector<double> theta;
+    Angles rows;  // row m at [m·dh/2, (m+1)·dh/2)
+};
+constexpr int64_t kCachedPositions = 1 << 14;
+
 Angles angles(const std::vector<int64_t>& positions, int64_t dh, double base) {
     const int64_t half = dh / 2;
-    std::vector<double> theta(static_cast<size_t>(half));
-    for (int64_t i = 0; i < half; ++i)
-        theta[i] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dh));
+    thread_local AngleCache cache;
+    if (cache.dh != dh || cache.base != base) {
+        cache = AngleCache{dh, base, std::vector<double>(static_cast<size_t>(half)), {}};
+        for (int64_t i = 0; i < half; ++i)
+            cache.theta[static_cast<size_t>(i)] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dh));
+    }
     Angles a;
-    a.cos.reserve(positions.size() * theta.size());
-    a.sin.reserve(positions.size() * theta.size());
+    a.cos.reserve(positions.size() * cache.theta.size());
+    a.sin.reserve(positions.size() * cache.theta.size());
     for (const int64_t m : positions) {
-        for (const double th : theta) {
-            const double angle = static_cast<double>(m) * th;
-            a.cos.push_back(std::cos(angle));
-            a.sin.push_back(std::sin(angle));
+        if (half == 0 || m < 0 || m >= kCachedPositions) {
+            angles_of(m, cache.theta, a.cos, a.sin);
+            continue;
         }
+        while (static_cast<int64_t>(cache.rows.cos.size()) <= m * half)  // rows up to m
+            angles_of(static_cast<int64_t>(cache.rows.cos.size()) / half, cache.theta,
+                      cache.rows.cos, cache.rows.sin);
+        const auto at = static_cast<std::ptrdiff_t>(m * half);
+        a.cos.insert(a.cos.end(), cache.rows.cos.begin() + at, cache.rows.cos.begin() + at + half);
+        a.sin.insert(a.sin.end(), cache.rows.sin.begin() + at, cache.rows.sin.begin() + at + half);
     }
     return a;
 }
