@@ -15,11 +15,6 @@ struct Pool {
     std::mutex mutex;
     std::unordered_map<std::size_t, std::vector<void*>> free_blocks;
     std::size_t cached = 0;
-
-    ~Pool() {
-        for (auto& [bytes, blocks] : free_blocks)
-            for (void* p : blocks) std::free(p);
-    }
 };
 
 Pool& pool() {

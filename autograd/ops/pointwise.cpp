@@ -113,7 +113,7 @@ Tensor exp(const Tensor& a) {
 
 // d(log x) = dx / x
 Tensor log(const Tensor& a) {
-    Tensor y = map(a, [](double x) { return std::log(x); });
+    Tensor y = map(a, [](double x) AG_ELEMENTWISE { return vmath::log(x); });
     return record("log", y, {a}, [a](const Tensor& g) { return Grads{div(g, a)}; });
 }
 
