@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -58,6 +59,8 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
         const Clock::time_point start = Clock::now();
         double loss_sum = 0;  // Σ over batches of mean loss × its tokens = Σ per-token losses
         int64_t tokens = 0;
+        std::vector<double> step_losses;
+        step_losses.reserve(batches.size());
         for (size_t b = 0; b < batches.size(); ++b) {
             const farm::LmBatch& batch = batches[b];
             // The batch's sentences packed end to end without padding (the
@@ -69,6 +72,7 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
             adam.lr = schedule->lr(step++);
             adam.step();
 
+            step_losses.push_back(value);
             loss_sum += value * static_cast<double>(batch.tokens);
             tokens += batch.tokens;
             if (progress)
@@ -80,6 +84,7 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
         log.train_loss = loss_sum / static_cast<double>(tokens);
         log.seconds = seconds_since(start);
         log.tokens_per_second = static_cast<double>(tokens) / log.seconds;
+        log.step_losses = std::move(step_losses);
         if (progress) progress->epoch_done(log.epoch, log.train_loss, log.tokens_per_second, log.seconds);
         logs.push_back(log);
     }

@@ -51,6 +51,7 @@ struct EpochLog {
     double train_loss = 0;  // token-weighted mean cross-entropy over the epoch
     double seconds = 0;
     double tokens_per_second = 0;  // non-pad target tokens / seconds (anchors.md)
+    std::vector<double> step_losses;  // each batch's mean loss, in order (the loss curve)
 };
 
 // Trains `model` in place for options.epochs epochs on `train` and returns

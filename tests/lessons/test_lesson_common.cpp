@@ -10,6 +10,7 @@
 #include "autograd/engine.h"
 #include "lesson_helpers.h"
 #include "lessons/common/json.h"
+#include "lessons/common/svg.h"
 
 using lessons::Cell;
 using lessons::Options;
@@ -177,4 +178,55 @@ TEST_CASE("run_lesson: --json writes every recorded value", "[lessons][json]") {
               "\"values\": {\"seeds\": 3, \"fine\": true}, \"tables\": {\"t\": "
               "{\"columns\": [\"name\", \"x\"], \"rows\": [[\"a\", 1.5], [\"b\\\"q\", 2]]}}, "
               "\"takeaway\": \"done\"}}}\n");
+}
+
+namespace {
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+}  // namespace
+
+TEST_CASE("svg: a line plot has one polyline per series and a legend", "[lessons][svg]") {
+    const auto path = test::scratch_path("plot.svg");
+    lessons::svg::LinePlot plot{"Loss <per step>", "step", "loss"};
+    plot.series.push_back({"a & b", {1, 2, 3}, {3, 2, 1}});
+    plot.series.push_back({"c", {1, 2, 3}, {1, std::nan(""), 2}});
+    lessons::svg::write(path, plot);
+    const std::string text = test::read_text(path);
+    CHECK(text.rfind("<svg", 0) == 0);
+    CHECK(count(text, "<polyline") == 2);
+    CHECK(text.find("Loss &lt;per step&gt;") != std::string::npos);
+    CHECK(text.find("a &amp; b") != std::string::npos);
+    CHECK(text.find("nan") == std::string::npos);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("svg: a heat-map grid draws every cell of every panel", "[lessons][svg]") {
+    const auto path = test::scratch_path("grid.svg");
+    lessons::svg::HeatmapGrid grid{"masks", 2};
+    grid.panels.push_back({"2x3", {{0, 1, 2}, {3, 4, 5}}});
+    grid.panels.push_back({"1x1", {{7}}, 0, 0, true});
+    lessons::svg::write(path, grid);
+    const std::string text = test::read_text(path);
+    CHECK(count(text, "<rect x=") == 7);   // 6 + 1 cells
+    CHECK(text.find(">7</text>") != std::string::npos);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("svg: data that cannot be drawn is refused with the file's name", "[lessons][svg]") {
+    const auto path = test::scratch_path("bad.svg");
+    lessons::svg::LinePlot ragged{"t", "x", "y"};
+    ragged.series.push_back({"s", {1, 2}, {1}});
+    CHECK_THROWS_WITH(lessons::svg::write(path, ragged), Catch::Contains("bad.svg") && Catch::Contains("2 x and 1 y"));
+    lessons::svg::LinePlot log_plot{"t", "x", "y"};
+    log_plot.log_y = true;
+    log_plot.series.push_back({"s", {1, 2}, {1, 0}});
+    CHECK_THROWS_WITH(lessons::svg::write(path, log_plot), Catch::Contains("log axis"));
+    lessons::svg::HeatmapGrid grid{"g", 1};
+    grid.panels.push_back({"ragged", {{1, 2}, {3}}});
+    CHECK_THROWS_WITH(lessons::svg::write(path, grid), Catch::Contains("rows of different lengths"));
+    CHECK_THROWS_WITH(lessons::svg::write("/nonexistent/dir/x.svg", lessons::svg::LinePlot{}),
+                      Catch::Contains("cannot write"));
 }

@@ -1,0 +1,198 @@
+#include "lessons/common/svg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace lessons::svg {
+namespace {
+
+const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+
+std::string escape(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string label(double v) { return fmt::format("{:.4g}", v); }
+
+void save(const std::filesystem::path& path, const std::string& body, double width, double height) {
+    std::ofstream file(path);
+    file << fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+                        "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                        "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                        width, height, width, height)
+         << body << "</svg>\n";
+    if (!file) throw std::runtime_error("cannot write the figure " + path.string());
+}
+
+// An axis from data range [lo, hi] to pixels [p0, p1], linear or log10.
+struct Axis {
+    double lo, hi, p0, p1;
+    bool log;
+    double t(double v) const { return log ? std::log10(v) : v; }
+    double px(double v) const { return p0 + (t(v) - t(lo)) / (t(hi) - t(lo)) * (p1 - p0); }
+
+    // About five round tick values inside [lo, hi] (powers of ten on a log axis).
+    std::vector<double> ticks() const {
+        std::vector<double> out;
+        if (log) {
+            for (double e = std::ceil(std::log10(lo)); e <= std::floor(std::log10(hi)); ++e)
+                out.push_back(std::pow(10.0, e));
+            if (out.size() < 2) out = {lo, hi};
+            return out;
+        }
+        const double raw = (hi - lo) / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
+        const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+        for (double v = std::ceil(lo / step) * step; v <= hi + 1e-9 * step; v += step)
+            out.push_back(std::abs(v) < 1e-12 * step ? 0.0 : v);
+        return out;
+    }
+};
+
+// The data range of one coordinate over every series, widened when flat.
+std::pair<double, double> range(const LinePlot& plot, bool x, bool log, const std::filesystem::path& path) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const Series& s : plot.series)
+        for (double v : x ? s.x : s.y) {
+            if (!std::isfinite(v)) continue;
+            if (log && v <= 0)
+                throw std::runtime_error(fmt::format("figure {}: value {} on a log axis", path.string(), v));
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    if (!(lo <= hi)) return {log ? 0.1 : 0.0, 1.0};
+    if (lo == hi) return log ? std::pair{lo / 2, hi * 2} : std::pair{lo - 0.5, hi + 0.5};
+    return {lo, hi};
+}
+
+}  // namespace
+
+void write(const std::filesystem::path& path, const LinePlot& plot) {
+    for (const Series& s : plot.series)
+        if (s.x.size() != s.y.size())
+            throw std::runtime_error(fmt::format("figure {}: series '{}' has {} x and {} y values", path.string(),
+                                                 s.name, s.x.size(), s.y.size()));
+    const double width = 680, height = 420, left = 70, right = 170, top = 40, bottom = 55;
+    const auto [x0, x1] = range(plot, true, plot.log_x, path);
+    const auto [y0, y1] = range(plot, false, plot.log_y, path);
+    const Axis ax{x0, x1, left, width - right, plot.log_x}, ay{y0, y1, height - bottom, top, plot.log_y};
+
+    std::string body = fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">{}</text>\n", left, escape(plot.title));
+    for (double v : ax.ticks())
+        body += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/>"
+                            "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+                            ax.px(v), top, height - bottom, height - bottom + 16, label(v));
+    for (double v : ay.ticks())
+        body += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
+                            "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+                            left, width - right, ay.px(v), left - 6, ay.px(v) + 4, label(v));
+    body += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", left,
+                        top, width - right - left, height - bottom - top);
+    body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (left + width - right) / 2,
+                        height - 15, escape(plot.x_label));
+    body += fmt::format("<text transform=\"translate(18 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
+                        (top + height - bottom) / 2, escape(plot.y_label));
+
+    for (size_t i = 0; i < plot.series.size(); ++i) {
+        const Series& s = plot.series[i];
+        const char* colour = kPalette[i % std::size(kPalette)];
+        std::string points;
+        for (size_t k = 0; k < s.x.size(); ++k) {
+            if (!std::isfinite(s.x[k]) || !std::isfinite(s.y[k])) continue;
+            points += fmt::format("{:.1f},{:.1f} ", ax.px(s.x[k]), ay.px(s.y[k]));
+            if (plot.markers)
+                body += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", ax.px(s.x[k]),
+                                    ay.px(s.y[k]), colour);
+        }
+        body += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n", points,
+                            colour);
+        const double ly = top + 10 + 18 * static_cast<double>(i);
+        body += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"/>"
+                            "<text x=\"{4}\" y=\"{5}\">{6}</text>\n",
+                            width - right + 10, width - right + 30, ly, colour, width - right + 36, ly + 4,
+                            escape(s.name));
+    }
+    save(path, body, width, height);
+}
+
+void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
+    if (grid.columns < 1) throw std::runtime_error("figure " + path.string() + ": columns must be >= 1");
+    // Every panel is drawn in the same box; its cells are square and as big
+    // as the largest panel allows.
+    size_t max_rows = 1, max_cols = 1;
+    for (const Heatmap& h : grid.panels) {
+        max_rows = std::max(max_rows, h.values.size());
+        for (const auto& row : h.values) {
+            if (row.size() != h.values[0].size())
+                throw std::runtime_error(fmt::format("figure {}: panel '{}' has rows of different lengths",
+                                                     path.string(), h.caption));
+            max_cols = std::max(max_cols, row.size());
+        }
+    }
+    const double box = 220, cell = box / static_cast<double>(std::max(max_rows, max_cols));
+    const double pad = 40, top = 50;
+    const size_t columns = static_cast<size_t>(grid.columns);
+    const size_t rows_of_panels = (grid.panels.size() + columns - 1) / columns;
+    const double width = pad + static_cast<double>(std::min(columns, grid.panels.size())) * (box + pad);
+    const double height = top + static_cast<double>(rows_of_panels) * (box + pad + 20);
+
+    std::string body = fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">{}</text>\n", pad, escape(grid.title));
+    for (size_t p = 0; p < grid.panels.size(); ++p) {
+        const Heatmap& h = grid.panels[p];
+        const double ox = pad + static_cast<double>(p % columns) * (box + pad);
+        const double oy = top + static_cast<double>(p / columns) * (box + pad + 20);
+        double lo = h.lo, hi = h.hi;
+        if (lo == hi) {
+            lo = std::numeric_limits<double>::infinity(), hi = -lo;
+            for (const auto& row : h.values)
+                for (double v : row)
+                    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+            if (!(lo < hi)) hi = lo + 1;
+        }
+        body += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", ox, oy - 6, escape(h.caption));
+        for (size_t r = 0; r < h.values.size(); ++r)
+            for (size_t c = 0; c < h.values[r].size(); ++c) {
+                const double v = h.values[r][c];
+                // white (lo) to dark blue (hi); non-finite cells grey
+                const double f = std::isfinite(v) ? std::clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0;
+                const std::string fill =
+                    std::isfinite(v) ? fmt::format("rgb({},{},{})", static_cast<int>(255 - 225 * f),
+                                                   static_cast<int>(255 - 175 * f), static_cast<int>(255 - 90 * f))
+                                     : std::string("#bbb");
+                const double x = ox + static_cast<double>(c) * cell, y = oy + static_cast<double>(r) * cell;
+                body += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\" "
+                                    "stroke=\"#eee\" stroke-width=\"0.5\"/>\n",
+                                    x, y, cell, cell, fill);
+                if (h.numbers)
+                    body += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{:.0f}\" text-anchor=\"middle\" "
+                                        "fill=\"{}\">{}</text>\n",
+                                        x + cell / 2, y + cell * 0.65, std::min(12.0, cell * 0.4),
+                                        f > 0.6 ? "white" : "black", label(v));
+            }
+        if (!grid.x_label.empty())
+            body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text>\n",
+                                ox + box / 2, oy + box + 14, escape(grid.x_label));
+        if (!grid.y_label.empty())
+            body += fmt::format("<text transform=\"translate({} {}) rotate(-90)\" text-anchor=\"middle\" "
+                                "font-size=\"10\">{}</text>\n",
+                                ox - 6, oy + box / 2, escape(grid.y_label));
+    }
+    save(path, body, width, height);
+}
+
+}  // namespace lessons::svg
