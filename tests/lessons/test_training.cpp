@@ -10,7 +10,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "lesson_helpers.h"
 #include "lessons/common/evaluation.h"
+#include "lessons/common/model_cache.h"
 #include "lessons/common/progress.h"
 #include "lessons/common/training.h"
 #include "nn/data_parallel.h"
@@ -410,4 +412,47 @@ TEST_CASE("progress: durations and counts read as a person writes them", "[lesso
     CHECK(lessons::group_thousands(1234567.4) == "1,234,567");
     CHECK(lessons::group_thousands(999) == "999");
     CHECK(lessons::group_thousands(0) == "0");
+}
+
+TEST_CASE("cached_lm: trains once, then loads the same model and logs", "[lessons][cache]") {
+    const auto dir = test::scratch_path("cache");
+    const farm::Corpora corpora = farm::make_corpora(0);
+    const std::vector<farm::Sentence> train(corpora.train.begin(), corpora.train.begin() + 64);
+    LmTrainOptions options;
+    options.epochs = 1;
+    options.batch_size = 16;
+
+    const auto first = lessons::cached_lm(dir, "tiny", tiny(), 3, train, options);
+    CHECK(first.status == "trained");
+    CHECK_FALSE(first.from_cache);
+    REQUIRE(first.logs.size() == 1);
+    CHECK(first.logs[0].step_losses.size() == 4);
+
+    const auto second = lessons::cached_lm(dir, "tiny", tiny(), 3, train, options);
+    CHECK(second.from_cache);
+    CHECK_THAT(second.status, Catch::StartsWith("loaded from"));
+    const auto a = first.model->named_parameters(), b = second.model->named_parameters();
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) CHECK(ag::max_abs_diff(a[i].second, b[i].second) == 0.0);
+    CHECK(second.logs[0].step_losses == first.logs[0].step_losses);
+    CHECK(second.logs[0].train_loss == first.logs[0].train_loss);
+
+    SECTION("another run's file is stale and retrained") {
+        LmTrainOptions other = options;
+        other.lr = 2e-3;
+        const auto third = lessons::cached_lm(dir, "tiny", tiny(), 3, train, other);
+        CHECK_FALSE(third.from_cache);
+        CHECK_THAT(third.status, Catch::Contains("stale"));
+        CHECK(lessons::cached_lm(dir, "tiny", tiny(), 3, train, other).from_cache);
+    }
+    SECTION("a truncated file is detected and retrained") {
+        std::filesystem::resize_file(first.file, std::filesystem::file_size(first.file) / 2);
+        const auto third = lessons::cached_lm(dir, "tiny", tiny(), 3, train, options);
+        CHECK_FALSE(third.from_cache);
+        CHECK_THAT(third.status, Catch::Contains("unusable"));
+        const auto c = third.model->named_parameters();
+        for (size_t i = 0; i < a.size(); ++i) CHECK(ag::max_abs_diff(a[i].second, c[i].second) == 0.0);
+    }
+    CHECK_THROWS_AS(lessons::cached_lm(dir, "../escape", tiny(), 3, train, options), std::invalid_argument);
+    std::filesystem::remove_all(dir);
 }

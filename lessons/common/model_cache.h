@@ -1,0 +1,50 @@
+#pragma once
+// Trained language models cached in --out DIR/models/: a model that a lesson
+// trains (the pre-trained GPT of lesson 01, the ModernLMs of 03-05) is
+// trained once and loaded by later runs.
+//
+//     auto run = cached_lm(options.out, "gpt_seed0", nn::LMConfig::gpt(), 0,
+//                          corpora.train, LmTrainOptions{}, &progress);
+//     run.model->...;   run.logs[4].train_loss;   run.status  ("trained", …)
+//
+// The cache file records what made the model: the configuration, the
+// initialisation seed, every training option, a fingerprint of the training
+// sentences and the cache's format version. A file made any other way
+// (stale), or that does not load (corrupt, truncated, not a checkpoint), is
+// reported in `status` and replaced by a fresh training run; nothing else
+// is ever trusted. The training logs (loss per epoch and per step) are kept
+// in the file, so a cached run still has its loss curve.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/farm_language.h"
+#include "lessons/common/training.h"
+#include "nn/language_model.h"
+
+namespace lessons {
+
+struct CachedLm {
+    std::unique_ptr<nn::LanguageModel> model;
+    std::vector<EpochLog> logs;   // the training run's logs (stored in the cache file)
+    std::string status;           // "trained", "loaded from <file>", or why the cache was rebuilt
+    bool from_cache = false;
+    std::filesystem::path file;
+};
+
+// The model nn::LanguageModel(config, init_seed) after train_lm(train,
+// options), from out_dir/models/<name>.safetensors when that file holds
+// exactly this run, else trained now and saved there. name: letters,
+// digits, '_', '-' and '.' only (std::invalid_argument otherwise).
+CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name, const nn::LMConfig& config,
+                   uint64_t init_seed, const std::vector<farm::Sentence>& train, const LmTrainOptions& options,
+                   Progress* progress = nullptr);
+
+// What a cache file must record for this run: a JSON object (exposed for
+// the tests).
+std::string cache_key(const nn::LMConfig& config, uint64_t init_seed, const std::vector<farm::Sentence>& train,
+                      const LmTrainOptions& options);
+
+}  // namespace lessons
