@@ -15,19 +15,23 @@ constexpr int kCacheVersion = 1;
 
 // FNV-1a over every sentence's token ids, lengths included: two corpora
 // with the same fingerprint are, for practical purposes, the same corpus.
-std::string fingerprint(const std::vector<farm::Sentence>& sentences) {
+struct Fnv1a {
     uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](uint64_t v) {
+    void mix(uint64_t v) {
         for (int byte = 0; byte < 8; ++byte) {
             h ^= (v >> (8 * byte)) & 0xff;
             h *= 1099511628211ull;
         }
-    };
-    for (const farm::Sentence& s : sentences) {
-        mix(s.ids.size());
-        for (int64_t id : s.ids) mix(static_cast<uint64_t>(id));
     }
-    return fmt::format("{:016x}/{}", h, sentences.size());
+};
+
+std::string fingerprint(const std::vector<farm::Sentence>& sentences) {
+    Fnv1a f;
+    for (const farm::Sentence& s : sentences) {
+        f.mix(s.ids.size());
+        for (int64_t id : s.ids) f.mix(static_cast<uint64_t>(id));
+    }
+    return fmt::format("{:016x}/{}", f.h, sentences.size());
 }
 
 json::Value logs_to_json(const std::vector<EpochLog>& logs) {
@@ -124,6 +128,14 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
               {"cache_key", key},
               {"logs", json::dump(logs_to_json(run.logs))}});
     return run;
+}
+
+CachedLm cached_lm(const std::filesystem::path& out_dir, const nn::LMConfig& config, uint64_t init_seed,
+                   const std::vector<farm::Sentence>& train, const LmTrainOptions& options, Progress* progress) {
+    Fnv1a f;
+    for (char c : cache_key(config, init_seed, train, options)) f.mix(static_cast<unsigned char>(c));
+    return cached_lm(out_dir, fmt::format("{}-{:016x}", config.model, f.h), config, init_seed, train, options,
+                     progress);
 }
 
 }  // namespace lessons

@@ -453,6 +453,12 @@ TEST_CASE("cached_lm: trains once, then loads the same model and logs", "[lesson
         const auto c = third.model->named_parameters();
         for (size_t i = 0; i < a.size(); ++i) CHECK(ag::max_abs_diff(a[i].second, c[i].second) == 0.0);
     }
+    SECTION("an unnamed run is named after what made it") {
+        const auto named = lessons::cached_lm(dir, tiny(), 3, train, options);
+        CHECK_THAT(named.file.filename().string(), Catch::StartsWith("modern_lm-"));
+        CHECK(lessons::cached_lm(dir, tiny(), 3, train, options).from_cache);
+        CHECK_FALSE(lessons::cached_lm(dir, tiny(), 4, train, options).from_cache);
+    }
     CHECK_THROWS_AS(lessons::cached_lm(dir, "../escape", tiny(), 3, train, options), std::invalid_argument);
     std::filesystem::remove_all(dir);
 }
