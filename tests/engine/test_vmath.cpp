@@ -194,6 +194,26 @@ TEST_CASE("vmath::erf matches std::erf over [-10, 10]", "[engine][vmath]") {
     CHECK(odd_failures == 0);
 }
 
+TEST_CASE("vmath::erf's second result is e^(-x²)", "[engine][vmath]") {
+    // GELU takes the Gaussian density from erf's own evaluation (§3.2 of
+    // the lecture's GELU MLP; ops/pointwise.cpp).
+    Worst ulp_ld, rel_std;
+    for (int i = 0; i <= 600000; ++i) {
+        const double x = -30.0 + 1e-4 * i;
+        double gauss;
+        const double v = vmath::erf(x, gauss);
+        CHECK(bits(v) == bits(vmath::erf(x)));   // the same erf
+        const double s = std::exp(-x * x);
+        if (s >= 1e-300) rel_std.add(rel(gauss, s), x);
+        if (kWideLongDouble && s >= DBL_MIN) ulp_ld.add(ulps(gauss, std::exp(-static_cast<long double>(x) * x)), x);
+        if (std::fabs(x) >= 27.3) CHECK(gauss == 0.0);
+    }
+    INFO(rel_std.str("relative error against std::exp(-x*x)"));
+    INFO(ulp_ld.str("error against expl(-x²), in ulp,"));
+    if (kWideLongDouble) CHECK(ulp_ld.err <= 2.0);
+    CHECK(rel_std.err <= 1e-13);   // std::exp(-x*x) itself is off by x²·2^-53 relative
+}
+
 TEST_CASE("vmath::erf special values", "[engine][vmath]") {
     CHECK(vmath::erf(0.0) == 0.0);
     CHECK_FALSE(std::signbit(vmath::erf(0.0)));
