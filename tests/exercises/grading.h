@@ -1,0 +1,61 @@
+#pragma once
+// The grader behind `./grade` (see exercises/README.md): which exercises
+// exist, how one exercise's test program is run in isolation, and the
+// scoreboard.
+//
+// Each exercise's tests are one program (exNN_tests). It runs as a child
+// process with a time limit, with GRADE_REPORT naming a file where its
+// Catch2 listener (grading_main.cpp) writes one JSON line per event:
+//   {"event": "start", "test": …}
+//   {"event": "failure", "test": …, "check": …, "expanded": …, "messages": [...],
+//    "not_implemented": bool, "file": …, "line": …}
+//   {"event": "test", "test": …, "passed": bool}
+// A program that crashes, aborts or loops forever fails that exercise only.
+#include <string>
+#include <vector>
+
+namespace grading {
+
+struct Exercise {
+    int number = 0;
+    std::string name;      // "wrong_rope": files exercises/ex07_wrong_rope.{h,cpp}
+    std::string section;   // "§4.3"
+    std::string hint;      // where to look in the lecture when it fails
+    std::string id() const;   // "ex07"
+};
+
+// The 18 exercises, in order.
+const std::vector<Exercise>& exercises();
+
+// What `grade ARG…` asks for: "7", "ex07", "07" (a number) or part of a
+// name ("rope": every exercise whose name contains it). No argument: all.
+// Throws std::invalid_argument naming an argument that matches nothing.
+std::vector<Exercise> select(const std::vector<std::string>& args);
+
+enum class Status { passed, failed, not_started };
+std::string to_string(Status s);   // "passed", "FAILED", "not started"
+
+struct Result {
+    Exercise exercise;
+    Status status = Status::failed;
+    int tests_passed = 0, tests_run = 0;
+    std::string why;                  // one line: "crashed (SIGSEGV) in test '…'", "does not compile", …
+    std::vector<std::string> detail;  // the first failing check: test, check, expected vs actual, messages
+};
+
+// Runs `command` (argv; command[0] is the program) with GRADE_REPORT set,
+// its output to `log_path`, killed after `timeout_seconds`, and turns what
+// it reported into a Result.
+Result run_exercise(const Exercise& exercise, const std::vector<std::string>& command, double timeout_seconds,
+                    const std::string& log_path);
+
+// Builds target exNN_tests in `build_dir` (cmake --build), its output to
+// `log_path`. Returns "" on success, else the first compiler error lines.
+std::string build_exercise(const Exercise& exercise, const std::string& build_dir, const std::string& log_path);
+
+// The table printed by `grade`: one row per exercise, and under a failed
+// one its first failing check and the hint.
+std::string scoreboard(const std::vector<Result>& results);
+std::string to_json(const std::vector<Result>& results);
+
+}  // namespace grading
