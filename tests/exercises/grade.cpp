@@ -1,7 +1,7 @@
 // grade: build and run the exercises' grading tests and print the scoreboard.
 //
 //   ./grade                 every exercise
-//   ./grade 7 | ex07 | rope one exercise, or every exercise whose name contains "rope"
+//   ./grade 7 | ex07 | 3-9 | rope   one exercise, a range, or every exercise whose name contains "rope"
 //   ./grade --json FILE     also write the scoreboard as JSON
 //   ./grade --timeout S     seconds each exercise may run (default 120)
 //   ./grade --no-build      run the test programs as they are
@@ -23,7 +23,7 @@ namespace {
 
 const char* const kUsage =
     "usage: grade [EXERCISE ...] [--json FILE] [--timeout SECONDS] [--no-build] [--programs DIR]\n"
-    "  EXERCISE: a number (7), an id (ex07) or part of a name (rope); none: all 18\n";
+    "  EXERCISE: a number (7), an id (ex07), a range (3-9) or part of a name (rope); none: all 18\n";
 
 int bad(const std::string& message) {
     std::fprintf(stderr, "grade: %s\n%s", message.c_str(), kUsage);

@@ -51,11 +51,18 @@ std::vector<Exercise> select(const std::vector<std::string>& args) {
     if (args.empty()) return exercises();
     std::vector<Exercise> chosen;
     for (const std::string& arg : args) {
-        std::string digits = arg.rfind("ex", 0) == 0 ? arg.substr(2) : arg;
-        const bool numeric = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos;
+        // "7", "ex07", "3-9" (a range) or part of a name.
+        const std::string digits = arg.rfind("ex", 0) == 0 ? arg.substr(2) : arg;
+        const size_t dash = digits.find('-');
+        const std::string lo = digits.substr(0, dash), hi = dash == std::string::npos ? lo : digits.substr(dash + 1);
+        const auto is_number = [](const std::string& t) {
+            return !t.empty() && t.size() < 4 && t.find_first_not_of("0123456789") == std::string::npos;
+        };
+        const bool numeric = is_number(lo) && is_number(hi);
         bool found = false;
         for (const Exercise& e : exercises()) {
-            const bool match = numeric ? std::stoi(digits) == e.number : e.name.find(arg) != std::string::npos;
+            const bool match = numeric ? std::stoi(lo) <= e.number && e.number <= std::stoi(hi)
+                                       : e.name.find(arg) != std::string::npos;
             if (!match) continue;
             found = true;
             if (std::none_of(chosen.begin(), chosen.end(), [&](const Exercise& c) { return c.number == e.number; }))
@@ -63,7 +70,7 @@ std::vector<Exercise> select(const std::vector<std::string>& args) {
         }
         if (!found)
             throw std::invalid_argument(fmt::format(
-                "no exercise matches '{}' (give a number 1-18, ex07, or part of a name such as rope)", arg));
+                "no exercise matches '{}' (give a number 1-18, ex07, a range 3-9, or part of a name such as rope)", arg));
     }
     std::sort(chosen.begin(), chosen.end(), [](const Exercise& a, const Exercise& b) { return a.number < b.number; });
     return chosen;
@@ -191,8 +198,15 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
         return result;
     }
 
-    const auto real = std::find_if(report.failures.begin(), report.failures.end(),
-                                   [](const json::Value& f) { return !f.at("not_implemented").as_bool(); });
+    // A test case that met a stub (not_implemented) says nothing about the
+    // student's other code: its later failures are consequences. The first
+    // real failure is the first one in a test case without a stub.
+    std::vector<std::string> stubbed;
+    for (const json::Value& f : report.failures)
+        if (f.at("not_implemented").as_bool()) stubbed.push_back(f.at("test").as_string());
+    const auto real = std::find_if(report.failures.begin(), report.failures.end(), [&](const json::Value& f) {
+        return std::find(stubbed.begin(), stubbed.end(), f.at("test").as_string()) == stubbed.end();
+    });
     if (code == 0 && report.failures.empty() && report.run > 0) {
         result.status = Status::passed;
         return result;

@@ -27,8 +27,9 @@ struct Exercise {
 // The 18 exercises, in order.
 const std::vector<Exercise>& exercises();
 
-// What `grade ARG…` asks for: "7", "ex07", "07" (a number) or part of a
-// name ("rope": every exercise whose name contains it). No argument: all.
+// What `grade ARG…` asks for: "7", "ex07", "07" (a number), "3-9" (a
+// range) or part of a name ("rope": every exercise whose name contains
+// it). No argument: all.
 // Throws std::invalid_argument naming an argument that matches nothing.
 std::vector<Exercise> select(const std::vector<std::string>& args);
 

@@ -41,6 +41,8 @@ TEST_CASE("grade chooses exercises by number, id or part of a name", "[grading]"
     for (const auto& e : grading::select({"rope"})) rope.push_back(e.number);
     CHECK(rope == std::vector<int>{1, 2, 7, 11});
     CHECK(grading::select({"9", "3", "9"}).size() == 2);
+    CHECK(grading::select({"3-9"}).size() == 7);
+    CHECK(grading::select({"ex11-18"}).front().number == 11);
     CHECK_THROWS_WITH(grading::select({"transformer"}), Catch::Contains("no exercise matches 'transformer'"));
     CHECK_THROWS_AS(grading::select({"19"}), std::invalid_argument);
 }

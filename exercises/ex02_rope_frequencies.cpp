@@ -1,0 +1,36 @@
+// Exercise 2 · RoPE's range of speeds (lecture §4.5; §10 exercise 2)
+//
+// RoPE turns pair i of a head vector (d dimensions, d/2 pairs) by m·θ_i at
+// position m, with θ_i = base^(-2i/d), i = 0 … d/2 - 1. The first pair is
+// the fastest (θ_0 = 1 radian per position), the last the slowest.
+//
+// Write rope_thetas(d, base) and period(θ) (ex02_rope_frequencies.h).
+// Then answer: for d = 128 and base 10,000, how fast do the fastest and
+// the slowest pair turn, and what are their periods in positions? Llama 3
+// raises the base to 500,000: what is the slowest period then, and why do
+// long-context models want it?
+//
+// Graded: against the reference for many d and bases; the lecture's
+// slowest θ ≈ 1.15e-4 with a period ≈ 54,410 positions (base 10,000) and
+// ≈ 2.56 million (base 500,000).
+#include "exercises/ex02_rope_frequencies.h"
+
+#include <cmath>
+
+#include "exercises/not_implemented.h"
+
+namespace ex02 {
+
+std::vector<double> rope_thetas(int64_t d, double base) {
+    // TODO: d/2 values, the fastest first
+    (void)d, (void)base;
+    throw exercises::not_implemented("ex02 rope_frequencies: rope_thetas");
+}
+
+double period(double theta) {
+    // TODO
+    (void)theta;
+    throw exercises::not_implemented("ex02 rope_frequencies: period");
+}
+
+}  // namespace ex02

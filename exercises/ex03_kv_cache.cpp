@@ -1,0 +1,35 @@
+// Exercise 3 · the KV cache's size (lecture §5.1, §5.3, §6.4; §10 exercise 3)
+//
+// While decoding, every layer keeps the K and V vectors of every past token
+// of every KV head. Mistral 7B: 32 layers, 8 KV heads of 128 dimensions,
+// BF16 (2 bytes), sliding window 4096.
+//   (a) How many bytes does one token add to the cache?
+//   (b) With the rolling buffer (§6.4) a sequence keeps at most the last
+//       4096 positions: how big does its cache get, however long it is?
+//   (c) Without it, how big is the cache of one 32K-token sequence?
+// Then Llama-3 8B (32 layers, 8 KV heads, head 128, BF16) at batch 32 ×
+// 8192 tokens (§5.3): the cache with MHA (32 KV heads), GQA (8), MQA (1).
+//
+// Write kv_bytes_per_token() and kv_cache_bytes() (ex03_kv_cache.h).
+//
+// Graded: against the reference on random sizes; Mistral's 128 KiB per
+// token, 512 MiB rolling and 4 GiB for 32K tokens; Llama-3 8B's batch.
+#include "exercises/ex03_kv_cache.h"
+
+#include "exercises/not_implemented.h"
+
+namespace ex03 {
+
+int64_t kv_bytes_per_token(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t bytes_per_value) {
+    // TODO
+    (void)layers, (void)kv_heads, (void)head_dim, (void)bytes_per_value;
+    throw exercises::not_implemented("ex03 kv_cache: kv_bytes_per_token");
+}
+
+int64_t kv_cache_bytes(int64_t batch, int64_t tokens, int64_t bytes_per_token, int64_t window) {
+    // TODO
+    (void)batch, (void)tokens, (void)bytes_per_token, (void)window;
+    throw exercises::not_implemented("ex03 kv_cache: kv_cache_bytes");
+}
+
+}  // namespace ex03

@@ -1,0 +1,27 @@
+// Exercise 4 · GQA's parameters (lecture §5.2; §10 exercise 4)
+//
+// An attention layer projects x (d numbers) to n_heads query heads and
+// n_kv_heads key and value heads of head_dim numbers each, and projects the
+// concatenated heads back to d. No biases.
+//   d = 4096, 32 query heads of 128: how many weights with MHA (32 KV
+//   heads)? With GQA (8 KV heads)? What share is saved, and why does it
+//   hardly matter for the whole model (§5.1: what GQA saves is the cache)?
+//
+// Write attention_params() (ex04_attention_params.h).
+//
+// Graded: 67,108,864 (MHA) and 41,943,040 (GQA) at d = 4096; 4096 (MHA)
+// and 2304 (MQA) for d = 32 with 8 heads of 4; the reference on random
+// shapes; and a real nn::Attention module's parameter count.
+#include "exercises/ex04_attention_params.h"
+
+#include "exercises/not_implemented.h"
+
+namespace ex04 {
+
+int64_t attention_params(int64_t d, int64_t n_heads, int64_t n_kv_heads, int64_t head_dim) {
+    // TODO
+    (void)d, (void)n_heads, (void)n_kv_heads, (void)head_dim;
+    throw exercises::not_implemented("ex04 attention_params");
+}
+
+}  // namespace ex04

@@ -1,0 +1,43 @@
+// Exercise 7 · the slides' "wrong" RoPE (lecture §4.3; §10 exercise 7)
+//
+// RoPE turns the query by its own position and the key by its own:
+//     score(t, j) = (R_t q) · (R_j k) = qᵀ R_tᵀ R_j k = qᵀ R_{j-t} k,
+// which depends on t - j only. One version on the slides instead turns
+// BOTH q and k by t - j. Prove that multiplying both by the same rotation
+// R leaves the dot product unchanged ((Rq)·(Rk) = qᵀRᵀRk, and RᵀR = I),
+// and see what that means for that version: it carries no position at all.
+//
+// Write rotate(), rope_score() and wrong_score() (ex07_wrong_rope.h). Use
+// the slides' pairing: dimensions (0, 1), (2, 3), … each turned by m·θ_i,
+//     [x_2i, x_2i+1] -> [x_2i cos mθ_i - x_2i+1 sin mθ_i,  x_2i sin mθ_i + x_2i+1 cos mθ_i].
+//
+// Graded: rotate() against the reference (and the usual slips: the other
+// pairing, clockwise turns); rope_score() depends on t - j only;
+// wrong_score() equals the unrotated q · k for random q, k, t, j.
+#include "exercises/ex07_wrong_rope.h"
+
+#include <cmath>
+
+#include "exercises/not_implemented.h"
+
+namespace ex07 {
+
+Vec rotate(const Vec& x, int64_t m, double base) {
+    // TODO
+    (void)x, (void)m, (void)base;
+    throw exercises::not_implemented("ex07 wrong_rope: rotate");
+}
+
+double rope_score(const Vec& q, int64_t t, const Vec& k, int64_t j, double base) {
+    // TODO
+    (void)q, (void)t, (void)k, (void)j, (void)base;
+    throw exercises::not_implemented("ex07 wrong_rope: rope_score");
+}
+
+double wrong_score(const Vec& q, int64_t t, const Vec& k, int64_t j, double base) {
+    // TODO
+    (void)q, (void)t, (void)k, (void)j, (void)base;
+    throw exercises::not_implemented("ex07 wrong_rope: wrong_score");
+}
+
+}  // namespace ex07

@@ -1,0 +1,26 @@
+// Exercise 8 · SwiGLU's hidden size (lecture §3.2; §10 exercise 8)
+//
+// A GELU MLP has two d × 4d matrices. SwiGLU,
+//     FFN(x) = W_down (SiLU(W_gate x) ⊙ W_up x),
+// has three d × d_ff matrices. Which d_ff gives both the same number of
+// weights? Hardware likes round sizes, so models round it up to a multiple
+// (of 256 for Llama 2: which d_ff for d = 4096? ModernLM rounds to a
+// multiple of 4 at d = 64).
+//
+// Write swiglu_hidden() (ex08_swiglu_hidden.h) in integer arithmetic.
+//
+// Graded: 11,008 for d = 4096 (multiple 256, Llama 2 7B's size); 172 for
+// d = 64 (multiple 4, ModernLM's); the reference for many d and multiples.
+#include "exercises/ex08_swiglu_hidden.h"
+
+#include "exercises/not_implemented.h"
+
+namespace ex08 {
+
+int64_t swiglu_hidden(int64_t d, int64_t multiple) {
+    // TODO
+    (void)d, (void)multiple;
+    throw exercises::not_implemented("ex08 swiglu_hidden");
+}
+
+}  // namespace ex08
