@@ -17,6 +17,8 @@ environment when the libraries load, so every thread configuration runs in
 a fresh subprocess with OMP_NUM_THREADS / OPENBLAS_NUM_THREADS set before
 torch is imported. At n > 1 threads several configurations are tried and
 the best is reported, as anchors.md does ("best threading config per row").
+A bad configuration can be 20x slower, so a row's timed loop stops after
+--max-seconds and reports its rate over the steps it did.
 
     /usr/bin/python3 benchmarks/pytorch/bench_train.py                # everything
     /usr/bin/python3 benchmarks/pytorch/bench_train.py --model gpt --dtype float32 --threads 1 --steps 60
@@ -28,6 +30,7 @@ Not part of the build or the tests; needs Debian's python3-torch.
 
 import argparse
 import json
+import math
 import os
 import platform
 import subprocess
@@ -53,6 +56,7 @@ def worker(args):
     import torch
     import torch.nn.functional as F
 
+    sys.dont_write_bytecode = True     # leave no __pycache__ in the source tree
     sys.path.insert(0, HERE)
     import farm_data
     import farm_models
@@ -89,7 +93,7 @@ def worker(args):
                                      ignore_index=farm_data.IGNORE_INDEX, reduction="sum").item()
             count += n
         model.train()
-        return float(torch.tensor(total / count).exp())
+        return math.exp(total / count)
 
     corpora = farm_data.make_corpora(args.seed)
     shuffle = random.Random(args.seed)
@@ -138,20 +142,28 @@ def worker(args):
                 for inputs, targets, _n in batches[:WARMUP_STEPS]:
                     train_step(model, opt, inputs, targets)
                 model, opt = new_model(name, dtype)
-                tokens = 0
+                tokens, steps = 0, 0
                 start = time.perf_counter()
                 for inputs, targets, n in batches[:args.steps]:
                     loss = train_step(model, opt, inputs, targets)
                     tokens += n
+                    steps += 1
+                    # a pathological threading configuration can be 20x slower:
+                    # stop early, the rate over the steps done is still a rate
+                    if time.perf_counter() - start > args.max_seconds:
+                        break
                 last_loss = loss.item()          # (the step is synchronous on CPU)
                 seconds = time.perf_counter() - start
-                if best is None or seconds < best["seconds"]:
-                    best = dict(model=name, dtype=dt, steps=args.steps, tokens=tokens,
-                                seconds=seconds, tokens_per_s=tokens / seconds,
-                                s_per_epoch=seconds * steps_per_epoch / args.steps,
+                rate = tokens / seconds
+                if best is None or rate > best["tokens_per_s"]:
+                    best = dict(model=name, dtype=dt, steps=steps, tokens=tokens,
+                                seconds=seconds, tokens_per_s=rate,
+                                s_per_epoch=seconds * steps_per_epoch / steps,
                                 last_loss=last_loss)
             results.append(best)
-            print(f"  {name:<10} {dt:<8} {best['tokens_per_s']:>10.0f} tok/s", file=sys.stderr, flush=True)
+            cut = "" if best["steps"] == args.steps else f" (stopped after {best['steps']} steps)"
+            print(f"  {name:<10} {dt:<8} {best['tokens_per_s']:>10.0f} tok/s{cut}",
+                  file=sys.stderr, flush=True)
     print("RESULT " + json.dumps(results), flush=True)
 
 
@@ -167,9 +179,11 @@ def thread_configs(n):
     if n == 1:
         return [("blas=1", one)]
     both = dict(one, OPENBLAS_NUM_THREADS=str(n))
+    passive = {"OMP_WAIT_POLICY": "PASSIVE"}
     return [("blas=1", one),
+            ("blas=1,passive", dict(one, **passive)),
             (f"blas={n}", both),
-            (f"blas={n},passive", dict(both, OMP_WAIT_POLICY="PASSIVE"))]
+            (f"blas={n},passive", dict(both, **passive))]
 
 
 def run_worker(args, threads, env_extra):
@@ -181,6 +195,7 @@ def run_worker(args, threads, env_extra):
     cmd = [sys.executable, os.path.abspath(__file__), "--worker",
            "--model", *args.model, "--dtype", *args.dtype, "--threads", str(threads),
            "--steps", str(args.steps), "--repeats", str(args.repeats),
+           "--max-seconds", str(args.max_seconds),
            "--epochs-for-ppl", str(args.epochs_for_ppl), "--seed", str(args.seed)]
     out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout
     line = next(l for l in out.splitlines() if l.startswith("RESULT "))
@@ -206,6 +221,8 @@ def main():
     p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     p.add_argument("--steps", type=int, default=625, help="timed steps (625 = one epoch)")
     p.add_argument("--repeats", type=int, default=1, help="time each row this often, keep the best")
+    p.add_argument("--max-seconds", type=float, default=30.0,
+                   help="stop a row's timed loop after this long (its rate is over the steps done)")
     p.add_argument("--epochs-for-ppl", type=int, default=0,
                    help="if > 0: train this many epochs and print test perplexity instead")
     p.add_argument("--seed", type=int, default=0)
@@ -246,10 +263,10 @@ def main():
                 rows.append(dict(r, threads=n, config=label))
 
     # One line per configuration, then the best configuration of each row.
-    print(f"\n{'model':<10} {'dtype':<8} {'threads':>7} {'config':<16} {'tokens/s':>10} "
+    print(f"\n{'model':<10} {'dtype':<8} {'threads':>7} {'config':<16} {'steps':>5} {'tokens/s':>10} "
           f"{'s/epoch':>8} {'last loss':>9}")
     for r in rows:
-        print(f"{r['model']:<10} {r['dtype']:<8} {r['threads']:>7} {r['config']:<16} "
+        print(f"{r['model']:<10} {r['dtype']:<8} {r['threads']:>7} {r['config']:<16} {r['steps']:>5} "
               f"{r['tokens_per_s']:>10.0f} {r['s_per_epoch']:>8.2f} {r['last_loss']:>9.4f}")
     best = {}
     for r in rows:

@@ -284,4 +284,46 @@ std::string to_json(const std::vector<Result>& results) {
     return json::dump(out, 2);
 }
 
+std::vector<Mutant> read_mutants(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("grade: cannot read " + path);
+    std::vector<Mutant> mutants;
+    int line_number = 0;
+    for (std::string line; std::getline(in, line);) {
+        ++line_number;
+        const auto fail = [&](const std::string& why) {
+            return std::runtime_error(fmt::format("{}:{}: {}", path, line_number, why));
+        };
+        if (line.empty() || line[0] == '#') continue;
+        if (line.rfind("ex", 0) == 0) {
+            const size_t space = line.find(' ');
+            Mutant m;
+            try {
+                m.number = std::stoi(line.substr(2, space - 2));
+            } catch (const std::exception&) {
+                throw fail("expected 'exNN what it breaks'");
+            }
+            m.what = space == std::string::npos ? "" : line.substr(space + 1);
+            mutants.push_back(m);
+        } else if (line.rfind("- ", 0) == 0 || line.rfind("+ ", 0) == 0 || line == "+") {
+            if (mutants.empty()) throw fail("a '- ' or '+ ' line before any 'exNN' line");
+            std::string& text = line[0] == '-' ? mutants.back().find : mutants.back().replace;
+            text += (text.empty() ? "" : "\n") + (line.size() > 2 ? line.substr(2) : "");
+        } else {
+            throw fail("expected 'exNN …', '- text' or '+ text'");
+        }
+    }
+    for (const Mutant& m : mutants)
+        if (m.find.empty()) throw std::runtime_error(fmt::format("{}: ex{:02d} '{}' has no '- ' line", path, m.number, m.what));
+    return mutants;
+}
+
+std::string apply(const Mutant& mutant, const std::string& solution) {
+    const size_t at = solution.find(mutant.find);
+    if (at == std::string::npos || solution.find(mutant.find, at + 1) != std::string::npos)
+        throw std::runtime_error(fmt::format("mutant ex{:02d} '{}': its text occurs {} in the solution", mutant.number,
+                                             mutant.what, at == std::string::npos ? "nowhere" : "more than once"));
+    return solution.substr(0, at) + mutant.replace + solution.substr(at + mutant.find.size());
+}
+
 }  // namespace grading

@@ -59,4 +59,21 @@ std::string build_exercise(const Exercise& exercise, const std::string& build_di
 std::string scoreboard(const std::vector<Result>& results);
 std::string to_json(const std::vector<Result>& results);
 
+// A deliberately broken solution: in solutions/exNN_<name>.cpp, the text
+// `find` (which must occur exactly once) replaced by `replace`. CI checks
+// that the grading tests catch every one (tests/exercises/mutants.txt):
+//
+//   ex01 rotates clockwise           <- "exNN what it breaks"
+//   - s * x[0] + c * x[1]            <- "- " the text to find (one or more lines)
+//   + -s * x[0] + c * x[1]           <- "+ " its replacement (zero or more lines)
+struct Mutant {
+    int number = 0;
+    std::string what, find, replace;
+};
+// Throws std::runtime_error naming the line of a malformed file.
+std::vector<Mutant> read_mutants(const std::string& path);
+// The solution's text with the mutant applied; throws when `find` does not
+// occur exactly once (a stale mutant).
+std::string apply(const Mutant& mutant, const std::string& solution);
+
 }  // namespace grading
