@@ -1,0 +1,32 @@
+#pragma once
+// §6.1-6.2 sliding-window attention, the mask and the slides' three ways to
+// compute it, on one head: q, k, v [T, d], query t at position t. Each
+// returns [T, d], softmax(q kᵀ/√d over the visible keys) v, equal to
+// ag::causal_attention with the same window (lesson 04 part 2 checks it).
+#include <cstdint>
+
+#include "autograd/tensor.h"
+
+namespace lessons::sliding_window {
+
+// §6.1 the mask rule (the engine's, models.md): query t sees key j iff
+//   t - W < j <= t,
+// the W most recent tokens with t itself on the diagonal. The slides' w is
+// Longformer's two-sided width: a causal window of w/2 + 1 tokens, W.
+bool visible(int64_t t, int64_t j, int64_t window);
+
+// §6.2 (1) naive: the full T×T score matrix, then the mask (-inf where not
+// visible), softmax and v. O(T²) time and memory, whatever W is.
+ag::Tensor naive_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window);
+
+// §6.2 (2) for loop: each query t scores only keys max(0, t-W+1) … t. O(T·W)
+// work, but T small operations (one per query), like a Python loop.
+ag::Tensor loop_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window);
+
+// §6.2 (3) sliding chunks (Longformer): cut the sequence into chunks of W
+// positions (the last padded); the queries of chunk b can only see keys of
+// chunks b-1 and b, so each chunk needs one W×2W score block, and all the
+// blocks are one batched matrix product. O(T·W) time and memory.
+ag::Tensor chunked_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window);
+
+}  // namespace lessons::sliding_window

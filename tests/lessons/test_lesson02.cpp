@@ -1,0 +1,154 @@
+// Lesson 02, RoPE (§4): every part runs in --quick mode and the identities
+// the lecture checks hold to floating-point precision.
+#include <cmath>
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "lesson_helpers.h"
+#include "lessons/rope/parts.h"
+
+using lessons::Options;
+
+namespace {
+
+Options quick(const std::filesystem::path& out, int seeds = 1) {
+    Options options;
+    options.quick = true;
+    options.seeds = seeds;
+    options.out = out.string();
+    return options;
+}
+
+}  // namespace
+
+TEST_CASE("lesson 02 runs every part and each has its takeaway", "[lessons][lesson02]") {
+    const test::LessonRun run(lessons::rope::lesson(), quick(test::scratch_path("l02_all")));
+    REQUIRE(run.report.parts().size() == 5);
+    const char* sections[] = {"§4.2", "§4.4", "§4.3", "§4.5", "§4.7"};
+    for (int n = 1; n <= 5; ++n) {
+        INFO("part " << n);
+        CHECK(run.report.part(n).section == sections[n - 1]);
+        CHECK_FALSE(run.report.part(n).takeaway.empty());
+    }
+    CHECK_THAT(run.output(), Catch::Contains("Takeaway:"));
+}
+
+TEST_CASE("lesson 02 part 1: R_{Θ,5} is printed and every form of RoPE is one rotation", "[lessons][lesson02]") {
+    Options options = quick(test::scratch_path("l02_p1"));
+    options.part = 1;
+    const test::LessonRun run(lessons::rope::lesson(), options);
+    const auto& part = run.report.part(1);
+
+    // block 1 turns by 5 θ_1 = 5 rad, block 2 by 5 θ_2, θ_2 = 10000^(-2/64)
+    const auto& R = part.table("R5_top_left");
+    REQUIRE(R.rows.size() == 6);
+    REQUIRE(R.columns.size() == 7);
+    const double theta2 = std::pow(10000.0, -2.0 / 64.0);
+    CHECK(R.at(0, "1").number() == Approx(std::cos(5.0)).margin(1e-15));
+    CHECK(R.at(0, "2").number() == Approx(-std::sin(5.0)).margin(1e-15));
+    CHECK(R.at(1, "1").number() == Approx(std::sin(5.0)).margin(1e-15));
+    CHECK(R.at(1, "2").number() == Approx(std::cos(5.0)).margin(1e-15));
+    CHECK(R.at(2, "3").number() == Approx(std::cos(5.0 * theta2)).margin(1e-15));
+    CHECK(R.at(2, "4").number() == Approx(-std::sin(5.0 * theta2)).margin(1e-15));
+    for (size_t row = 0; row < 6; ++row)
+        for (int col = 1; col <= 6; ++col)
+            if (static_cast<int>(row) / 2 != (col - 1) / 2) {
+                INFO("R[" << row + 1 << "][" << col << "] lies outside the 2×2 blocks");
+                CHECK(R.at(row, std::to_string(col)).number() == 0.0);
+            }
+
+    CHECK(part.value("elementwise_minus_full").number() < 1e-12);
+    CHECK(part.value("engine_interleaved_minus_full").number() < 1e-12);
+    CHECK(part.value("matrix_form_minus_full").number() < 1e-12);
+    CHECK(part.value("engine_half_minus_full").number() < 1e-12);
+    CHECK(std::get<bool>(part.value("forms_agree").value));
+    // without the permutation the two pairings disagree
+    CHECK(part.value("unpermuted_matrix_form_minus_full").number() > 0.1);
+}
+
+TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong version on nothing",
+          "[lessons][lesson02]") {
+    const int seeds = 2;
+    const test::LessonRun run(lessons::rope::lesson(), quick(test::scratch_path("l02_p23"), seeds));
+    const auto& relative = run.report.part(2);
+    const auto& scores = relative.table("scores");
+    REQUIRE(scores.rows.size() == 3 * seeds);
+    for (size_t row = 0; row < scores.rows.size(); ++row) {
+        INFO("row " << row);
+        CHECK(scores.at(row, "t - j").number() == 3);
+        CHECK(scores.at(row, "(R_j k)ᵀ(R_t q)").number() ==
+              Approx(scores.at(row - row % 3, "(R_j k)ᵀ(R_t q)").number()).margin(1e-12));
+        CHECK(std::fabs(scores.at(row, "difference").number()) < 1e-12);
+    }
+    // two seeds, two different q, k: different scores
+    CHECK(std::fabs(scores.at(0, "(R_j k)ᵀ(R_t q)").number() - scores.at(3, "(R_j k)ᵀ(R_t q)").number()) > 1e-6);
+    CHECK(relative.value("score_spread").number() < 1e-12);
+    CHECK(relative.value("identity_error").number() < 1e-12);
+    CHECK(relative.table("identity").rows.size() == 3);
+    CHECK(std::get<bool>(relative.value("scores_equal").value));
+
+    const auto& wrong = run.report.part(3);
+    CHECK(wrong.value("wrong_minus_no_rotation").number() < 1e-12);
+    CHECK(wrong.value("wrong_score_range").number() < 1e-12);
+    CHECK(wrong.value("rope_score_range").number() > 0.1);   // RoPE does see the distance
+    CHECK(std::get<bool>(wrong.value("wrong_equals_no_rotation").value));
+    const auto& table = wrong.table("wrong_version");
+    for (size_t row = 0; row < table.rows.size(); ++row)
+        CHECK(table.at(row, "wrong: both R_{t-j}").number() ==
+              Approx(table.at(row, "kᵀq (no rotation)").number()).margin(1e-12));
+}
+
+TEST_CASE("lesson 02 part 4: norms kept, one frequency aliases at 44, the figure is written",
+          "[lessons][lesson02]") {
+    const auto out = test::scratch_path("l02_p4");
+    Options options = quick(out);
+    options.part = 4;
+    const test::LessonRun run(lessons::rope::lesson(), options);
+    const auto& part = run.report.part(4);
+    CHECK(part.value("norm_change").number() < 1e-13);
+    CHECK(part.value("one_frequency_alias_distance").number() == 44);
+    // one frequency: similarity cos(Δ); RoPE: clearly lower at the same Δ
+    CHECK(part.value("one_frequency_similarity_at_alias").number() == Approx(std::cos(44.0)).margin(1e-12));
+    CHECK(part.value("rope_similarity_at_alias").number() < 0.9);
+
+    const auto& similarity = part.table("similarity");
+    CHECK(similarity.at(0, "Δ").number() == 0);
+    CHECK(similarity.at(0, "one frequency θ = 1").number() == Approx(1.0).margin(1e-15));
+    CHECK(similarity.at(0, "RoPE θ_i = 10000^(-2(i-1)/d)").number() == Approx(1.0).margin(1e-15));
+    CHECK(similarity.at(1, "one frequency θ = 1").number() == Approx(std::cos(1.0)).margin(1e-12));
+    CHECK(part.table("decay").rows.size() == 3);   // quick: Δ up to 999
+
+    const std::string svg = test::read_text(out / "02_similarity.svg");
+    CHECK_THAT(svg, Catch::Contains("<svg"));
+    CHECK_THAT(svg, Catch::Contains("one frequency"));
+}
+
+TEST_CASE("lesson 02 part 5: cached decoding equals the full forward pass", "[lessons][lesson02]") {
+    Options options = quick(test::scratch_path("l02_p5"), 2);
+    options.part = 5;
+    const test::LessonRun run(lessons::rope::lesson(), options);
+    const auto& part = run.report.part(5);
+    CHECK(part.value("max_cached_minus_full").number() < 1e-12);
+    CHECK(std::get<bool>(part.value("cached_equals_full").value));
+    const auto& table = part.table("decoding");
+    REQUIRE(table.rows.size() >= 4);
+    for (size_t row = 0; row < table.rows.size(); ++row) {
+        // a plain cache holds every position read so far
+        CHECK(table.at(row, "cached keys").number() == table.at(row, "position").number() + 1);
+        CHECK(table.at(row, "max |cached - full| logits").number() < 1e-12);
+    }
+    CHECK(table.at(0, "token").str() == "<s>");
+}
+
+TEST_CASE("02_rope --quick --json writes the report", "[lessons][lesson02][json]") {
+    const auto out = test::scratch_path("l02_json");
+    const auto path = test::scratch_path("lesson02.json");
+    REQUIRE(test::run_program(lessons::rope::lesson(),
+                              {"--quick", "--out", out.string(), "--json", path.string()}) == 0);
+    const std::string text = test::read_text(path);
+    for (const char* key : {"\"lesson\": \"02_rope\"", "\"forms_agree\": true", "\"scores_equal\": true",
+                            "\"wrong_equals_no_rotation\": true", "\"cached_equals_full\": true",
+                            "\"one_frequency_alias_distance\": 44"})
+        CHECK_THAT(text, Catch::Contains(key));
+}

@@ -1,0 +1,256 @@
+// Lesson 03, GQA (§5): GQA equals MHA with copied K/V heads bit for bit, the
+// parameter counts and Llama-3 8B's cache figures are exact, the MHA -> GQA
+// conversion mean-pools the heads, and the quick training runs end in
+// sensible perplexities.
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "data/batching.h"
+#include "lesson_helpers.h"
+#include "lessons/gqa/decoding_cost.h"
+#include "lessons/gqa/grammar_perplexity.h"
+#include "lessons/gqa/kv_heads.h"
+#include "lessons/gqa/parts.h"
+#include "nn/param_count.h"
+
+using lessons::Options;
+
+namespace {
+
+Options quick(const std::string& out) {
+    Options options;
+    options.quick = true;
+    options.out = out;
+    return options;
+}
+
+// Where the quick run writes its figures.
+const std::filesystem::path& quick_out() {
+    static const std::filesystem::path out = test::scratch_path("lesson03_out");
+    return out;
+}
+
+// One quick run of the whole lesson, shared by the tests that read it.
+const test::LessonRun& quick_run() {
+    static const test::LessonRun run(lessons::gqa::lesson(), quick(quick_out().string()));
+    return run;
+}
+
+nn::LMConfig small_config(int64_t n_kv_heads) {
+    nn::LMConfig cfg = nn::LMConfig::modern_lm();
+    cfg.n_kv_heads = n_kv_heads;
+    return cfg;
+}
+
+// A batch of real sentences, [B, T] right-padded.
+ag::Tensor some_ids() {
+    static const farm::Corpora corpora = farm::make_corpora(0);
+    const std::vector<farm::Sentence> few(corpora.test.begin(), corpora.test.begin() + 16);
+    return farm::make_lm_batches(few, 16).front().ids;
+}
+
+ag::Tensor parameter(const nn::LanguageModel& model, const std::string& name) {
+    for (const auto& [n, t] : model.named_parameters())
+        if (n == name) return t;
+    FAIL("no parameter " << name);
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("lesson 03 runs every part and each has its takeaway", "[lessons][lesson03]") {
+    const auto& run = quick_run();
+    REQUIRE(run.report.parts().size() == 3);
+    CHECK(run.report.part(1).section == "§5.2");
+    CHECK(run.report.part(2).section == "§5.3");
+    CHECK(run.report.part(3).section == "§5.4");
+    for (int n = 1; n <= 3; ++n) {
+        INFO("part " << n);
+        CHECK_FALSE(run.report.part(n).takeaway.empty());
+    }
+}
+
+TEST_CASE("lesson 03 part 1: GQA equals MHA with each K/V head copied g times, exactly", "[lessons][lesson03]") {
+    const auto& part = quick_run().report.part(1);
+    CHECK(part.value("max_abs_logit_difference").number() == 0.0);
+    CHECK(std::get<bool>(part.value("gqa_equals_mha_with_copied_heads").value));
+    const auto& table = part.table("equality");
+    REQUIRE(table.rows.size() == 2);   // 2 KV heads and 1, seed 0
+    for (size_t row = 0; row < table.rows.size(); ++row)
+        CHECK(table.at(row, "max |logits GQA - logits MHA copy|").number() == 0.0);
+}
+
+TEST_CASE("lesson 03 part 1: attention parameters for d = 32 and 8 query heads", "[lessons][lesson03]") {
+    const auto& part = quick_run().report.part(1);
+    CHECK(part.value("attention_parameters_mha").number() == 4096);
+    CHECK(part.value("attention_parameters_mqa").number() == 2304);
+    CHECK(std::get<bool>(part.value("module_equals_formula").value));
+    const auto& table = part.table("attention_parameters");
+    REQUIRE(table.rows.size() == 4);   // every divisor of 8: 8, 4, 2, 1 KV heads
+    const int kv[] = {8, 4, 2, 1};
+    const int expected[] = {4096, 3072, 2560, 2304};   // 2·32² + 2·32·(4·kv)
+    for (size_t row = 0; row < 4; ++row) {
+        INFO("KV heads " << kv[row]);
+        CHECK(table.at(row, "KV heads").number() == kv[row]);
+        CHECK(table.at(row, "parameters (module)").number() == expected[row]);
+        CHECK(table.at(row, "parameters (formula)").number() == expected[row]);
+    }
+}
+
+TEST_CASE("the MHA copy of a GQA model computes the same logits, bit for bit", "[lessons][lesson03][gqa]") {
+    const ag::Tensor ids = some_ids();
+    for (int64_t kv : {1, 2}) {
+        INFO("KV heads " << kv);
+        const nn::LanguageModel gqa(small_config(kv), 7);
+        const auto mha = lessons::gqa::repeat_kv_heads(gqa);
+        CHECK(mha->config().n_kv_heads == 4);
+        CHECK(mha->num_parameters() > gqa.num_parameters());
+        ag::NoGradGuard no_grad;
+        CHECK(ag::max_abs_diff(gqa.forward(ids), mha->forward(ids)) == 0.0);
+        // query heads 2 and 3 (the second group when kv = 2) read head 1's copies
+        const ag::Tensor wk = parameter(*mha, "layers.1.attn.wk.weight");
+        const ag::Tensor source = parameter(gqa, "layers.1.attn.wk.weight");
+        const int64_t dh = gqa.config().head_dim(), g = 4 / kv;
+        for (int64_t h = 0; h < 4; ++h)
+            CHECK(ag::max_abs_diff(wk.narrow(0, h * dh, dh), source.narrow(0, (h / g) * dh, dh)) == 0.0);
+    }
+}
+
+TEST_CASE("converting a model whose K/V heads are equal within each group changes nothing",
+          "[lessons][lesson03][gqa]") {
+    const nn::LanguageModel gqa(small_config(2), 3);
+    const auto mha = lessons::gqa::repeat_kv_heads(gqa);       // heads 0,1 equal; 2,3 equal
+    const auto back = lessons::gqa::convert_mha_to_gqa(*mha, 2);
+    REQUIRE(back->config().n_kv_heads == 2);
+    const auto original = gqa.named_parameters(), converted = back->named_parameters();
+    REQUIRE(original.size() == converted.size());
+    for (size_t i = 0; i < original.size(); ++i) {
+        INFO(original[i].first);
+        CHECK(converted[i].first == original[i].first);
+        CHECK(ag::max_abs_diff(original[i].second, converted[i].second) == 0.0);
+    }
+    const ag::Tensor ids = some_ids();
+    ag::NoGradGuard no_grad;
+    CHECK(ag::max_abs_diff(mha->forward(ids), back->forward(ids)) == 0.0);
+}
+
+TEST_CASE("the converted K/V heads are the means of each group, the rest is copied", "[lessons][lesson03][gqa]") {
+    const nn::LanguageModel mha(small_config(4), 5);
+    const int64_t dh = mha.config().head_dim(), d = mha.config().d_model;
+    for (int64_t kv : {2, 1}) {
+        const auto pooled = lessons::gqa::convert_mha_to_gqa(mha, kv);
+        const int64_t g = 4 / kv;
+        for (const auto& [name, w] : pooled->named_parameters()) {
+            INFO(name << ", " << kv << " KV heads");
+            const ag::Tensor source = parameter(mha, name);
+            const bool kv_weight = name.find("attn.wk.") != std::string::npos ||
+                                   name.find("attn.wv.") != std::string::npos;
+            if (!kv_weight) {
+                CHECK(ag::max_abs_diff(w, source) == 0.0);
+                continue;
+            }
+            REQUIRE(w.shape() == ag::Shape{kv * dh, d});
+            double worst = 0;
+            for (int64_t j = 0; j < kv; ++j)
+                for (int64_t r = 0; r < dh; ++r)
+                    for (int64_t c = 0; c < d; ++c) {
+                        double mean = 0;
+                        for (int64_t i = 0; i < g; ++i) mean += source.data()[((j * g + i) * dh + r) * d + c];
+                        mean /= static_cast<double>(g);
+                        worst = std::max(worst, std::fabs(w.data()[(j * dh + r) * d + c] - mean));
+                    }
+            CHECK(worst < 1e-15);
+            CHECK(ag::max_abs_diff(w, source.narrow(0, 0, kv * dh)) > 0.01);   // not simply the first heads
+        }
+    }
+}
+
+TEST_CASE("convert_mha_to_gqa refuses what it cannot do", "[lessons][lesson03][gqa]") {
+    const nn::LanguageModel mha(small_config(4), 1);
+    CHECK_THROWS_AS(lessons::gqa::convert_mha_to_gqa(mha, 3), std::invalid_argument);
+    CHECK_THROWS_AS(lessons::gqa::convert_mha_to_gqa(mha, 8), std::invalid_argument);
+    CHECK_THROWS_AS(lessons::gqa::convert_mha_to_gqa(mha, 0), std::invalid_argument);
+    const nn::LanguageModel gpt(nn::LMConfig::gpt(), 1);
+    CHECK_THROWS_AS(lessons::gqa::convert_mha_to_gqa(gpt, 2), std::invalid_argument);
+}
+
+TEST_CASE("lesson 03 part 2: Llama-3 8B's weights and KV cache in bytes", "[lessons][lesson03]") {
+    const auto& part = quick_run().report.part(2);
+    // count_parameters(llama3_8b()) = 8,030,261,248, two bytes each in BF16
+    CHECK(part.value("parameters").number() == 8030261248.0);
+    CHECK(part.value("weight_bytes").number() == 16060522496.0);
+    CHECK(part.value("weight_gib").number() == Approx(16060522496.0 / (1024.0 * 1024.0 * 1024.0)));   // 14.96
+    // 32 layers · K and V · n_kv heads · 128 · 2 bytes · 32 · 8192 tokens
+    CHECK(part.value("cache_bytes_mha").number() == 137438953472.0);   // 128 GiB
+    CHECK(part.value("cache_bytes_gqa").number() == 34359738368.0);    // 32 GiB
+    CHECK(part.value("cache_bytes_mqa").number() == 4294967296.0);     // 4 GiB
+    CHECK(part.value("cache_ratio_mha_to_gqa").number() == 4.0);
+    CHECK(part.value("cache_ratio_gqa_to_mqa").number() == 8.0);
+    // (weights + cache) / 3.35 TB/s
+    CHECK(part.value("step_ms_mha").number() == Approx((16060522496.0 + 137438953472.0) / 3.35e9));
+    CHECK(part.value("step_ms_gqa").number() == Approx((16060522496.0 + 34359738368.0) / 3.35e9));
+    CHECK(part.value("step_ms_mqa").number() == Approx((16060522496.0 + 4294967296.0) / 3.35e9));
+    CHECK(std::get<bool>(part.value("mha_does_not_fit").value));
+    CHECK(std::get<bool>(part.value("gqa_fits").value));
+    CHECK(std::get<bool>(part.value("mqa_fits").value));
+    const auto& table = part.table("decoding");
+    REQUIRE(table.rows.size() == 3);
+    CHECK(table.at(0, "cache bytes per token").number() == 524288);   // 512 KiB
+}
+
+TEST_CASE("decoding_cost follows the formula for any model", "[lessons][lesson03][gqa]") {
+    nn::LMConfig cfg = nn::LMConfig::modern_lm();   // 2 layers, 2 KV heads of 16
+    lessons::gqa::DecodingSetup setup;
+    setup.batch = 3;
+    setup.tokens = 5;
+    setup.bytes_per_value = 8;
+    setup.memory_bytes = 1e6;
+    setup.bandwidth = 1e3;
+    const int64_t weights = lessons::gqa::weight_bytes(cfg, setup);
+    CHECK(weights == 99648 * 8);
+    const auto cost = lessons::gqa::decoding_cost(cfg, weights, setup);
+    CHECK(cost.cache_bytes_per_token == 2 * 2 * 2 * 16 * 8);
+    CHECK(cost.cache_bytes == cost.cache_bytes_per_token * 15);
+    CHECK(cost.bytes_per_step == weights + cost.cache_bytes);
+    CHECK(cost.step_seconds == Approx(static_cast<double>(cost.bytes_per_step) / 1e3));
+    CHECK(cost.fits);
+    setup.memory_bytes = static_cast<double>(cost.bytes_per_step) - 1;
+    CHECK_FALSE(lessons::gqa::decoding_cost(cfg, weights, setup).fits);
+}
+
+TEST_CASE("the grammar's own perplexity", "[lessons][lesson03][gqa]") {
+    // <s> the dog runs </s>: 1/4 · 1/24 · 1/12 · 1/4 (no object) · 1/2 (no adverb), over 4 tokens
+    farm::Sentence s;
+    s.ids = farm::encode("<s> the dog runs </s>");
+    const double p = 1.0 / 4 / 24 / 12 / 4 / 2;
+    CHECK(lessons::gqa::grammar_perplexity({s}) == Approx(std::pow(p, -1.0 / 4)).epsilon(1e-14));
+    // with one PP, a mass-noun object and an adverb
+    s.ids = farm::encode("<s> the dogs near the cat run hay quickly </s>");
+    const double q = 1.0 / 4 / 24 / 6 / 24 / 12 / 4 / 5 / 2 / 5;
+    CHECK(lessons::gqa::grammar_perplexity({s}) == Approx(std::pow(q, -1.0 / 9)).epsilon(1e-14));
+    s.ids = farm::encode("<s> the dogs run the </s>");
+    CHECK_THROWS_AS(lessons::gqa::grammar_perplexity({s}), std::invalid_argument);
+}
+
+TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the figure is written",
+          "[lessons][lesson03]") {
+    const auto& run = quick_run();
+    const auto& part = run.report.part(3);
+    for (const char* key : {"ppl_mha", "ppl_gqa", "ppl_mqa", "ppl_mean_pooled", "ppl_uptrained", "ppl_control",
+                            "grammar_perplexity"}) {
+        INFO(key);
+        const double ppl = part.value(key).number();
+        CHECK(std::isfinite(ppl));
+        CHECK(ppl > 1.0);
+        CHECK(ppl < 68.0 * 2);
+    }
+    // the one more epoch did train both models
+    CHECK(part.value("ppl_uptrained").number() != part.value("ppl_mean_pooled").number());
+    CHECK(part.value("ppl_control").number() != part.value("ppl_mha").number());
+    CHECK(part.table("perplexity").rows.size() == 7);
+    CHECK(test::read_text(quick_out() / "03_loss.svg").find("<svg") != std::string::npos);
+    CHECK_THAT(run.output(), Catch::Contains("03_loss.svg"));
+}

@@ -1,0 +1,161 @@
+// Lesson 04, sliding-window attention (§6): every part runs in --quick
+// mode; the masks, the equal implementations, the receptive field L(W-1)
+// and the rolling cache hold exactly. Trained findings are not asserted.
+#include <algorithm>
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "lesson_helpers.h"
+#include "lessons/sliding_window/parts.h"
+
+using lessons::Options;
+
+namespace {
+
+Options quick(const std::filesystem::path& out, int part = 0, int seeds = 1) {
+    Options options;
+    options.quick = true;
+    options.part = part;
+    options.seeds = seeds;
+    options.out = out.string();
+    return options;
+}
+
+}  // namespace
+
+TEST_CASE("lesson 04 runs every part and each has its takeaway", "[lessons][lesson04]") {
+    const auto out = test::scratch_path("l04_all");
+    const test::LessonRun run(lessons::sliding_window::lesson(), quick(out));
+    REQUIRE(run.report.parts().size() == 5);
+    const char* sections[] = {"§6.1", "§6.2", "§6.3", "§6.4", "§6.5"};
+    for (int n = 1; n <= 5; ++n) {
+        INFO("part " << n);
+        CHECK(run.report.part(n).section == sections[n - 1]);
+        CHECK_FALSE(run.report.part(n).takeaway.empty());
+    }
+    for (const char* figure : {"04_masks.svg", "04_timing.svg", "04_receptive_field.svg"}) {
+        INFO(figure);
+        CHECK_THAT(test::read_text(out / figure), Catch::Contains("<svg"));
+    }
+}
+
+TEST_CASE("lesson 04 part 1: the slides' w = 4 and w = 6 masks keep 3 and 4 tokens", "[lessons][lesson04]") {
+    const test::LessonRun run(lessons::sliding_window::lesson(), quick(test::scratch_path("l04_p1"), 1));
+    const auto& part = run.report.part(1);
+    CHECK(std::get<bool>(part.value("engine_mask_matches_rule").value));
+    for (const auto& [w, W] : {std::pair{4, 3}, std::pair{6, 4}}) {
+        CHECK(part.value("w" + std::to_string(w) + "_visible_tokens").number() == W);
+        const auto& mask = part.table("mask_w" + std::to_string(w));
+        REQUIRE(mask.rows.size() == 8);
+        for (size_t t = 0; t < 8; ++t) {
+            const int row = static_cast<int>(t);
+            CHECK(mask.at(t, "visible").number() == std::min(row + 1, W));
+            for (int j = 0; j < 8; ++j) {
+                INFO("w = " << w << ", query " << t << ", key " << j);
+                const bool expected = row - W < j && j <= row;
+                CHECK(mask.at(t, "j=" + std::to_string(j)).number() == (expected ? 1 : 0));
+            }
+        }
+    }
+}
+
+TEST_CASE("lesson 04 part 2: naive, for loop and sliding chunks equal the engine", "[lessons][lesson04]") {
+    const auto out = test::scratch_path("l04_p2");
+    const test::LessonRun run(lessons::sliding_window::lesson(), quick(out, 2, 2));
+    const auto& part = run.report.part(2);
+    CHECK(part.value("max_implementation_minus_engine").number() < 1e-12);
+    CHECK(part.value("max_timed_minus_engine").number() < 1e-12);
+    CHECK(std::get<bool>(part.value("implementations_equal").value));
+    const auto& equal = part.table("equal_outputs");
+    REQUIRE(equal.rows.size() == 5);
+    CHECK(equal.at(0, "W").number() == 1);
+    CHECK(equal.at(4, "W").number() > equal.at(4, "T").number());   // a window longer than the sequence
+    for (size_t row = 0; row < equal.rows.size(); ++row)
+        for (const char* column : {"naive - engine", "for loop - engine", "sliding chunks - engine"}) {
+            INFO("W = " << equal.at(row, "W").str() << ", " << column);
+            CHECK(equal.at(row, column).number() < 1e-12);
+        }
+    const auto& timing = part.table("timing");
+    REQUIRE(timing.rows.size() == 2);
+    for (size_t row = 0; row < timing.rows.size(); ++row) CHECK(timing.at(row, "naive ms").number() > 0.0);
+    CHECK_THAT(test::read_text(out / "04_timing.svg"), Catch::Contains("sliding chunks"));
+}
+
+TEST_CASE("lesson 04 part 3: L windowed layers reach exactly L(W-1) tokens", "[lessons][lesson04]") {
+    const test::LessonRun run(lessons::sliding_window::lesson(), quick(test::scratch_path("l04_p3"), 3, 2));
+    const auto& part = run.report.part(3);
+    CHECK(std::get<bool>(part.value("reach_is_L_times_W_minus_1").value));
+    const auto& table = part.table("receptive_field");
+    REQUIRE(table.rows.size() == 8);   // 4 layers, 2 seeds
+    for (size_t row = 0; row < table.rows.size(); ++row) {
+        const double L = table.at(row, "layer L").number();
+        INFO("seed " << table.at(row, "seed").str() << ", L = " << L);
+        CHECK(L == static_cast<double>(row % 4 + 1));
+        CHECK(table.at(row, "first moved").number() == 1);
+        CHECK(table.at(row, "reach").number() == 3 * L);
+        CHECK(table.at(row, "last moved").number() == 1 + 3 * L);
+        CHECK(table.at(row, "positions moved").number() == 3 * L + 1);
+    }
+}
+
+TEST_CASE("lesson 04 part 4: the rolling buffer equals the full pass, the cache-length bug does not",
+          "[lessons][lesson04]") {
+    const test::LessonRun run(lessons::sliding_window::lesson(), quick(test::scratch_path("l04_p4"), 4));
+    const auto& part = run.report.part(4);
+    CHECK(part.value("slots_kept").number() == 5);
+    CHECK(part.value("rolling_minus_full").number() < 1e-12);
+    CHECK(part.value("written_out_minus_full").number() < 1e-12);
+    CHECK(std::get<bool>(part.value("rolling_equals_full").value));
+    CHECK(part.value("bug_cache_length_error").number() > 1e-6);
+    CHECK(part.value("bug_slot_error").number() > 1e-6);
+
+    const auto& table = part.table("rolling_cache");
+    REQUIRE(table.rows.size() == 4);
+    CHECK(table.at(0, "first wrong position").str() == "none");
+    CHECK(table.at(1, "first wrong position").str() == "none");
+    // by the cache length: right while the buffer fills (p ≤ 5), wrong from p = 6;
+    // by the slot p mod 5: wrong from p = 5
+    CHECK(table.at(2, "first wrong position").number() == 6);
+    CHECK(table.at(3, "first wrong position").number() == 5);
+}
+
+TEST_CASE("lesson 04 part 5: one model per window, results for k = 1-6", "[lessons][lesson04]") {
+    const auto out = test::scratch_path("l04_p5");
+    const test::LessonRun run(lessons::sliding_window::lesson(), quick(out, 5));
+    const auto& part = run.report.part(5);
+    const auto& agreement = part.table("agreement");
+    REQUIRE(agreement.rows.size() == 4);
+    const char* windows[] = {"2", "4", "8", "full"};
+    const char* fields[] = {"2", "6", "14", "all"};
+    for (size_t row = 0; row < 4; ++row) {
+        CHECK(agreement.at(row, "W").str() == windows[row]);
+        CHECK(agreement.at(row, "receptive field 2(W-1)").str() == fields[row]);
+        const double ppl = agreement.at(row, "test perplexity").number();
+        CHECK(ppl > 1.0);
+        CHECK(ppl < 68.0 * 2);
+        for (int k = 1; k <= 6; ++k) {
+            const double accuracy = agreement.at(row, "k=" + std::to_string(k) + " (distance " +
+                                                          std::to_string(3 * k) + ")").number();
+            CHECK(accuracy >= 0.0);
+            CHECK(accuracy <= 1.0);
+        }
+    }
+    CHECK(part.table("p_correct").rows.size() == 4);
+    // every model was trained once and cached
+    int cached = 0;
+    for (const auto& file : std::filesystem::directory_iterator(out / "models"))
+        cached += file.path().extension() == ".safetensors";
+    CHECK(cached == 4);
+}
+
+TEST_CASE("04_sliding_window --quick --json writes the report", "[lessons][lesson04][json]") {
+    const auto out = test::scratch_path("l04_json");
+    const auto path = test::scratch_path("lesson04.json");
+    REQUIRE(test::run_program(lessons::sliding_window::lesson(),
+                              {"--quick", "--part", "4", "--out", out.string(), "--json", path.string()}) == 0);
+    const std::string text = test::read_text(path);
+    for (const char* key : {"\"lesson\": \"04_sliding_window\"", "\"rolling_equals_full\": true",
+                            "\"slots_kept\": 5", "\"rolling_cache\": {\"columns\""})
+        CHECK_THAT(text, Catch::Contains(key));
+}
