@@ -92,7 +92,10 @@ int check_mutants(const std::string& file, double timeout, const std::filesystem
         std::fflush(stdout);
         write_file(target, original);
     }
-    // The exercise programs are left built from the plain solutions.
+    // Leave every exercise program built from the plain solutions again.
+    for (const grading::Exercise& e : grading::exercises())
+        if (count[static_cast<size_t>(e.number)] > 0)
+            grading::build_exercise(e, GRADE_BUILD_DIR, (logs / "mutant.build.log").string());
     for (const grading::Exercise& e : grading::exercises())
         if (count[static_cast<size_t>(e.number)] < 2 && fs::exists(solutions / (e.id() + "_" + e.name + ".cpp")))
             std::printf("%s has %d mutant(s); every exercise needs at least two\n", e.id().c_str(),

@@ -1,0 +1,62 @@
+// Exercise 16 · a rolling-buffer KV cache for decoding with RoPE (lecture
+// §6.4, §4.7)
+//
+// With a sliding window of W tokens (§6.1) the query at position p sees
+// positions p-W+1 … p: itself and the W-1 before it. While decoding one
+// token at a time, nothing older is ever needed again, so the cache can be
+// a fixed buffer (Mistral's rolling buffer, §6.4): W-1 slots, position p
+// written to slot p mod (W-1) over the oldest entry (the project's
+// convention, nn/attention.h KVCache::rolling; the new token's own key is
+// the W-th).
+//
+// §4.7 RoPE makes this work: a key is rotated by ITS OWN absolute position
+// once, when it is stored, and never touched again, so where it sits in the
+// buffer does not matter. The new token's q and k must be rotated by its
+// true absolute position p, not by the cache's length or the slot: once the
+// buffer wraps around these are no longer p (lecture §6.4 and misconception
+// 9; lesson 04 part 4 shows the 6.9e-4 error this causes).
+//
+// Complete the class RollingCache (ex16_rolling_cache.h) for one head:
+//   RollingCache(W, head_dim, rope_base)  W-1 empty slots (zeros, position -1)
+//   slot_of(p)                            p mod (W-1)
+//   step(q, k, v, p)                      rotate q and k by p (ag::rope with
+//       pairing Half: reshape a [head_dim] vector to [1, 1, head_dim], one
+//       time step of one head), attend to the filled slots and to the new
+//       token itself (scores q̃·k̃ / √head_dim, softmax, times the values),
+//       then store the rotated key and the value in slot_of(p), record p.
+//       Returns the output [head_dim]. Decoding needs no gradients: write
+//       into keys.data() / values.data() under an ag::NoGradGuard.
+//
+// Graded: a new cache's slots; slot_of; decoding T = 40 tokens one by one
+// with W = 2 … 6 equals full windowed attention over the whole sequence
+// (RoPE at positions 0 … T-1, then ag::causal_attention with the window);
+// after each step the buffer holds the last W-1 positions, keys rotated by
+// their absolute position, each in slot p mod (W-1); the same when decoding
+// starts at position 1000. Rotating by the cache length or the slot, and a
+// slot off by one, are named.
+#include "exercises/ex16_rolling_cache.h"
+
+#include "autograd/autograd.h"
+#include "exercises/not_implemented.h"
+
+namespace ex16 {
+
+RollingCache::RollingCache(int64_t W, int64_t head_dim, double rope_base) {
+    // TODO: window, base, W-1 empty slots
+    (void)W, (void)head_dim, (void)rope_base;
+    throw exercises::not_implemented("ex16 rolling_cache: RollingCache");
+}
+
+int64_t RollingCache::slot_of(int64_t position) const {
+    // TODO
+    (void)position;
+    throw exercises::not_implemented("ex16 rolling_cache: slot_of");
+}
+
+ag::Tensor RollingCache::step(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t position) {
+    // TODO: rotate by the absolute position, attend, store
+    (void)q, (void)k, (void)v, (void)position;
+    throw exercises::not_implemented("ex16 rolling_cache: step");
+}
+
+}  // namespace ex16

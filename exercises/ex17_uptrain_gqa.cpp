@@ -1,0 +1,57 @@
+// Exercise 17 · uptraining: MHA -> GQA by mean-pooling K/V heads (lecture
+// §5.4)
+//
+// GQA (§5.2) lets g query heads share one K/V head: query head h reads K/V
+// head floor(h / g). Can a model trained with MHA be turned into a GQA
+// model? Ainslie et al. (2023): replace each group of K heads (V alike) by
+// the mean of their projection matrices, then train a little more
+// ("uptraining"). Query head h reads head floor(h / g) afterwards, so the
+// group that shares new head j is the CONSECUTIVE heads j·g … j·g+g-1 —
+// pooling heads j, j+H_new, … (strided) would merge heads whose queries
+// now read different K/V heads.
+//
+// The weights: nn::Linear stores W [out, in]; in wk.weight [H·dh, d] head h
+// is the block of rows h·dh … h·dh+dh-1. Since k = W x is linear in W, the
+// mean of the heads' rows computes the mean of their keys.
+//   (a) pool_kv_heads(w, dh, H_new): [H_old·dh, d] -> [H_new·dh, d], new
+//       head j = (head j·g + … + head j·g+g-1) / g. Hint: a reshape to
+//       [H_new, g, dh, d] puts each group on one axis.
+//   (b) convert_to_gqa(mha, H_new): build nn::LanguageModel(cfg, seed) with
+//       cfg = mha.config() but n_kv_heads = H_new (any seed: every number
+//       is overwritten), then copy the parameters one by one:
+//       named_parameters() lists both models' parameters in the same order
+//       with the same names ("layers.0.attn.wk.weight", …); copy the
+//       numbers (data(), numel(), contiguous()) under an ag::NoGradGuard,
+//       pooling the wk and wv weights of every layer.
+//
+// Signatures in ex17_uptrain_gqa.h:
+//   ag::Tensor pool_kv_heads(const ag::Tensor& w, int64_t head_dim, int64_t new_heads);
+//   std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, int64_t n_kv_heads);
+//
+// Graded: the shapes and the means against the reference on random
+// weights (strided groups and sums instead of means are named); identity
+// for H_new = H_old, the mean of all for H_new = 1; the exceptions; the
+// converted ModernLM (4 KV heads -> 2, and -> 1): its config, every other
+// parameter copied exactly, wk and wv pooled, its own trainable numbers;
+// a model whose K/V heads were already equal within each group gives the
+// same logits after conversion as before.
+#include "exercises/ex17_uptrain_gqa.h"
+
+#include "exercises/not_implemented.h"
+
+namespace ex17 {
+
+ag::Tensor pool_kv_heads(const ag::Tensor& w, int64_t head_dim, int64_t new_heads) {
+    // TODO: new head j = mean of old heads j·g … j·g+g-1
+    (void)w, (void)head_dim, (void)new_heads;
+    throw exercises::not_implemented("ex17 uptrain_gqa: pool_kv_heads");
+}
+
+std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, int64_t n_kv_heads) {
+    // TODO: a new model with n_kv_heads K/V heads; copy every parameter,
+    // pooling each layer's attn.wk.weight and attn.wv.weight
+    (void)mha, (void)n_kv_heads;
+    throw exercises::not_implemented("ex17 uptrain_gqa: convert_to_gqa");
+}
+
+}  // namespace ex17

@@ -1,0 +1,235 @@
+// Exercise 18 · one autoencoder layer and greedy stacking (§2.4):
+// nn::Autoencoder's initialisation, encode / decode / loss on fixed weights
+// (diagnosing a missing bias or sigmoid, tied weights, a summed loss), a
+// gradient check, training steps against the reference, a decreasing loss,
+// and the greedy stack's shapes and codes.
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "autograd/autograd.h"
+#include "exercises/ex18_autoencoder.h"
+#include "grading_checks.h"
+#include "nn/autoencoder.h"
+#include "reference/ex18_autoencoder.h"
+
+namespace ref = ex18_reference;
+
+namespace {
+
+// Inputs like lesson 01's pixels: [N, in] in [0, 1].
+ag::Tensor pixels(ag::Generator& gen, int64_t N, int64_t in) { return ag::Tensor::uniform({N, in}, gen, 0.0, 1.0); }
+
+// nn::Autoencoder's parameters as a Layer (the same tensors, shared).
+ex18::Layer layer_of(const nn::Autoencoder& ae) {
+    return {ae.enc->weight, ae.enc->bias, ae.dec->weight, ae.dec->bias};
+}
+ref::Layer ref_layer_of(const ex18::Layer& l) { return {l.enc_weight, l.enc_bias, l.dec_weight, l.dec_bias}; }
+
+// Fresh copies (same numbers, own storage, requiring grad).
+ex18::Layer copy_of(const ex18::Layer& l) {
+    const auto c = [](const ag::Tensor& t) { return t.detach().clone().requires_grad_(); };
+    return {c(l.enc_weight), c(l.enc_bias), c(l.dec_weight), c(l.dec_bias)};
+}
+
+bool same(const ag::Tensor& a, const ag::Tensor& b, double tol = 1e-12) {
+    return a.shape() == b.shape() && ag::max_abs_diff(a, b) <= tol;
+}
+
+void check_shape(const ag::Tensor& got, const ag::Shape& want, const char* what) {
+    INFO(what << ": expected shape " << ag::shape_str(want) << ", got " << ag::shape_str(got.shape()));
+    REQUIRE(got.shape() == want);
+}
+
+void check_same_layers(const ex18::Layer& got, const ref::Layer& want, double tol) {
+    const std::vector<ag::Tensor> g = got.parameters(), w = want.parameters();
+    const char* names[] = {"enc_weight (W)", "enc_bias (b)", "dec_weight (W')", "dec_bias (b')"};
+    for (size_t i = 0; i < 4; ++i) {
+        INFO(names[i] << ": expected shape " << ag::shape_str(w[i].shape()) << ", got "
+                      << (g[i].defined() ? ag::shape_str(g[i].shape()) : std::string("an undefined tensor")));
+        REQUIRE(g[i].defined());
+        REQUIRE(g[i].shape() == w[i].shape());
+        INFO("max |got - expected| = " << ag::max_abs_diff(g[i], w[i]));
+        CHECK(ag::max_abs_diff(g[i], w[i]) <= tol);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("ex18 new_layer draws nn::Autoencoder's numbers") {
+    for (const auto& [in, hidden] : std::vector<std::pair<int64_t, int64_t>>{{64, 32}, {12, 8}, {5, 9}, {1, 1}}) {
+        INFO("in " << in << ", hidden " << hidden);
+        ag::Generator mine(21), theirs(21);
+        const ex18::Layer got = ex18::new_layer(in, hidden, mine);
+        const nn::Autoencoder ae(in, hidden, theirs);
+        check_same_layers(got, ref_layer_of(layer_of(ae)), 0.0);
+        for (const ag::Tensor& p : got.parameters()) {
+            INFO("all four parameters must require grad (train_step needs their gradients)");
+            CHECK(p.requires_grad());
+        }
+        INFO("and the generator has moved on as far as nn::Autoencoder's (no extra or missing draws)");
+        CHECK(mine.next_u64() == theirs.next_u64());
+    }
+}
+
+TEST_CASE("ex18 encode, decode and the loss on fixed weights equal nn::Autoencoder's") {
+    ag::Generator gen(18);
+    for (const auto& [in, hidden] : std::vector<std::pair<int64_t, int64_t>>{{12, 5}, {6, 6}, {4, 9}, {64, 32}}) {
+        const nn::Autoencoder ae(in, hidden, gen);
+        const ex18::Layer layer = layer_of(ae);
+        const ag::Tensor x = pixels(gen, 7, in);
+        INFO("in " << in << ", hidden " << hidden << ", N = 7");
+
+        const ag::Tensor z = ex18::encode(layer, x), want_z = ae.encode(x);
+        check_shape(z, want_z.shape(), "encode(x)");
+        const ag::Tensor pre = ag::linear(x, layer.enc_weight, layer.enc_bias);
+        if (!same(z, want_z)) {
+            if (same(z, pre)) FAIL("encode has no sigmoid: z = h(W x + b) with h = sigmoid");
+            if (same(z, ag::tanh(pre))) FAIL("encode uses tanh: h is the sigmoid here (nn::Autoencoder)");
+            if (same(z, ag::relu(pre))) FAIL("encode uses ReLU: h is the sigmoid here (nn::Autoencoder)");
+            if (same(z, ag::sigmoid(ag::linear(x, layer.enc_weight)))) FAIL("encode forgets the bias b");
+        }
+        {
+            INFO("max |z - h(W x + b)| = " << ag::max_abs_diff(z, want_z));
+            CHECK(same(z, want_z));
+        }
+
+        const ag::Tensor rec = ex18::decode(layer, want_z), want_rec = ae.decode(want_z);
+        check_shape(rec, want_rec.shape(), "decode(z)");
+        if (!same(rec, want_rec)) {
+            if (same(rec, ag::linear(want_z, layer.dec_weight, layer.dec_bias)))
+                FAIL("decode has no sigmoid: x' = h(W' z + b')");
+            if (same(rec, ag::sigmoid(ag::linear(want_z, layer.dec_weight)))) FAIL("decode forgets the bias b'");
+            if (same(rec, ag::sigmoid(ag::linear(want_z, layer.enc_weight.t(), layer.dec_bias))))
+                FAIL("decode uses the encoder's weight transposed (tied weights): the decoder has its own W'");
+        }
+        {
+            INFO("max |x' - h(W' z + b')| = " << ag::max_abs_diff(rec, want_rec));
+            CHECK(same(rec, want_rec));
+        }
+
+        const ag::Tensor loss = ex18::reconstruction_loss(layer, x);
+        check_shape(loss, {}, "reconstruction_loss");
+        const double got = loss.item(), want = ae.loss(x).item();
+        const double squares = want * static_cast<double>(x.numel());
+        if (!grading::close(got, want, 1e-12)) {
+            if (grading::close(got, squares, 1e-10)) FAIL("your loss is the sum of squares: divide by N·in (a mean)");
+            if (grading::close(got, want * static_cast<double>(in), 1e-10))
+                FAIL("your loss divides by N only: the mean is over all N·in numbers");
+            if (grading::close(got, std::sqrt(squares), 1e-10))
+                FAIL("your loss is the norm ‖x - x'‖: use the mean of the squares, Σ (x' - x)² / (N·in)");
+            if (grading::close(got, std::sqrt(want), 1e-10)) FAIL("your loss is a root mean square: drop the sqrt");
+        }
+        CHECK_CLOSE(got, want, 1e-12);
+        CHECK_CLOSE(got, ref::reconstruction_loss(ref_layer_of(layer), x).item(), 1e-12);
+    }
+}
+
+TEST_CASE("ex18 the loss's gradients: a gradient check w.r.t. W, b, W' and b'") {
+    ag::Generator gen(19);
+    for (const auto& [in, hidden] : std::vector<std::pair<int64_t, int64_t>>{{6, 3}, {4, 5}, {3, 3}}) {
+        const ex18::Layer layer = ex18::new_layer(in, hidden, gen);
+        const ag::Tensor x = pixels(gen, 5, in);
+        INFO("in " << in << ", hidden " << hidden << ", N = 5");
+        if (!ex18::reconstruction_loss(layer, x).requires_grad())
+            FAIL("your loss carries no gradient: build it from engine ops (ag::linear, ag::sigmoid, ag::mean, …) on "
+                 "parameters that require grad");
+        const ag::GradcheckResult check = ag::gradcheck(
+            [&x](const std::vector<ag::Tensor>& p) { return ex18::reconstruction_loss({p[0], p[1], p[2], p[3]}, x); },
+            layer.parameters());
+        INFO("gradient check (inputs 0-3: W, b, W', b'): " << check.message << " (max error " << check.max_abs_error
+                                                            << ")");
+        CHECK(check.ok);
+    }
+}
+
+TEST_CASE("ex18 train_step equals the reference step for step and the loss decreases") {
+    ag::Generator gen(20);
+    const int64_t in = 10, hidden = 4;
+    const ag::Tensor x = pixels(gen, 16, in);
+    ag::Generator init(5);
+    const ex18::Layer start = ex18::new_layer(in, hidden, init);
+    ex18::Layer mine = copy_of(start);
+    ref::Layer theirs = ref_layer_of(copy_of(start));
+    const double lr = 2.0;
+    const std::vector<ag::Tensor> handles = mine.parameters();
+    std::vector<double> losses;
+    for (int step = 0; step < 200; ++step) {
+        INFO("step " << step << " (lr " << lr << ", full batch of 16)");
+        const double got = ex18::train_step(mine, x, lr), want = ref::train_step(theirs, x, lr);
+        losses.push_back(got);
+        {
+            INFO("the loss before the step: expected " << want << ", got " << got);
+            REQUIRE(grading::close(got, want, 1e-9));
+        }
+        if (step < 3) {
+            const std::vector<ag::Tensor> g = mine.parameters(), w = theirs.parameters();
+            bool equal = true;
+            for (size_t i = 0; i < 4; ++i) equal = equal && same(g[i], w[i], 1e-10);
+            if (!equal && step == 0) {
+                ref::Layer up = ref_layer_of(copy_of(start));
+                ref::train_step(up, x, -lr);
+                if (same(g[0], up.enc_weight, 1e-10)) FAIL("you stepped up the gradient: p <- p - lr · dL/dp");
+                if (same(g[0], start.enc_weight, 0.0)) FAIL("train_step does not change the parameters");
+            }
+            if (!equal && step > 0)
+                FAIL("step 0 was right, step " << step << " is not: clear the gradients after each step "
+                     "(backward() adds to .grad(), so old gradients would be added to the new ones)");
+            CHECK(equal);
+        }
+    }
+    for (size_t i = 0; i < 4; ++i) {
+        INFO("train_step must update the layer's own tensors in place, not replace them");
+        CHECK(mine.parameters()[i].impl() == handles[i].impl());
+    }
+    INFO("losses: first " << losses.front() << ", after 100 steps " << losses[100] << ", last " << losses.back());
+    for (size_t s = 1; s < losses.size(); ++s) REQUIRE(losses[s] <= losses[s - 1] + 1e-12);
+    CHECK(losses.back() < 0.9 * losses.front());
+}
+
+TEST_CASE("ex18 greedy stacking trains layer 2 on layer 1's codes") {
+    // Equal widths, so that the wrong input fits too.
+    ag::Generator gen(23);
+    const ag::Tensor x = pixels(gen, 16, 6);
+    const std::vector<int64_t> widths{6, 6, 6};
+    ag::Generator mine(10), theirs(10), wrong(10);
+    const std::vector<ex18::Layer> stack = ex18::train_stack(x, widths, 20, 1.0, mine);
+    REQUIRE(stack.size() == 2);
+    const std::vector<ref::Layer> expected = ref::train_stack(x, widths, 20, 1.0, theirs);
+    // The wrong turn: every layer trained on x itself.
+    ref::Layer on_x = ref::new_layer(6, 6, wrong);
+    for (int s = 0; s < 20; ++s) ref::train_step(on_x, x, 1.0);
+    on_x = ref::new_layer(6, 6, wrong);
+    for (int s = 0; s < 20; ++s) ref::train_step(on_x, x, 1.0);
+    if (same(stack[1].enc_weight, on_x.enc_weight, 1e-9) && !same(stack[1].enc_weight, expected[1].enc_weight, 1e-9))
+        FAIL("you trained layer 2 on x: greedy pre-training trains it on layer 1's codes z = h(W_1 x + b_1)");
+    INFO("layer 2 against the reference's");
+    check_same_layers(stack[1], expected[1], 1e-9);
+}
+
+TEST_CASE("ex18 greedy stacking: shapes, and codes equal the reference's") {
+    ag::Generator gen(22);
+    const ag::Tensor x = pixels(gen, 20, 12);
+    const std::vector<int64_t> widths{12, 8, 5, 3};
+    ag::Generator mine(9), theirs(9);
+    const std::vector<ex18::Layer> stack = ex18::train_stack(x, widths, 30, 1.0, mine);
+    INFO("widths 12 -> 8 -> 5 -> 3, 30 steps per layer");
+    REQUIRE(stack.size() == 3);
+    for (size_t l = 0; l < 3; ++l) {
+        INFO("layer " << l + 1);
+        check_shape(stack[l].enc_weight, {widths[l + 1], widths[l]}, "W");
+        check_shape(stack[l].dec_weight, {widths[l], widths[l + 1]}, "W'");
+    }
+    const ag::Tensor codes = ex18::encode_stack(stack, x);
+    check_shape(codes, {20, 3}, "the stacked encoder's output");
+    const std::vector<ref::Layer> expected = ref::train_stack(x, widths, 30, 1.0, theirs);
+    for (size_t l = 0; l < 3; ++l) {
+        INFO("layer " << l + 1 << " after training, against the reference's");
+        check_same_layers(stack[l], expected[l], 1e-9);
+    }
+    INFO("max |codes - reference's| = " << ag::max_abs_diff(codes, ref::encode_stack(expected, x)));
+    CHECK(same(codes, ref::encode_stack(expected, x), 1e-9));
+    check_shape(ex18::encode_stack(std::vector<ex18::Layer>(stack.begin(), stack.begin() + 2), x), {20, 5},
+                "the first two layers' codes");
+    CHECK(same(ex18::encode_stack({}, x), x, 0.0));
+}
