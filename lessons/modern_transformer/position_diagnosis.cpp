@@ -1,0 +1,79 @@
+#include "lessons/modern_transformer/position_diagnosis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "data/batching.h"
+
+namespace lessons::modern_transformer {
+
+// The weights come from ag::attention_packed, which lays a batch's sequences
+// end to end and fills a dense [N, N] matrix per head before cutting out the
+// [T, T] blocks (N = B·T): quadratic in the batch, so the batches stay small
+// (32 prefixes of at most 21 tokens: 4 heads × 672² doubles, 14 MB a layer).
+constexpr int64_t kBatch = 32;
+
+std::vector<double> subject_attention_per_k(const nn::LanguageModel& model,
+                                            const std::vector<std::vector<farm::Sentence>>& sets) {
+    ag::NoGradGuard no_grad;
+    const int64_t H = model.config().n_heads;
+    std::vector<double> per_k;
+    for (const auto& set : sets) {
+        double total = 0;
+        // Every prefix of a set has 3 + 3k tokens: no padding.
+        for (const farm::PrefixBatch& batch : farm::make_prefix_batches(set, kBatch)) {
+            std::vector<ag::Tensor> weights;  // per layer [B, Hq, T, T]
+            model.hidden(batch.ids, &weights);  // the output head is not needed
+            const int64_t B = batch.ids.size(0), T = batch.ids.size(1);
+            for (int64_t b = 0; b < B; ++b) {
+                const int64_t t = batch.last[static_cast<size_t>(b)];
+                double largest = 0;
+                for (const ag::Tensor& w : weights) {
+                    const ag::Tensor p = w.contiguous();
+                    for (int64_t h = 0; h < H; ++h)
+                        largest = std::max(largest, p.data()[((b * H + h) * T + t) * T + kSubject]);
+                }
+                total += largest;
+            }
+        }
+        per_k.push_back(total / static_cast<double>(set.size()));
+    }
+    return per_k;
+}
+
+PositionRows untouched_position_rows(const nn::LanguageModel& trained, uint64_t init_seed, int64_t steps,
+                                     const LmTrainOptions& training) {
+    if (!trained.pos_emb) throw std::invalid_argument("untouched_position_rows: the model has no learned positions");
+    const nn::LanguageModel fresh(trained.config(), init_seed);
+    const ag::Tensor now = trained.pos_emb->weight.contiguous(), before = fresh.pos_emb->weight.contiguous();
+    const int64_t rows = now.size(0), d = now.size(1);
+    // The factor AdamW's step applies (nn/optim.cpp), in the same arithmetic.
+    const double factor = 1.0 - training.lr * training.weight_decay;
+
+    PositionRows result;
+    result.decay = std::pow(factor, static_cast<double>(steps));
+    double norm_sum[2] = {0, 0};
+    int64_t count[2] = {0, 0};
+    for (int64_t r = 0; r < rows; ++r) {
+        bool same = true;
+        double moved = 0, norm2 = 0;
+        for (int64_t j = 0; j < d; ++j) {
+            double x = before.data()[r * d + j];
+            for (int64_t s = 0; s < steps; ++s) x *= factor;
+            const double y = now.data()[r * d + j];
+            same = same && x == y;
+            moved = std::max(moved, std::fabs(y - x));
+            norm2 += y * y;
+        }
+        result.untouched.push_back(same);
+        if (!same) result.max_moved = std::max(result.max_moved, moved);
+        norm_sum[same] += std::sqrt(norm2);
+        ++count[same];
+    }
+    result.mean_norm_untouched = count[1] ? norm_sum[1] / static_cast<double>(count[1]) : 0.0;
+    result.mean_norm_trained = count[0] ? norm_sum[0] / static_cast<double>(count[0]) : 0.0;
+    return result;
+}
+
+}  // namespace lessons::modern_transformer

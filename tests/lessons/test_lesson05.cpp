@@ -1,0 +1,250 @@
+// Lesson 05, the modern Transformer (§3, §7): the exact counts, the
+// RMSNorm = LayerNorm identity, the grammar's floor, and --quick runs of the
+// training parts, whose recorded numbers must be finite and in range. Trained
+// findings (which encoding extrapolates best) are not asserted.
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "lesson_helpers.h"
+#include "lessons/modern_transformer/farm_runs.h"
+#include "lessons/modern_transformer/parts.h"
+#include "lessons/modern_transformer/position_diagnosis.h"
+#include "nn/language_model.h"
+
+using lessons::Options;
+
+namespace {
+
+Options quick(const std::string& out, int seeds = 1) {
+    Options options;
+    options.quick = true;
+    options.seeds = seeds;
+    options.out = out;
+    return options;
+}
+
+// One --quick run of every part, shared by the tests below (the training
+// parts take a few seconds).
+const std::filesystem::path& quick_out() {
+    static const std::filesystem::path out = test::scratch_path("lesson05_out");
+    return out;
+}
+const test::LessonRun& quick_run() {
+    static const test::LessonRun run(lessons::modern_transformer::lesson(), quick(quick_out().string()));
+    return run;
+}
+
+double value(int part, const std::string& key) { return quick_run().report.part(part).value(key).number(); }
+bool verdict(int part, const std::string& key) {
+    return std::get<bool>(quick_run().report.part(part).value(key).value);
+}
+
+nn::LMConfig learned_positions() {
+    nn::LMConfig config = nn::LMConfig::modern_lm();
+    config.pos = nn::PosEncoding::Learned;
+    return config;
+}
+
+}  // namespace
+
+TEST_CASE("lesson 05 runs every part and each has its takeaway", "[lessons][lesson05]") {
+    const auto& run = quick_run();
+    REQUIRE(run.report.parts().size() == 3);
+    for (int n = 1; n <= 3; ++n) {
+        INFO("part " << n);
+        CHECK_FALSE(run.report.part(n).takeaway.empty());
+    }
+    CHECK(run.report.part(2).section == "§7.2");
+    CHECK_THAT(run.output(), Catch::Contains("Takeaway:"));
+}
+
+TEST_CASE("lesson 05 part 1: the exact parameter counts", "[lessons][lesson05]") {
+    CHECK(value(1, "modern_lm_params_module") == 99648);
+    CHECK(value(1, "modern_lm_params_formula") == 99648);
+    CHECK(value(1, "gpt_params_module") == 111360);
+    CHECK(value(1, "gpt_params_formula") == 111360);
+    CHECK(verdict(1, "module_equals_formula"));
+
+    // where ModernLM's and GPT's parameters live, from the module
+    const auto& counts = quick_run().report.part(1).table("parameter_counts");
+    REQUIRE(counts.rows.size() == 5);
+    CHECK(counts.at(0, "model").str() == "ModernLM");
+    CHECK(counts.at(0, "counted from").str() == "module");
+    CHECK(counts.at(0, "embeddings").number() == 68 * 64);
+    CHECK(counts.at(0, "attention").number() == 2 * (2 * 64 * 64 + 2 * 64 * 32));
+    CHECK(counts.at(0, "FFN").number() == 2 * 3 * 64 * 172);
+    CHECK(counts.at(0, "norms").number() == 5 * 64);
+    CHECK(counts.at(2, "embeddings").number() == 68 * 64 + 40 * 64);   // GPT: learned positions
+    CHECK(counts.at(2, "norms").number() == 5 * 128);                   // LayerNorm: weight and bias
+
+    // Llama-3 8B: 8,030,261,248 and its split
+    CHECK(value(1, "llama3_8b_params") == 8030261248.0);
+    const auto& llama = quick_run().report.part(1).table("llama3_8b");
+    REQUIRE(llama.rows.size() == 5);
+    CHECK(llama.at(0, "parameters").number() == 32.0 * 3 * 4096 * 14336);             // FFN 5,637,144,576
+    CHECK(llama.at(1, "parameters").number() == 32.0 * (2 * 4096 * 4096 + 2 * 4096 * 1024));  // 1,342,177,280
+    CHECK(llama.at(2, "parameters").number() == 2.0 * 128256 * 4096);                  // 1,050,673,152
+    CHECK(llama.at(3, "parameters").number() == 65.0 * 4096);
+    CHECK(value(1, "llama3_ffn_share") == Approx(0.702).margin(5e-4));
+    CHECK(value(1, "llama3_attention_share") == Approx(0.167).margin(5e-4));
+    CHECK(value(1, "llama3_embeddings_head_share") == Approx(0.131).margin(5e-4));
+}
+
+TEST_CASE("lesson 05 part 1: RMSNorm equals LayerNorm on zero-mean rows", "[lessons][lesson05]") {
+    CHECK(value(1, "max_rmsnorm_centred_minus_layernorm") < 1e-12);
+    CHECK(value(1, "max_rmsnorm_minus_layernorm") > 0.1);   // not without the centring
+    CHECK(verdict(1, "rmsnorm_equals_layernorm_at_zero_mean"));
+
+    // exercise 9: x = [1, 2, 3, 4]
+    const auto& example = quick_run().report.part(1).table("norm_example");
+    REQUIRE(example.rows.size() == 5);
+    const double rms = std::sqrt(7.5 + 1e-5), sd = std::sqrt(1.25 + 1e-5);
+    for (int i = 1; i <= 4; ++i) {
+        const std::string column = "x" + std::to_string(i);
+        INFO(column);
+        CHECK(example.at(1, column).number() == Approx(i / rms).epsilon(1e-14));
+        CHECK(example.at(2, column).number() == Approx((i - 2.5) / sd).epsilon(1e-14));
+        CHECK(std::fabs(example.at(4, column).number() - example.at(2, column).number()) < 1e-14);
+    }
+    CHECK(value(1, "rmsnorm_output_mean") > 0.5);   // RMSNorm does not centre
+}
+
+TEST_CASE("lesson 05 part 1: SwiGLU's 8d/3", "[lessons][lesson05]") {
+    CHECK(value(1, "swiglu_ideal_hidden_d64") == Approx(512.0 / 3).epsilon(1e-15));
+    CHECK(value(1, "modern_lm_d_ff") == 172);
+    CHECK(value(1, "swiglu_module_params") == 3 * 64 * 172);
+    CHECK(value(1, "gelu_mlp_module_params") == 2 * 64 * 256 + 256 + 64);
+    CHECK(value(1, "llama3_d_ff_over_d") == 3.5);
+    const auto& sizes = quick_run().report.part(1).table("ffn_sizes");
+    REQUIRE(sizes.rows.size() == 7);
+    CHECK(sizes.at(1, "÷ 8d²").number() == Approx(1.0).epsilon(1e-14));   // 3·d·8d/3 = 8d²
+    CHECK(sizes.at(2, "hidden").number() == 172);
+    CHECK(sizes.at(5, "hidden").number() == 11008);                       // Llama 2 7B
+    CHECK(sizes.at(6, "weights").number() == 3.0 * 4096 * 14336);
+    CHECK(sizes.at(1, "weights").number() == 8 * 64 * 64);
+    CHECK(sizes.at(6, "÷ 8d²").number() == 1.3125);
+}
+
+TEST_CASE("lesson 05: the grammar's own perplexity, sentence by sentence and on a corpus", "[lessons][lesson05]") {
+    using lessons::modern_transformer::grammar_perplexity;
+    const auto sentence = [](const char* text, int k) {
+        farm::Sentence s;
+        s.ids = farm::encode(text);
+        s.k = k;
+        return s;
+    };
+    // k = 0, no object, no adverb: the · dog 1/24 · runs 1/4 · 1/12 · </s> 1/4 · 1/2
+    CHECK(grammar_perplexity({sentence("<s> the dog runs </s>", 0)}) ==
+          Approx(std::exp(std::log(24.0 * 4 * 12 * 4 * 2) / 4)).epsilon(1e-14));
+    // k = 1, an object noun and an adverb: dogs 1/24 · near 3/4 · 1/6 · the · cat 1/24 · run 1/3 · 1/12 ·
+    // the 1/2 · cow 1/24 · quickly 1/2 · 1/5 · </s>
+    const double p = 1.0 / 24 * (0.75 / 6 / 24) * (1.0 / 3 / 12) * (0.5 / 24) * (0.5 / 5);
+    CHECK(grammar_perplexity({sentence("<s> the dogs near the cat run the cow quickly </s>", 1)}) ==
+          Approx(std::exp(-std::log(p) / 10)).epsilon(1e-14));
+    // On 20,000 sentences close to the grammar's entropy rate exp(E[-log p] / E[tokens]):
+    // E[-log p] = log 24 + 1.5 (log 6 + log 24) + log 4 + log 12 + E[object] + E[adverb or </s>],
+    // E[tokens] = 2 + 1.5·3 + 1 + 1.25 + 0.5 + 1 = 10.25
+    const double object = 0.5 * std::log(2.0 * 24) + 0.25 * std::log(4.0 * 5) + 0.25 * std::log(4.0);
+    const double ending = 0.5 * std::log(10.0) + 0.5 * std::log(2.0);
+    const double nll = std::log(24.0) + 1.5 * std::log(6.0 * 24) + std::log(4.0) + std::log(12.0) + object + ending;
+    CHECK(grammar_perplexity(farm::make_corpora(0).train) == Approx(std::exp(nll / 10.25)).margin(0.01));
+}
+
+TEST_CASE("lesson 05 part 2 (quick): finite perplexities and both figures", "[lessons][lesson05]") {
+    for (const char* key : {"gpt_test_perplexity", "modern_lm_test_perplexity"}) {
+        INFO(key);
+        CHECK(std::isfinite(value(2, key)));
+        CHECK(value(2, key) > value(2, "grammar_perplexity"));
+    }
+    CHECK(value(2, "gpt_params") == 111360);
+    CHECK(value(2, "modern_lm_params") == 99648);
+    CHECK(value(2, "grammar_perplexity") > 1.0);
+    const auto& out = quick_out();
+    for (const char* figure : {"05_loss.svg", "05_subject_attention.svg"}) {
+        INFO(figure);
+        const std::string text = test::read_text(out / figure);
+        CHECK_THAT(text, Catch::Contains("<svg"));
+        CHECK_THAT(text, Catch::Contains("<polyline"));   // the curves were drawn
+    }
+}
+
+TEST_CASE("lesson 05 part 3 (quick): agreement and attention in range", "[lessons][lesson05]") {
+    const auto& part = quick_run().report.part(3);
+    const auto& agreement = part.table("agreement");
+    REQUIRE(agreement.rows.size() == 3);   // learned, none, RoPE for seed 0
+    for (size_t row = 0; row < agreement.rows.size(); ++row)
+        for (const char* column : {"k=1", "k=2", "k=3", "k=4", "k=5", "k=6", "k=1-3", "k=4-6"}) {
+            INFO(agreement.at(row, "encoding").str() << " " << column);
+            const double a = agreement.at(row, column).number();
+            CHECK(a >= 0.0);
+            CHECK(a <= 1.0);
+        }
+    const auto& attention = part.table("subject_attention");
+    REQUIRE(attention.rows.size() == 6);
+    for (size_t row = 0; row < attention.rows.size(); ++row) {
+        CHECK(attention.at(row, "distance 3k").number() == 3.0 * static_cast<double>(row + 1));
+        for (const char* column : {"learned: weight", "none: weight", "RoPE: weight", "learned: p(correct)",
+                                   "none: p(correct)", "RoPE: p(correct)"}) {
+            INFO("k=" << row + 1 << " " << column);
+            const double w = attention.at(row, column).number();
+            CHECK(w > 0.0);
+            CHECK(w < 1.0);
+        }
+    }
+    // the quick corpus has k <= 2: k=3 is already beyond it
+    CHECK(attention.at(1, "distance seen in training").str() == "yes");
+    CHECK(attention.at(2, "distance seen in training").str() == "no");
+}
+
+TEST_CASE("lesson 05 part 3 (quick): the untrained learned position rows are found", "[lessons][lesson05]") {
+    // quick trains on sentences with k <= 2: at most 3 + 3·2 + 1 + 2 + 1 + 1 = 14
+    // tokens, read at positions 0-12; rows 13-39 never get a gradient
+    CHECK(value(3, "longest_training_sentence") == 14);
+    CHECK(value(3, "first_untrained_row") == 13);
+    CHECK(value(3, "untouched_rows_seed0") == 40 - 13);
+    CHECK(verdict(3, "untouched_rows_as_predicted"));
+    const auto& rows = quick_run().report.part(3).table("learned_position_rows");
+    REQUIRE(rows.rows.size() == 1);
+    CHECK(rows.at(0, "rows untouched (found)").str() == "13-39");
+    CHECK(rows.at(0, "max moved").number() > 1e-3);             // the trained rows did move
+    CHECK(rows.at(0, "(1 - lr·λ)^steps").number() < 1.0);
+    const auto& reads = quick_run().report.part(3).table("learned_extrapolation");
+    CHECK(reads.at(3, "untrained rows read").number() == 2);   // k=4: positions 13 and 14
+}
+
+TEST_CASE("untouched_position_rows: exact, and it sees a change of one ulp", "[lessons][lesson05]") {
+    using lessons::modern_transformer::untouched_position_rows;
+    const lessons::LmTrainOptions training;
+    const nn::LanguageModel model(learned_positions(), 3);
+    // 0 steps: every row is its fresh self
+    auto rows = untouched_position_rows(model, 3, 0, training);
+    CHECK(std::count(rows.untouched.begin(), rows.untouched.end(), true) == 40);
+    // 2 steps of weight decay alone, applied as AdamW does: still untouched
+    ag::Tensor w = model.pos_emb->weight;
+    const double factor = 1.0 - training.lr * training.weight_decay;
+    for (int64_t i = 0; i < w.numel(); ++i) w.data()[i] = w.data()[i] * factor * factor;
+    CHECK(std::count(rows.untouched.begin(), rows.untouched.end(), true) == 40);
+    rows = untouched_position_rows(model, 3, 2, training);
+    CHECK(std::count(rows.untouched.begin(), rows.untouched.end(), true) == 40);
+    CHECK(rows.decay == Approx(factor * factor));
+    // row 5 off by one ulp in one entry: touched; a different seed: nothing matches
+    w.data()[5 * 64 + 7] = std::nextafter(w.data()[5 * 64 + 7], 10.0);
+    rows = untouched_position_rows(model, 3, 2, training);
+    CHECK_FALSE(rows.untouched[5]);
+    CHECK(std::count(rows.untouched.begin(), rows.untouched.end(), true) == 39);
+    rows = untouched_position_rows(model, 4, 2, training);
+    CHECK(std::count(rows.untouched.begin(), rows.untouched.end(), true) == 0);
+}
+
+TEST_CASE("05_modern_transformer --quick --part 1 --json writes the report", "[lessons][lesson05][json]") {
+    const auto path = test::scratch_path("lesson05.json");
+    REQUIRE(test::run_program(lessons::modern_transformer::lesson(), {"--quick", "--part", "1", "--json", path.string(),
+                                                                      "--out", test::scratch_path("lesson05_json_out").string()}) == 0);
+    const std::string text = test::read_text(path);
+    for (const char* key : {"\"lesson\": \"05_modern_transformer\"", "\"llama3_8b_params\": 8030261248",
+                            "\"module_equals_formula\": true", "\"parameter_counts\": {\"columns\""})
+        CHECK_THAT(text, Catch::Contains(key));
+}
