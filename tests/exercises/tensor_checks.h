@@ -1,0 +1,131 @@
+#pragma once
+// What the grading tests of the exercises on engine tensors (11-14) share:
+// seeded random tensors, "the same tensor" with a message that shows the
+// worst element, one forward + backward on fresh leaves, and gradcheck
+// with its findings in the failure message.
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "autograd/autograd.h"
+#include "grading_checks.h"
+
+namespace grading {
+
+// A tensor of `shape` with entries ~ N(0, scale²) drawn from rng.
+inline ag::Tensor random_tensor(Random& rng, const ag::Shape& shape, double scale = 1.0) {
+    std::vector<double> values(static_cast<size_t>(ag::numel_of(shape)));
+    for (double& x : values) x = scale * rng.normal();
+    return ag::Tensor::from(shape, std::move(values));
+}
+
+// Same shape, and every element within tol·max(1, |expected|).
+inline bool same_tensor(const ag::Tensor& actual, const ag::Tensor& expected, double tol = 1e-9) {
+    if (!actual.defined() || !expected.defined() || actual.shape() != expected.shape()) return false;
+    const std::vector<double> a = actual.to_vector(), b = expected.to_vector();
+    for (size_t i = 0; i < a.size(); ++i)
+        if (!close(a[i], b[i], tol)) return false;
+    return true;
+}
+
+// One line on how two tensors differ: the shapes, or the worst element.
+inline std::string tensor_diff(const ag::Tensor& actual, const ag::Tensor& expected) {
+    if (!actual.defined())
+        return "got no tensor (undefined) where one of shape " + ag::shape_str(expected.shape()) + " was expected";
+    if (actual.shape() != expected.shape())
+        return "expected shape " + ag::shape_str(expected.shape()) + ", got " + ag::shape_str(actual.shape());
+    const std::vector<double> a = actual.to_vector(), b = expected.to_vector();
+    if (a.empty()) return "both empty";
+    size_t worst = 0;
+    double err = -1.0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double e = std::isnan(a[i]) ? INFINITY : std::fabs(a[i] - b[i]);
+        if (e > err) err = e, worst = i;
+    }
+    std::ostringstream out;
+    out.precision(10);
+    out << "shape " << ag::shape_str(expected.shape()) << ": largest difference at flat index " << worst
+        << ", expected " << b[worst] << ", got " << a[worst];
+    return out.str();
+}
+
+// A fresh leaf holding a copy of t's numbers, requiring grad.
+inline ag::Tensor leaf(const ag::Tensor& t) {
+    ag::Tensor copy = t.detach().contiguous().clone();
+    copy.requires_grad_(true);
+    return copy;
+}
+
+// f on fresh leaf copies of `inputs`, then backward of L = Σ out ⊙ w with
+// w ~ N(0, 1) drawn from `seed` (the same w for the same output shape): the
+// output and dL/d(input) for every input (undefined where no gradient
+// arrived, e.g. when the graph was cut).
+struct ForwardBackward {
+    ag::Tensor out;
+    std::vector<ag::Tensor> grads;
+};
+inline ForwardBackward forward_backward(const ag::TensorFunction& f, const std::vector<ag::Tensor>& inputs,
+                                        uint64_t seed) {
+    std::vector<ag::Tensor> leaves;
+    for (const ag::Tensor& x : inputs) leaves.push_back(leaf(x));
+    ForwardBackward r;
+    r.out = f(leaves);
+    Random rng(seed);
+    if (r.out.requires_grad()) ag::sum(ag::mul(r.out, random_tensor(rng, r.out.shape()))).backward();
+    for (const ag::Tensor& x : leaves) r.grads.push_back(x.grad());
+    return r;
+}
+
+// `y` must be ONE op recorded with ag::record (`op`, the name in the
+// message) whose inputs are exactly `inputs`, so that its backward is the
+// hand-written one and not the engine's chain rule. FAILs saying what is
+// wrong.
+inline void require_one_op(const ag::Tensor& y, const char* op, const char* inputs_text,
+                           const std::vector<ag::Tensor>& inputs) {
+    if (!y.requires_grad())
+        FAIL("the result does not require grad: return ag::record(\"" << op << "\", y, " << inputs_text
+                                                                      << ", backward)");
+    const auto ops = ag::topological_order(y);
+    if (ops.size() != 1)
+        FAIL(op << " recorded " << ops.size() << " ops; it must be ONE op (ag::record) with the hand-written "
+                << "backward, not a chain of engine ops");
+    bool same_inputs = ops[0]->inputs.size() == inputs.size();
+    for (size_t i = 0; same_inputs && i < inputs.size(); ++i)
+        same_inputs = ops[0]->inputs[i].impl() == inputs[i].impl();
+    if (!same_inputs) FAIL("the recorded op must read exactly the inputs " << inputs_text << ", in this order");
+}
+
+// Every gradient of `got` arrived and equals `want`'s; names[i] names input i.
+inline void check_same_gradients(const ForwardBackward& got, const ForwardBackward& want,
+                                 const std::vector<std::string>& names, double tol) {
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (!got.grads[i].defined())
+            FAIL("no gradient reached " << names[i] << ": build it from engine ops on the tensors you are given, "
+                                        << "without detach() or data()");
+        INFO("the gradient of " << names[i] << ": " << tensor_diff(got.grads[i], want.grads[i]));
+        CHECK(same_tensor(got.grads[i], want.grads[i], tol));
+    }
+}
+
+// ag::gradcheck (central differences against the backward) of f at
+// `inputs`, which must require grad; on failure the message names the
+// first element whose derivative is wrong.
+inline void check_gradients(const std::string& what, const ag::TensorFunction& f,
+                            const std::vector<ag::Tensor>& inputs) {
+    const ag::GradcheckResult r = ag::gradcheck(f, inputs);
+    INFO(what << ": your backward against finite differences (L(x + h) - L(x - h)) / 2h: "
+              << (r.message.empty() ? "" : r.message + "; ") << "largest error " << r.max_abs_error);
+    CHECK(r.ok);
+}
+
+}  // namespace grading
+
+// CHECK_TENSOR(actual, expected, tol): same shape and values; on failure
+// the message shows the worst element.
+#define CHECK_TENSOR(actual, expected, tol)                                             \
+    do {                                                                                \
+        const ag::Tensor grading_actual_ = (actual), grading_expected_ = (expected);    \
+        INFO(#actual ": " << grading::tensor_diff(grading_actual_, grading_expected_)); \
+        CHECK(grading::same_tensor(grading_actual_, grading_expected_, tol));           \
+    } while (false)

@@ -1,0 +1,212 @@
+// Exercise 11 · RoPE on a whole sequence, as an autograd op (§4.6): the
+// O(d) op against the full block-diagonal matrix R_{Θ,m}, the §4.6 matrix
+// version, the reference and ag::rope, for both pairings; one
+// recorded op whose backward is Rᵀ dy; a gradient check. Diagnoses the other
+// pairing, positions from 1, clockwise turns, θ_i = base^(-i/d), and a
+// backward that turns forward.
+#include <cmath>
+
+#include "tensor_checks.h"
+#include "exercises/ex11_rope_apply.h"
+#include "reference/ex11_rope_apply.h"
+
+namespace ref = ex11_reference;
+using ag::RopePairing;
+using ag::Tensor;
+using Positions = std::vector<int64_t>;
+
+namespace {
+
+const char* name_of(RopePairing p) { return p == RopePairing::Half ? "Half" : "Interleaved"; }
+RopePairing other(RopePairing p) { return p == RopePairing::Half ? RopePairing::Interleaved : RopePairing::Half; }
+
+Positions shifted(const Positions& positions, int64_t by, int64_t sign = 1) {
+    Positions out;
+    for (const int64_t m : positions) out.push_back(sign * m + by);
+    return out;
+}
+
+Positions from_zero(int64_t T) {
+    Positions p;
+    for (int64_t t = 0; t < T; ++t) p.push_back(t);
+    return p;
+}
+
+// Random positions: increasing from an offset (a chunk of a long text) or
+// scattered (tokens of a cache in any order).
+Positions random_positions(grading::Random& rng, int64_t T) {
+    Positions p;
+    const int64_t start = rng.integer(0, 3000);
+    const bool scattered = rng.integer(0, 1) == 1;
+    for (int64_t t = 0; t < T; ++t) p.push_back(scattered ? rng.integer(0, 5000) : start + t);
+    return p;
+}
+
+// One input: x [T, d] with its positions, base and pairing.
+struct Case {
+    Tensor x;
+    Positions positions;
+    double base;
+    RopePairing pairing;
+};
+
+// Case n of a test: the pairings alternate, every third base is random.
+Case random_case(grading::Random& rng, int n, int64_t T_max, int64_t pairs_max) {
+    const int64_t T = rng.integer(1, T_max), d = 2 * rng.integer(1, pairs_max);
+    const double base = n % 3 ? 10000.0 : rng.uniform(2.0, 1e6);
+    return {grading::random_tensor(rng, {T, d}), random_positions(rng, T), base,
+            n % 2 ? RopePairing::Interleaved : RopePairing::Half};
+}
+
+std::string describe(const Case& c) {
+    return std::string(name_of(c.pairing)) + " pairing, x " + ag::shape_str(c.x.shape()) + ", base " +
+           std::to_string(c.base) + ", positions " + grading::str(c.positions);
+}
+
+// R_{Θ,m} as a dense d×d tensor, built block by block as on the slides
+// (§4.2): block i rotates the plane of dims (a, b) by m·θ_i,
+//   rows a, b / columns a, b:  [cos -sin; sin cos],  θ_i = base^(-2i/d),
+// with (a, b) = (i, i + d/2) for Half and (2i, 2i+1) for Interleaved.
+Tensor rotation_matrix(int64_t m, int64_t d, double base, RopePairing pairing) {
+    Tensor R = Tensor::zeros({d, d});
+    double* r = R.data();
+    for (int64_t i = 0; i < d / 2; ++i) {
+        const int64_t a = pairing == RopePairing::Half ? i : 2 * i,
+                      b = pairing == RopePairing::Half ? i + d / 2 : a + 1;
+        const double angle =
+            static_cast<double>(m) * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+        r[a * d + a] = std::cos(angle);
+        r[b * d + b] = std::cos(angle);
+        r[a * d + b] = -std::sin(angle);
+        r[b * d + a] = std::sin(angle);
+    }
+    return R;
+}
+
+// The O(d²) way: y[t] = R_{Θ,positions[t]} x[t] for every row.
+Tensor by_full_matrix(const Tensor& x, const Positions& positions, double base, RopePairing pairing) {
+    std::vector<Tensor> rows;
+    for (int64_t t = 0; t < x.size(0); ++t)
+        rows.push_back(ag::matmul(rotation_matrix(positions[static_cast<size_t>(t)], x.size(1), base, pairing),
+                                  x.narrow(0, t, 1).reshape({-1, 1}))
+                           .reshape({-1}));
+    return ag::stack(rows, 0);
+}
+
+// The slides' §4.6 matrix version (Half pairing): with C [T, d] whose row t
+// is m·θ_1 … m·θ_{d/2}, m·θ_1 … m·θ_{d/2} (m = positions[t]),
+//   y = x ⊙ cos C + rotate_half(x) ⊙ sin C,   rotate_half(x) = [-x_{d/2:}, x_{:d/2}].
+Tensor by_matrix_version(const Tensor& x, const Positions& positions, double base) {
+    const int64_t T = x.size(0), d = x.size(1), h = d / 2;
+    std::vector<double> cosC, sinC;
+    for (int64_t t = 0; t < T; ++t)
+        for (int64_t j = 0; j < d; ++j) {
+            const double angle = static_cast<double>(positions[static_cast<size_t>(t)]) *
+                                 std::pow(base, -2.0 * static_cast<double>(j % h) / static_cast<double>(d));
+            cosC.push_back(std::cos(angle));
+            sinC.push_back(std::sin(angle));
+        }
+    const Tensor rotated_half = ag::cat({ag::neg(x.narrow(1, h, h)), x.narrow(1, 0, h)}, 1);
+    return x * Tensor::from({T, d}, cosC) + rotated_half * Tensor::from({T, d}, sinC);
+}
+
+// ag::rope on [T, 1 head, d].
+Tensor engine_rope(const Tensor& x, const Positions& positions, double base, RopePairing pairing) {
+    return ag::rope(x.reshape({x.size(0), 1, x.size(1)}), positions, base, pairing).reshape(x.shape());
+}
+
+// When `got` is not R x: is it one of the usual wrong turns? FAIL naming it.
+void diagnose(const Tensor& got, const Case& c) {
+    const auto is = [&](const Tensor& wrong) { return grading::same_tensor(got, wrong, 1e-9); };
+    if (is(ref::rope_apply(c.x, c.positions, c.base, other(c.pairing))))
+        FAIL("you used the other pairing: "
+             << name_of(c.pairing) << " pairs "
+             << (c.pairing == RopePairing::Half ? "dim i with i + d/2" : "dim 2i with 2i+1"));
+    if (is(ref::rope_apply(c.x, shifted(c.positions, 1), c.base, c.pairing)))
+        FAIL("you turned by (m+1)·θ_i: positions start at 0 (the first token is not rotated)");
+    if (is(ref::rope_apply(c.x, shifted(c.positions, 0, -1), c.base, c.pairing)))
+        FAIL("you turned clockwise: pair (a, b) -> (a cos - b sin, a sin + b cos) with the angle +m·θ_i");
+    if (is(ref::rope_apply(c.x, c.positions, std::sqrt(c.base), c.pairing)))
+        FAIL("you used θ_i = base^(-i/d); it is base^(-2i/d), i = 0 … d/2-1 (exercise 2)");
+    if (is(c.x)) FAIL("you returned x unrotated");
+}
+
+// got must equal want (R x, however computed); if not, say which slip it is.
+void check_rotation(const Tensor& got, const Tensor& want, const Case& c) {
+    if (!grading::same_tensor(got, want, 1e-9)) diagnose(got, c);
+    CHECK_TENSOR(got, want, 1e-9);
+}
+
+}  // namespace
+
+TEST_CASE("ex11 rope_apply equals the full block-diagonal matrix R_{Θ,m}, the reference and ag::rope") {
+    grading::Random rng(1101);
+    for (int n = 0; n < 200; ++n) {
+        const Case c = random_case(rng, n, 20, 32);
+        INFO(describe(c));
+        const Tensor got = ex11::rope_apply(c.x, c.positions, c.base, c.pairing);
+        check_rotation(got, by_full_matrix(c.x, c.positions, c.base, c.pairing), c);
+        CHECK_TENSOR(got, ref::rope_apply(c.x, c.positions, c.base, c.pairing), 1e-9);
+        CHECK_TENSOR(got, engine_rope(c.x, c.positions, c.base, c.pairing), 1e-9);
+        if (c.pairing == RopePairing::Half) {
+            INFO("the §4.6 matrix version x ⊙ cos C + rotate_half(x) ⊙ sin C pairs i with i + d/2");
+            CHECK_TENSOR(got, by_matrix_version(c.x, c.positions, c.base), 1e-9);
+        }
+    }
+}
+
+TEST_CASE("ex11 rope_apply without positions turns row t by t·θ_i, from 0") {
+    grading::Random rng(1103);
+    for (int n = 0; n < 60; ++n) {
+        Case c = random_case(rng, n, 40, 16);
+        c.positions = from_zero(c.x.size(0));
+        INFO(describe(c));
+        const Tensor got = ex11::rope_apply(c.x, c.base, c.pairing);
+        check_rotation(got, ref::rope_apply(c.x, c.positions, c.base, c.pairing), c);
+        CHECK_TENSOR(got, engine_rope(c.x, c.positions, c.base, c.pairing), 1e-9);
+        INFO("the first token sits at position 0: the angle is 0 and it comes back unchanged");
+        CHECK_TENSOR(got.narrow(0, 0, 1), c.x.narrow(0, 0, 1), 1e-12);
+    }
+}
+
+TEST_CASE("ex11 rope_apply is one recorded op whose backward is the rotation by -m·θ_i") {
+    grading::Random rng(1104);
+    for (int n = 0; n < 40; ++n) {
+        const Case c = random_case(rng, n, 8, 10);
+        INFO(describe(c));
+        const Tensor x = grading::leaf(c.x), dy = grading::random_tensor(rng, c.x.shape());
+        const Tensor y = ex11::rope_apply(x, c.positions, c.base, c.pairing);
+        grading::require_one_op(y, "rope_apply", "{x}", {x});
+        y.backward(dy);
+        const Tensor dx = x.grad();
+        if (!dx.defined()) FAIL("no gradient reached x: the backward must return {dx}");
+        const Tensor want = ref::rope_apply(dy, shifted(c.positions, 0, -1), c.base, c.pairing);
+        if (!grading::same_tensor(dx, want, 1e-9)) {
+            if (grading::same_tensor(dx, ref::rope_apply(dy, c.positions, c.base, c.pairing), 1e-9))
+                FAIL(
+                    "your backward turned dy by +m·θ_i like the forward; y = R x gives dx = Rᵀ dy, and Rᵀ is "
+                    "the rotation by -m·θ_i");
+            if (grading::same_tensor(dx, dy, 1e-12)) FAIL("your backward passed dy through unrotated: dx = Rᵀ dy");
+        }
+        INFO("dx = R_{Θ,m}ᵀ dy, the rotation by -m·θ_i");
+        CHECK_TENSOR(dx, want, 1e-9);
+    }
+}
+
+TEST_CASE("ex11 rope_apply passes the gradient check") {
+    grading::Random rng(1105);
+    for (const RopePairing pairing : {RopePairing::Half, RopePairing::Interleaved})
+        for (const double base : {10000.0, 50.0}) {
+            const int64_t T = 4, d = 6;
+            const Positions positions = random_positions(rng, T);
+            INFO(name_of(pairing) << " pairing, base " << base << ", positions " << grading::str(positions));
+            grading::check_gradients(
+                "rope_apply",
+                [&](const std::vector<Tensor>& in) { return ex11::rope_apply(in[0], positions, base, pairing); },
+                {grading::leaf(grading::random_tensor(rng, {T, d}))});
+            grading::check_gradients(
+                "rope_apply with positions 0 … T-1",
+                [&](const std::vector<Tensor>& in) { return ex11::rope_apply(in[0], base, pairing); },
+                {grading::leaf(grading::random_tensor(rng, {T, d}))});
+        }
+}
