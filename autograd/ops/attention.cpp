@@ -295,13 +295,17 @@ Tensor attention_packed(const Tensor& q, const Tensor& k, const Tensor& v, const
             if (starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)] != T)
                 fail(op, "attention weights need sequences of one length; sequence {} has {}, not {}", b,
                      starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)], T);
-        const Tensor all = dense_weights(*sv);  // [1, Hq, N, N]: each sequence is a block on the diagonal
+        // Row n = b·T + t of the packed pattern sees keys of its own
+        // sequence only: they land at column s - b·T of sequence b's block.
         *weights = Tensor::zeros({B, d.Hq, T, T});
-        for (int64_t b = 0; b < B; ++b)
-            for (int64_t h = 0; h < d.Hq; ++h)
-                for (int64_t t = 0; t < T; ++t)
-                    std::copy_n(all.data() + (h * N + b * T + t) * N + b * T, T,
-                                weights->data() + ((b * d.Hq + h) * T + t) * T);
+        double* pw = weights->data();
+        const double* pp = sv->P.data();
+        for (int64_t h = 0; h < d.Hq; ++h)
+            for (int64_t n = 0; n < N; ++n) {
+                const int64_t b = n / T, t = n % T;
+                for (int64_t j = sv->vis.first[n]; j < sv->vis.first[n + 1]; ++j)
+                    pw[((b * d.Hq + h) * T + t) * T + sv->vis.keys[j] - b * T] = pp[sv->at_p(0, h) + j];
+            }
     }
     return record(op, out.reshape({N, d.Hq, d.dh}), {q, k, v}, [sv, N](const Tensor& grad) {
         Grads g = backward(*sv, grad.reshape({1, N, grad.size(1), grad.size(2)}));

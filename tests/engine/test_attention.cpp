@@ -482,6 +482,24 @@ TEST_CASE("packed sequences equal each sequence attended alone", "[attention][pa
         }
 }
 
+TEST_CASE("packed attention weights: each sequence's block, as when attended alone", "[attention][packed]") {
+    ag::Generator gen(78);
+    const int64_t B = 3, T = 6, N = B * T, Hq = 4, dh = 8;
+    const Positions starts = {0, 6, 12, 18};
+    for (int64_t Hkv : {4, 1})
+        for (int64_t window : {0, 2}) {
+            INFO("Hkv " << Hkv << ", window " << window);
+            const Tensor q = Tensor::randn({N, Hq, dh}, gen), k = Tensor::randn({N, Hkv, dh}, gen),
+                         v = Tensor::randn({N, Hkv, dh}, gen);
+            Tensor packed, alone;
+            ag::attention_packed(q, k, v, starts, window, &packed);
+            ag::causal_attention(q.reshape({B, T, Hq, dh}), k.reshape({B, T, Hkv, dh}), v.reshape({B, T, Hkv, dh}),
+                                 window, &alone);
+            REQUIRE(packed.shape() == ag::Shape{B, Hq, T, T});
+            CHECK(ag::max_abs_diff(packed, alone) == 0.0);
+        }
+}
+
 TEST_CASE("gradcheck: packed attention", "[attention][packed][gradcheck]") {
     ag::Generator gen(78);
     const Positions starts = {0, 3, 7};
