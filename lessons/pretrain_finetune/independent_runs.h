@@ -1,0 +1,18 @@
+#pragma once
+// Independent training runs (methods × seeds) spread over the OpenMP
+// threads. Each run is single-threaded inside (the engine's kernels do not
+// split work inside an outer parallel region) and writes only its own
+// result, so the numbers are the same for any thread count: two cores
+// train two small models at once instead of sharing every tiny product.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace lessons::pretrain_finetune {
+
+// Calls run(i) for every i < costs.size(), the costliest first (so that the
+// threads finish together), and rethrows the first exception a run threw.
+void run_independent(const std::vector<int64_t>& costs, const std::function<void(size_t)>& run);
+
+}  // namespace lessons::pretrain_finetune

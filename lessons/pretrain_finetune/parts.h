@@ -1,0 +1,20 @@
+#pragma once
+// Lesson 01, pre-training and fine-tuning (§2), in two parts:
+//   1. §2.3-2.5 greedy layer-wise pre-training on real handwritten digits:
+//      a shallow net and a deep net from scratch, after supervised and
+//      after unsupervised (autoencoder) layer-wise pre-training, each
+//      fine-tuned on a few labels; the autoencoders' reconstructions;
+//   2. §2.8 the lecture-2 GPT pre-trained on the farm language (cached in
+//      --out/models), then the subject-number task with 16 and 256 labels:
+//      from scratch, linear probe, full fine-tuning, zero-shot.
+// Both report the mean and the spread over seeds 0 … seeds-1 (default 3).
+#include "lessons/common/lesson.h"
+
+namespace lessons::pretrain_finetune {
+
+const Lesson& lesson();
+
+void part1_layerwise_digits(Report& r, const Options& options);
+void part2_gpt_finetuning(Report& r, const Options& options);
+
+}  // namespace lessons::pretrain_finetune

@@ -1,0 +1,199 @@
+#include "lessons/pretrain_finetune/subject_task.h"
+
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include "lessons/pretrain_finetune/independent_runs.h"
+#include "nn/optim.h"
+
+namespace lessons::pretrain_finetune {
+namespace {
+
+ag::Tensor as_tensor(const std::vector<double>& values) {
+    return ag::Tensor::from({static_cast<int64_t>(values.size())}, values);
+}
+
+// Every parameter's numbers, to check afterwards that a frozen body did not move.
+std::vector<std::vector<double>> snapshot(const nn::Module& m) {
+    std::vector<std::vector<double>> values;
+    for (const ag::Tensor& p : m.parameters()) values.push_back(p.to_vector());
+    return values;
+}
+
+SubjectRun run_one(const MethodSpec& spec, const std::vector<farm::Sentence>& train_set, int seed,
+                   const SubjectData& data, int64_t steps, const nn::LMConfig& config, const nn::Checkpoint& pretrained) {
+    SubjectRun run;
+    run.spec = spec;
+    run.labelled = static_cast<int64_t>(train_set.size());
+    run.seed = seed;
+
+    const bool scratch = spec.method == Method::Scratch;
+    nn::LanguageModel body(config, scratch ? static_cast<uint64_t>(seed) : 0);
+    if (!scratch) nn::load_into(body, pretrained);   // a fresh copy: no run sees another's updates
+    ag::Generator head_gen(kHeadSeed + static_cast<uint64_t>(seed));
+    nn::ClassifierHead head(config.d_model, 2, head_gen);
+    const bool train_body = spec.method != Method::Probe;
+    run.trainable = head.num_trainable_parameters() + (train_body ? body.num_trainable_parameters() : 0);
+
+    const auto before = snapshot(body);
+    run.losses = train_subject_classifier(body, head, pack_prefixes(train_set), steps, spec.lr, train_body);
+    run.body_unchanged = snapshot(body) == before;
+    run.in_distribution = subject_accuracy(body, head, data.in_distribution);
+    run.extrapolation = subject_accuracy(body, head, data.extrapolation);
+    return run;
+}
+
+// The top block's attention read at each prefix's last token only: that
+// token's query against its own prefix's keys and values, then the output
+// projection, [B, d]. GPT (models.md): qkv.weight holds the q, k, v blocks
+// of rows in that order, and heads are consecutive blocks of head_dim
+// columns. One attention call per prefix length: [n, 1, H, dh] queries
+// against [n, L, H, dh] keys.
+ag::Tensor last_token_attention(const nn::Attention& attn, const nn::LMConfig& cfg, const ag::Tensor& x,
+                                const PackedPrefixes& prefixes) {
+    const int64_t d = cfg.d_model, dh = cfg.head_dim(), kv = cfg.n_kv_heads * dh;
+    const auto project = [&](const ag::Tensor& rows, int64_t start, int64_t size) {
+        return ag::linear(rows, attn.qkv->weight.narrow(0, start, size), attn.qkv->bias.narrow(0, start, size));
+    };
+    const ag::Tensor q = project(ag::index_select(x, 0, prefixes.last_rows), 0, d);   // [B, d]
+    const ag::Tensor k = project(x, d, kv), v = project(x, d + kv, kv);              // [N, kv]
+    std::vector<ag::Tensor> outputs;
+    for (const PackedPrefixes::LengthGroup& group : prefixes.groups) {
+        const int64_t n = group.prefixes.size(0), L = group.length;
+        std::vector<int64_t> key_positions(static_cast<size_t>(L));
+        std::iota(key_positions.begin(), key_positions.end(), int64_t{0});
+        const ag::Tensor out = ag::attention(ag::index_select(q, 0, group.prefixes).reshape({n, 1, cfg.n_heads, dh}),
+                                             ag::index_select(k, 0, group.rows).reshape({n, L, cfg.n_kv_heads, dh}),
+                                             ag::index_select(v, 0, group.rows).reshape({n, L, cfg.n_kv_heads, dh}),
+                                             {L - 1}, key_positions);
+        outputs.push_back(out.reshape({n, d}));
+    }
+    return attn.proj->forward(ag::index_select(ag::cat(outputs, 0), 0, prefixes.group_order));
+}
+
+}  // namespace
+
+PackedPrefixes pack_prefixes(const std::vector<farm::Sentence>& prefixes) {
+    std::vector<double> ids, last, labels;
+    std::vector<int64_t> starts = {0};
+    for (const farm::Sentence& p : prefixes) {
+        ids.insert(ids.end(), p.ids.begin(), p.ids.end());
+        starts.push_back(static_cast<int64_t>(ids.size()));
+        last.push_back(static_cast<double>(ids.size() - 1));
+        labels.push_back(p.subject_plural);
+    }
+    PackedPrefixes packed{as_tensor(ids), nn::Packing::from_starts(starts), {}, as_tensor(last), as_tensor(labels), {}, {}};
+    packed.positions = as_tensor(std::vector<double>(packed.packing.positions.begin(), packed.packing.positions.end()));
+
+    std::map<int64_t, std::pair<std::vector<double>, std::vector<double>>> by_length;   // L -> prefixes, rows
+    for (size_t b = 0; b + 1 < starts.size(); ++b) {
+        auto& [members, rows] = by_length[starts[b + 1] - starts[b]];
+        members.push_back(static_cast<double>(b));
+        for (int64_t i = starts[b]; i < starts[b + 1]; ++i) rows.push_back(static_cast<double>(i));
+    }
+    std::vector<double> order(prefixes.size());
+    size_t place = 0;
+    for (const auto& [length, group] : by_length) {
+        for (double b : group.first) order[static_cast<size_t>(b)] = static_cast<double>(place++);
+        packed.groups.push_back({length, as_tensor(group.first), as_tensor(group.second)});
+    }
+    packed.group_order = as_tensor(order);
+    return packed;
+}
+
+ag::Tensor last_hidden(const nn::LanguageModel& gpt, const PackedPrefixes& prefixes) {
+    if (!gpt.ln_f || !gpt.pos_emb)
+        throw std::invalid_argument("last_hidden: the lecture-2 GPT only (LayerNorm, learned positions)");
+    // x = tok_emb + pos_emb; x += attn(ln1(x)); x += mlp(ln2(x)) per block (models.md)
+    ag::Tensor x = gpt.tok_emb->forward(prefixes.ids) + gpt.pos_emb->forward(prefixes.positions);
+    for (size_t l = 0; l + 1 < gpt.layers.size(); ++l) x = gpt.layers[l]->forward(x, prefixes.packing);
+    // The top block at the last tokens only (their attention still reads
+    // every row of their prefix).
+    const nn::Block& top = *gpt.layers.back();
+    ag::Tensor h = ag::index_select(x, 0, prefixes.last_rows) +
+                   last_token_attention(*top.attn, gpt.config(), top.ln1->forward(x), prefixes);
+    h = h + top.gelu_mlp->forward(top.ln2->forward(h));
+    return gpt.ln_f->forward(h);
+}
+
+std::vector<double> train_subject_classifier(nn::LanguageModel& body, nn::ClassifierHead& head,
+                                             const PackedPrefixes& train, int64_t steps, double lr, bool train_body) {
+    std::vector<ag::Tensor> params = head.trainable_parameters();
+    ag::Tensor frozen;   // a probe's features: a frozen body gives the same ones every step
+    if (train_body) {
+        for (const ag::Tensor& p : body.trainable_parameters()) params.push_back(p);
+    } else {
+        ag::NoGradGuard no_graph;
+        frozen = last_hidden(body, train);
+    }
+    optim::AdamW adam(params, lr, 0.9, 0.999, 1e-8, 0.0);   // PyTorch's Adam
+    std::vector<double> losses;
+    for (int64_t s = 0; s < steps; ++s) {
+        const ag::Tensor loss = ag::cross_entropy(head.forward(train_body ? last_hidden(body, train) : frozen), train.labels);
+        adam.zero_grad();
+        loss.backward();
+        adam.step();
+        losses.push_back(loss.item());
+    }
+    return losses;
+}
+
+double subject_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead& head, const PackedPrefixes& prefixes) {
+    ag::NoGradGuard no_graph;
+    const std::vector<double> logits = head.forward(last_hidden(body, prefixes)).to_vector();   // [B, 2]
+    const std::vector<double> labels = prefixes.labels.to_vector();
+    int64_t correct = 0;
+    for (size_t b = 0; b < labels.size(); ++b) {
+        const int predicted = logits[2 * b + 1] > logits[2 * b] ? 1 : 0;   // a tie reads as class 0, like argmax
+        correct += predicted == static_cast<int>(labels[b]);
+    }
+    return static_cast<double>(correct) / static_cast<double>(labels.size());
+}
+
+SubjectData make_subject_data(const std::vector<int64_t>& sizes, uint64_t train_seed, uint64_t test_seed,
+                              int64_t test_prefixes) {
+    SubjectData data;
+    for (int64_t n : sizes) data.train_sets.push_back(farm::make_subject_train_set(n, train_seed));
+    data.test = farm::make_subject_test_sets(test_seed, test_prefixes);
+    data.in_distribution = pack_prefixes(data.test.in_distribution);
+    data.extrapolation = pack_prefixes(data.test.extrapolation);
+    return data;
+}
+
+std::vector<MethodSpec> subject_methods() {
+    return {{"scratch", Method::Scratch, 1e-3},
+            {"linear probe", Method::Probe, 1e-3},
+            {"full FT lr 1e-3", Method::FullFineTune, 1e-3},
+            {"full FT lr 1e-4", Method::FullFineTune, 1e-4}};
+}
+
+std::vector<SubjectRun> run_subject_methods(const std::vector<MethodSpec>& methods, const SubjectData& data,
+                                            int seeds, int64_t steps, const nn::LMConfig& config,
+                                            const nn::Checkpoint& pretrained,
+                                            const std::function<void(const SubjectRun&, int64_t)>& on_done) {
+    struct Job {
+        size_t method, set;
+        int seed;
+    };
+    std::vector<Job> jobs;
+    std::vector<int64_t> tokens;   // through the body: every step, or once for a probe
+    for (size_t m = 0; m < methods.size(); ++m)
+        for (size_t s = 0; s < data.train_sets.size(); ++s)
+            for (int seed = 0; seed < seeds; ++seed) {
+                jobs.push_back({m, s, seed});
+                int64_t n = 0;
+                for (const farm::Sentence& p : data.train_sets[s]) n += static_cast<int64_t>(p.ids.size());
+                tokens.push_back(methods[m].method == Method::Probe ? n : n * steps);
+            }
+    std::vector<SubjectRun> runs(jobs.size());
+    run_independent(tokens, [&](size_t i) {
+        const Job& job = jobs[i];
+        runs[i] = run_one(methods[job.method], data.train_sets[job.set], job.seed, data, steps, config, pretrained);
+#pragma omp critical(subject_progress)
+        if (on_done) on_done(runs[i], tokens[i]);
+    });
+    return runs;
+}
+
+}  // namespace lessons::pretrain_finetune

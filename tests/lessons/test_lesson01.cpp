@@ -1,0 +1,308 @@
+// Lesson 01, pre-training and fine-tuning (§2): every part runs in --quick
+// mode, and what holds at any size holds: the counts of runs and labelled
+// examples, accuracies and errors in [0, 1], a linear probe that leaves
+// the body bitwise as it was, the cached GPT reloading bitwise and a
+// corrupt cache being rebuilt, the packed last-row forward equal to the
+// full one, the same numbers for 1 and 2 threads, and the figures written.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "autograd/engine.h"
+#include "lesson_helpers.h"
+#include "lessons/common/training.h"
+#include "lessons/pretrain_finetune/digit_art.h"
+#include "lessons/pretrain_finetune/digits_comparison.h"
+#include "lessons/pretrain_finetune/parts.h"
+#include "lessons/pretrain_finetune/subject_task.h"
+
+using lessons::Options;
+namespace pf = lessons::pretrain_finetune;
+
+namespace {
+
+Options quick(const std::filesystem::path& out, int part, int seeds = 1) {
+    Options options;
+    options.quick = true;
+    options.seeds = seeds;
+    options.part = part;
+    options.out = out.string();
+    return options;
+}
+
+bool is_share(double x) { return std::isfinite(x) && x >= 0.0 && x <= 1.0; }
+
+// Every parameter's numbers, in order.
+std::vector<std::vector<double>> snapshot(const nn::Module& m) {
+    std::vector<std::vector<double>> values;
+    for (const auto& p : m.parameters()) values.push_back(p.to_vector());
+    return values;
+}
+
+bool is_svg(const std::filesystem::path& path) {
+    const std::string text = test::read_text(path);
+    return text.rfind("<svg", 0) == 0 && text.find("</svg>") != std::string::npos;
+}
+
+}  // namespace
+
+// ---- the whole lesson --------------------------------------------------------
+
+TEST_CASE("lesson 01 runs both parts, each with its section and takeaway", "[lessons][lesson01]") {
+    const auto out = test::scratch_path("lesson01_all");
+    const test::LessonRun run(pf::lesson(), quick(out, 0));
+    REQUIRE(run.report.parts().size() == 2);
+    CHECK(run.report.part(1).section == "§2.3-2.5");
+    CHECK(run.report.part(2).section == "§2.8");
+    for (int n = 1; n <= 2; ++n) {
+        INFO("part " << n);
+        CHECK_FALSE(run.report.part(n).takeaway.empty());
+    }
+    CHECK(pf::lesson().default_seeds == 3);
+    for (const char* figure : {"01_digits_reconstructions.svg", "01_digits_pretraining_loss.svg",
+                               "01_digits_finetuning_loss.svg", "01_gpt_pretraining_loss.svg",
+                               "01_subject_finetuning_loss.svg"}) {
+        INFO(figure);
+        CHECK(is_svg(out / figure));
+        CHECK_THAT(run.output(), Catch::Contains((out / figure).string()));
+    }
+    std::filesystem::remove_all(out);
+}
+
+TEST_CASE("lesson 01 gives the same numbers with 1 and 2 threads", "[lessons][lesson01]") {
+    const int threads = ag::num_threads();
+    std::string tables[2];
+    for (int t = 1; t <= 2; ++t) {
+        const auto out = test::scratch_path("lesson01_threads" + std::to_string(t));
+        ag::set_num_threads(t);
+        const test::LessonRun run(pf::lesson(), quick(out, 0, 2));
+        const std::string json = run.report.to_json();
+        tables[t - 1] = json.substr(json.find("\"parts\""));   // the settings differ: threads
+        std::filesystem::remove_all(out);
+    }
+    ag::set_num_threads(threads);
+    CHECK(tables[0] == tables[1]);
+}
+
+// ---- part 1: digits ----------------------------------------------------------
+
+TEST_CASE("lesson 01 part 1: four methods per seed, errors in [0, 1]", "[lessons][lesson01]") {
+    const int seeds = 2;
+    const auto out = test::scratch_path("lesson01_digits");
+    const test::LessonRun run(pf::lesson(), quick(out, 1, seeds));
+    const auto& part = run.report.part(1);
+    const pf::DigitsSetup setup = pf::DigitsSetup::quick();
+    CHECK(part.value("runs").number() == 4 * seeds);
+    CHECK(part.value("labelled_images").number() == static_cast<double>(setup.labelled));
+    CHECK(part.value("unlabelled_images").number() == static_cast<double>(setup.unlabelled));
+
+    const auto& errors = part.table("test_error");
+    REQUIRE(errors.rows.size() == 4);
+    for (size_t row = 0; row < errors.rows.size(); ++row) {
+        INFO(errors.at(row, "method").str());
+        const double mean = errors.at(row, "test error (mean)").number();
+        CHECK(is_share(mean));
+        CHECK(errors.at(row, "min").number() <= mean);
+        CHECK(mean <= errors.at(row, "max").number());
+    }
+    const auto& per_seed = part.table("test_error_per_seed");
+    REQUIRE(per_seed.rows.size() == seeds);
+    CHECK(per_seed.at(1, "seed").number() == 1);
+    for (const auto& column : per_seed.columns)
+        if (column != "seed")
+            for (size_t row = 0; row < per_seed.rows.size(); ++row) CHECK(is_share(per_seed.at(row, column).number()));
+
+    // one reconstruction per depth of the deep net: 64-48-32-24
+    const auto& recon = part.table("reconstruction");
+    REQUIRE(recon.rows.size() == setup.deep_widths.size() - 1);
+    for (size_t row = 0; row < recon.rows.size(); ++row) {
+        CHECK(recon.at(row, "code units").number() == static_cast<double>(setup.deep_widths[row + 1]));
+        const double mse = recon.at(row, "test MSE per pixel").number();
+        CHECK((std::isfinite(mse) && mse >= 0.0 && mse < 1.0));
+    }
+    // the terminal art: the test images under their captions
+    CHECK_THAT(run.output(), Catch::Contains("test image"));
+    CHECK_THAT(run.output(), Catch::Contains("3 layers (24 units)"));
+    std::filesystem::remove_all(out);
+}
+
+TEST_CASE("lesson 01 digits: labelled subsets, nets and layer-wise training", "[lessons][lesson01]") {
+    const pf::DigitsSetup setup = pf::DigitsSetup::quick();
+    const pf::DigitsData data = pf::load_digits_data(setup);
+    REQUIRE(data.train.images.size(0) == setup.unlabelled);
+    REQUIRE(data.test.images.size(0) == setup.test_images);
+    REQUIRE(data.train.images.size(1) == 64);
+
+    // a seed's labelled images: distinct training rows, always the same ones
+    const auto rows = pf::labelled_rows(setup, data, 0);
+    REQUIRE(static_cast<int64_t>(rows.size()) == setup.labelled);
+    CHECK(std::set<int64_t>(rows.begin(), rows.end()).size() == rows.size());
+    CHECK(pf::labelled_rows(setup, data, 0) == rows);
+    CHECK(pf::labelled_rows(setup, data, 1) != rows);
+
+    pf::DigitNet net(setup.deep_widths, 0);
+    REQUIRE(net.layers.size() == 3);
+    CHECK(net.logits(data.test.images).shape() == ag::Shape{setup.test_images, 10});
+    CHECK(net.codes(data.test.images, 2).shape() == ag::Shape{setup.test_images, 32});
+    CHECK(net.reconstruct(data.test.images, 3).shape() == ag::Shape{setup.test_images, 64});
+    // encoders and head only: the decoders are not part of the classifier
+    CHECK(net.classifier_parameters().size() == 2 * 3 + 2);
+
+    // greedy: while layer 2 and 3 train, layer 1 stays as its own pre-training left it
+    ag::Generator order(0);
+    const pf::PretrainSettings settings{2, 64, 1e-2};
+    const auto curves = pf::pretrain_autoencoders(net, data.train.images, settings, order);
+    REQUIRE(curves.size() == 3);
+    for (const auto& curve : curves) CHECK(curve.size() == 2);
+    pf::DigitNet first_only(std::vector<int64_t>(setup.deep_widths.begin(), setup.deep_widths.begin() + 2), 0);
+    ag::Generator same_order(0);
+    pf::pretrain_autoencoders(first_only, data.train.images, settings, same_order);
+    CHECK(ag::max_abs_diff(first_only.layers[0]->enc->weight, net.layers[0]->enc->weight) == 0.0);
+
+    const auto labelled = pf::select(data.train, rows);
+    CHECK(pf::finetune(net, labelled, 5, 1e-2).size() == 5);
+    CHECK(is_share(pf::test_error(net, data.test)));
+}
+
+TEST_CASE("lesson 01 digit art: two characters per pixel, ink by intensity", "[lessons][lesson01]") {
+    CHECK(pf::ink(0.0) == ' ');
+    CHECK(pf::ink(1.0) == '@');
+    CHECK(pf::ink(-3.0) == ' ');   // clamped
+    CHECK(pf::ink(0.5) != ' ');
+    std::vector<double> blank(64, 0.0), full(64, 1.0);
+    const auto lines = pf::digit_art({"a", "b"}, {{"row", {blank, full}}, {"next", {full, blank}}});
+    REQUIRE(lines.size() == 1 + 2 * 8);
+    // margin "next" + 2, then 16 blank characters and a gap, then 16 of ink
+    CHECK(lines[1].find(std::string(16, '@')) == 6 + 18);
+    CHECK(lines[9].find(std::string(16, '@')) == 6);
+    CHECK_THROWS_AS(pf::digit_art({"a"}, {{"bad", {std::vector<double>(10, 0.0)}}}), std::invalid_argument);
+}
+
+// ---- part 2: the pre-trained GPT ---------------------------------------------
+
+TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe", "[lessons][lesson01]") {
+    const int seeds = 2;
+    const auto out = test::scratch_path("lesson01_gpt");
+    const test::LessonRun run(pf::lesson(), quick(out, 2, seeds));
+    const auto& part = run.report.part(2);
+    CHECK(part.value("runs").number() == 4 * 2 * seeds);   // 4 methods x {16, 256} x seeds
+    CHECK(part.value("reload_max_abs_diff").number() == 0.0);
+    CHECK(part.value("last_hidden_minus_full_forward").number() < 1e-12);
+    CHECK(std::get<bool>(part.value("probe_leaves_body_bitwise_unchanged").value));
+    CHECK(std::get<bool>(part.value("trained_bodies_changed").value));
+
+    // 16 and 256 examples, exactly half singular; k = 1-3 to train, 4-6 to extrapolate
+    const auto& sets = part.table("sets");
+    REQUIRE(sets.rows.size() == 4);
+    for (size_t row = 0; row < 2; ++row) {
+        const double n = row == 0 ? 16 : 256;
+        CHECK(sets.at(row, "examples").number() == n);
+        CHECK(sets.at(row, "singular").number() == n / 2);
+        CHECK(sets.at(row, "plural").number() == n / 2);
+        CHECK(sets.at(row, "k").str() == "1-3");
+    }
+    CHECK(sets.at(2, "k").str() == "1-3");
+    CHECK(sets.at(3, "k").str() == "4-6");
+
+    const auto& accuracy = part.table("accuracy");
+    REQUIRE(accuracy.rows.size() == 4 * 2 + 1);   // + zero-shot
+    for (size_t row = 0; row < accuracy.rows.size(); ++row) {
+        INFO(accuracy.at(row, "method").str() << ", " << accuracy.at(row, "labelled").str());
+        for (const char* column : {"k=1-3 mean", "k=1-3 min", "k=4-6 mean", "k=4-6 min"})
+            CHECK(is_share(accuracy.at(row, column).number()));
+        CHECK(accuracy.at(row, "k=1-3 min").number() <= accuracy.at(row, "k=1-3 mean").number());
+        if (accuracy.at(row, "method").str() == "linear probe")
+            CHECK(accuracy.at(row, "trainable").number() == 16 * 2 + 2);   // the quick GPT's d = 16
+    }
+    CHECK(accuracy.at(accuracy.rows.size() - 1, "method").str() == "zero-shot");
+
+    const auto& runs = part.table("runs");
+    REQUIRE(runs.rows.size() == 4 * 2 * seeds);
+    for (size_t row = 0; row < runs.rows.size(); ++row) {
+        const bool probe = runs.at(row, "method").str() == "linear probe";
+        CHECK(std::get<bool>(runs.at(row, "body unchanged").value) == probe);
+        CHECK(runs.at(row, "last train loss").number() > 0.0);
+    }
+
+    // the lecture's findings, each checked: a yes or a no, never left out
+    const auto& findings = part.table("findings");
+    REQUIRE(findings.rows.size() == 7);
+    for (size_t row = 0; row < findings.rows.size(); ++row)
+        CHECK(std::holds_alternative<bool>(findings.at(row, "reproduced").value));
+
+    const auto& agreement = part.table("gpt_agreement");
+    REQUIRE(agreement.rows.size() == 6);
+    for (size_t row = 0; row < 6; ++row) CHECK(is_share(agreement.at(row, "accuracy").number()));
+    CHECK_THAT(run.output(), Catch::Contains("cache: "));
+    std::filesystem::remove_all(out);
+}
+
+TEST_CASE("lesson 01 part 2: the cached GPT is loaded, and a corrupt cache is rebuilt", "[lessons][lesson01]") {
+    const auto out = test::scratch_path("lesson01_cache");
+    const auto status = [&] {
+        const test::LessonRun run(pf::lesson(), quick(out, 2));
+        const auto& part = run.report.part(2);
+        CHECK(part.value("reload_max_abs_diff").number() == 0.0);
+        const auto& cache = part.table("cache");
+        return std::pair{cache.at(0, "status").str(), std::get<bool>(cache.at(0, "from cache").value)};
+    };
+    const auto first = status();
+    CHECK(first.first == "trained");
+    CHECK_FALSE(first.second);
+    const auto file = out / "models" / "01_gpt_pretrained_quick.safetensors";
+    REQUIRE(std::filesystem::exists(file));
+
+    const auto second = status();
+    CHECK_THAT(second.first, Catch::StartsWith("loaded from"));
+    CHECK(second.second);
+
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << "not a checkpoint";
+    const auto third = status();
+    CHECK_THAT(third.first, Catch::Contains("unusable") && Catch::Contains("retrained"));
+    CHECK_FALSE(third.second);
+    CHECK(status().second);   // rebuilt, then loaded again
+    std::filesystem::remove_all(out);
+}
+
+TEST_CASE("lesson 01 subject task: packing, the last-row forward, a frozen probe", "[lessons][lesson01]") {
+    const auto prefixes = farm::make_subject_train_set(16, 7);
+    const pf::PackedPrefixes packed = pf::pack_prefixes(prefixes);
+    REQUIRE(packed.packing.sequences() == 16);
+    int64_t tokens = 0;
+    for (size_t b = 0; b < prefixes.size(); ++b) {
+        tokens += static_cast<int64_t>(prefixes[b].ids.size());
+        CHECK(packed.last_rows.to_vector()[b] == static_cast<double>(tokens - 1));
+        CHECK(packed.labels.to_vector()[b] == prefixes[b].subject_plural);
+        CHECK(packed.positions.to_vector()[static_cast<size_t>(tokens - 1)] ==
+              static_cast<double>(prefixes[b].ids.size() - 1));
+    }
+    CHECK(packed.tokens() == tokens);
+
+    // the rows the classifier reads, from the full forward and from last_hidden
+    nn::LanguageModel gpt(nn::LMConfig::gpt(), 3);
+    {
+        ag::NoGradGuard no_grad;
+        const auto full = ag::index_select(gpt.hidden(packed.ids, packed.packing), 0, packed.last_rows);
+        CHECK(ag::max_abs_diff(pf::last_hidden(gpt, packed), full) < 1e-12);
+    }
+    CHECK_THROWS_AS(pf::last_hidden(nn::LanguageModel(nn::LMConfig::modern_lm(), 0), packed), std::invalid_argument);
+
+    // a probe trains the head only; full fine-tuning moves the body
+    ag::Generator gen(1);
+    nn::ClassifierHead head(64, 2, gen);
+    const auto body_before = snapshot(gpt), head_before = snapshot(head);
+    const auto losses = pf::train_subject_classifier(gpt, head, packed, 3, 1e-3, false);
+    CHECK(losses.size() == 3);
+    CHECK(snapshot(gpt) == body_before);
+    CHECK(snapshot(head) != head_before);
+    pf::train_subject_classifier(gpt, head, packed, 1, 1e-3, true);
+    CHECK(snapshot(gpt) != body_before);
+
+    // the packed accuracy agrees with the shared padded one
+    const auto test = farm::make_subject_test_sets(5, 30);
+    const double shared = lessons::classifier_accuracy(gpt, head, test.extrapolation);
+    CHECK(pf::subject_accuracy(gpt, head, pf::pack_prefixes(test.extrapolation)) == shared);
+}
