@@ -19,7 +19,6 @@ namespace {
 constexpr uint64_t kCorpusSeed = 0, kAgreementSeed = 1, kTrainSetSeed = 2, kTestSetSeed = 3;
 
 struct GptSetup {
-    std::string cache_name;
     nn::LMConfig config;
     size_t pretrain_sentences = 0;   // of the 20,000 (0: all)
     int64_t pretrain_epochs = 0;
@@ -27,16 +26,16 @@ struct GptSetup {
     int64_t steps = 0;
     int64_t test_prefixes = 0, agreement_prefixes = 0;   // per set
 
-    static GptSetup full() { return {"01_gpt_pretrained", nn::LMConfig::gpt(), 0, 5, {16, 256}, 200, 500, 500}; }
-    // A GPT of one layer, d = 16, trained one epoch on 300 sentences (its
-    // own cache file); 10 steps per run; 40 test prefixes per set.
+    static GptSetup full() { return {nn::LMConfig::gpt(), 0, 5, {16, 256}, 200, 500, 500}; }
+    // A GPT of one layer, d = 16, trained one epoch on 300 sentences; 10
+    // steps per run; 40 test prefixes per set.
     static GptSetup quick() {
         nn::LMConfig tiny = nn::LMConfig::gpt();
         tiny.d_model = 16;
         tiny.n_heads = tiny.n_kv_heads = 2;
         tiny.n_layers = 1;
         tiny.d_ff = 4 * tiny.d_model;
-        return {"01_gpt_pretrained_quick", tiny, 300, 1, {16, 256}, 10, 40, 40};
+        return {tiny, 300, 1, {16, 256}, 10, 40, 40};
     }
 };
 
@@ -84,7 +83,9 @@ CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, cons
     train_options.epochs = setup.pretrain_epochs;
     Progress progress;
     const auto start = std::chrono::steady_clock::now();
-    CachedLm gpt = cached_lm(options.out, setup.cache_name, setup.config, 0, train, train_options, &progress);
+    // Named after the run itself (model_cache.h): lesson 05 trains the same
+    // GPT (seed 0, 5 epochs, the same corpus) and loads this file.
+    CachedLm gpt = cached_lm(options.out, setup.config, 0, train, train_options, &progress);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const nn::LMConfig& c = setup.config;
     r.text("Pre-training (§2.6, generative): {} GPT (d = {}, {} layers, {} heads, learned positions; {} parameters),",
@@ -93,7 +94,7 @@ CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, cons
     r.text("seed 0, {} epoch{} of train_lm's defaults (AdamW lr 1e-3, batches of 32) on {} unlabelled farm sentences.",
            setup.pretrain_epochs, setup.pretrain_epochs == 1 ? "" : "s", group_thousands(static_cast<double>(train.size())));
     r.text("cache: {} ({})", gpt.status, format_duration(seconds));
-    r.table("cache", {"name", "status", "from cache"}, {{setup.cache_name, gpt.status, gpt.from_cache}});
+    r.table("cache", {"name", "status", "from cache"}, {{gpt.file.filename().string(), gpt.status, gpt.from_cache}});
     return gpt;
 }
 
