@@ -102,6 +102,7 @@ struct Report {
     std::vector<json::Value> failures;
     int passed = 0, run = 0;
     std::string last_started;
+    bool unfinished = false;   // a test started and never ended: the program died in it
 };
 
 Report read_report(const std::string& path) {
@@ -115,9 +116,13 @@ Report read_report(const std::string& path) {
             continue;   // a line cut short by a crash
         }
         const std::string& event = v.at("event").as_string();
-        if (event == "start") report.last_started = v.at("test").as_string();
+        if (event == "start") {
+            report.last_started = v.at("test").as_string();
+            report.unfinished = true;
+        }
         if (event == "failure") report.failures.push_back(v);
         if (event == "test") {
+            report.unfinished = false;
             ++report.run;
             if (v.at("passed").as_bool()) ++report.passed;
         }
@@ -193,6 +198,10 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
         return result;
     }
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (report.unfinished && code != 0) {   // e.g. a sanitizer caught the crash and exited
+        result.why = fmt::format("crashed{}: exit status {} (see {})", where, code, log_path);
+        return result;
+    }
     if (code == 127 && report.run == 0) {
         result.why = fmt::format("could not run {} (see {})", command[0], log_path);
         return result;

@@ -70,10 +70,16 @@ TEST_CASE("a passing, a failing and an untouched exercise are told apart", "[gra
 TEST_CASE("a crash, an abort or an endless loop fails that exercise only", "[grading]") {
     const grading::Result crash = run("crash");
     CHECK(crash.status == grading::Status::failed);
-    CHECK_THAT(crash.why, Catch::Contains("SIGSEGV") && Catch::Contains("fake test"));
+    // (Under AddressSanitizer the sanitizer catches the signal and exits
+    // with a status instead: still a crash in that test.)
+    CHECK_THAT(crash.why, Catch::Contains("crashed") && Catch::Contains("fake test"));
+#if !defined(__SANITIZE_ADDRESS__)
+    CHECK_THAT(crash.why, Catch::Contains("SIGSEGV"));
+#endif
 
     const grading::Result abort = run("abort");
-    CHECK_THAT(abort.why, Catch::Contains("SIGABRT"));
+    CHECK(abort.status == grading::Status::failed);
+    CHECK_THAT(abort.why, Catch::Contains("crashed"));
 
     const auto start = std::chrono::steady_clock::now();
     const grading::Result hang = run("hang", 0.5);
