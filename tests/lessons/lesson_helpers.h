@@ -29,6 +29,17 @@ inline std::string read_text(const std::filesystem::path& path) {
     return text.str();
 }
 
+// The options of a --quick run whose figures and caches go to `out`: every
+// part (part 0) or one, with `seeds` seeds.
+inline lessons::Options quick_options(const std::filesystem::path& out, int part = 0, int seeds = 1) {
+    lessons::Options options;
+    options.quick = true;
+    options.part = part;
+    options.seeds = seeds;
+    options.out = out.string();
+    return options;
+}
+
 // run_lesson as main() would call it: {"--part", "1"} -> exit status.
 inline int run_program(const lessons::Lesson& lesson, const std::vector<std::string>& args) {
     std::vector<const char*> argv{lesson.name.c_str()};

@@ -20,19 +20,9 @@
 #include "lessons/pretrain_finetune/parts.h"
 #include "lessons/pretrain_finetune/subject_task.h"
 
-using lessons::Options;
 namespace pf = lessons::pretrain_finetune;
 
 namespace {
-
-Options quick(const std::filesystem::path& out, int part, int seeds = 1) {
-    Options options;
-    options.quick = true;
-    options.seeds = seeds;
-    options.part = part;
-    options.out = out.string();
-    return options;
-}
 
 bool is_share(double x) { return std::isfinite(x) && x >= 0.0 && x <= 1.0; }
 
@@ -54,7 +44,7 @@ bool is_svg(const std::filesystem::path& path) {
 
 TEST_CASE("lesson 01 runs both parts, each with its section and takeaway", "[lessons][lesson01]") {
     const auto out = test::scratch_path("lesson01_all");
-    const test::LessonRun run(pf::lesson(), quick(out, 0));
+    const test::LessonRun run(pf::lesson(), test::quick_options(out, 0));
     REQUIRE(run.report.parts().size() == 2);
     CHECK(run.report.part(1).section == "§2.3-2.5");
     CHECK(run.report.part(2).section == "§2.8");
@@ -79,7 +69,7 @@ TEST_CASE("lesson 01 gives the same numbers with 1 and 2 threads", "[lessons][le
     for (int t = 1; t <= 2; ++t) {
         const auto out = test::scratch_path("lesson01_threads" + std::to_string(t));
         ag::set_num_threads(t);
-        const test::LessonRun run(pf::lesson(), quick(out, 0, 2));
+        const test::LessonRun run(pf::lesson(), test::quick_options(out, 0, 2));
         const std::string json = run.report.to_json();
         tables[t - 1] = json.substr(json.find("\"parts\""));   // the settings differ: threads
         std::filesystem::remove_all(out);
@@ -93,7 +83,7 @@ TEST_CASE("lesson 01 gives the same numbers with 1 and 2 threads", "[lessons][le
 TEST_CASE("lesson 01 part 1: four methods per seed, errors in [0, 1]", "[lessons][lesson01]") {
     const int seeds = 2;
     const auto out = test::scratch_path("lesson01_digits");
-    const test::LessonRun run(pf::lesson(), quick(out, 1, seeds));
+    const test::LessonRun run(pf::lesson(), test::quick_options(out, 1, seeds));
     const auto& part = run.report.part(1);
     const pf::DigitsSetup setup = pf::DigitsSetup::quick();
     CHECK(part.value("runs").number() == 4 * seeds);
@@ -187,7 +177,7 @@ TEST_CASE("lesson 01 digit art: two characters per pixel, ink by intensity", "[l
 TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe", "[lessons][lesson01]") {
     const int seeds = 2;
     const auto out = test::scratch_path("lesson01_gpt");
-    const test::LessonRun run(pf::lesson(), quick(out, 2, seeds));
+    const test::LessonRun run(pf::lesson(), test::quick_options(out, 2, seeds));
     const auto& part = run.report.part(2);
     CHECK(part.value("runs").number() == 4 * 2 * seeds);   // 4 methods x {16, 256} x seeds
     CHECK(part.value("reload_max_abs_diff").number() == 0.0);
@@ -244,7 +234,7 @@ TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe",
 TEST_CASE("lesson 01 part 2: the cached GPT is loaded, and a corrupt cache is rebuilt", "[lessons][lesson01]") {
     const auto out = test::scratch_path("lesson01_cache");
     const auto status = [&] {
-        const test::LessonRun run(pf::lesson(), quick(out, 2));
+        const test::LessonRun run(pf::lesson(), test::quick_options(out, 2));
         const auto& part = run.report.part(2);
         CHECK(part.value("reload_max_abs_diff").number() == 0.0);
         const auto& cache = part.table("cache");

@@ -10,20 +10,8 @@
 
 using lessons::Options;
 
-namespace {
-
-Options quick(const std::filesystem::path& out, int seeds = 1) {
-    Options options;
-    options.quick = true;
-    options.seeds = seeds;
-    options.out = out.string();
-    return options;
-}
-
-}  // namespace
-
 TEST_CASE("lesson 02 runs every part and each has its takeaway", "[lessons][lesson02]") {
-    const test::LessonRun run(lessons::rope::lesson(), quick(test::scratch_path("l02_all")));
+    const test::LessonRun run(lessons::rope::lesson(), test::quick_options(test::scratch_path("l02_all")));
     REQUIRE(run.report.parts().size() == 5);
     const char* sections[] = {"§4.2", "§4.4", "§4.3", "§4.5", "§4.7"};
     for (int n = 1; n <= 5; ++n) {
@@ -35,7 +23,7 @@ TEST_CASE("lesson 02 runs every part and each has its takeaway", "[lessons][less
 }
 
 TEST_CASE("lesson 02 part 1: R_{Θ,5} is printed and every form of RoPE is one rotation", "[lessons][lesson02]") {
-    Options options = quick(test::scratch_path("l02_p1"));
+    Options options = test::quick_options(test::scratch_path("l02_p1"));
     options.part = 1;
     const test::LessonRun run(lessons::rope::lesson(), options);
     const auto& part = run.report.part(1);
@@ -70,7 +58,7 @@ TEST_CASE("lesson 02 part 1: R_{Θ,5} is printed and every form of RoPE is one r
 TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong version on nothing",
           "[lessons][lesson02]") {
     const int seeds = 2;
-    const test::LessonRun run(lessons::rope::lesson(), quick(test::scratch_path("l02_p23"), seeds));
+    const test::LessonRun run(lessons::rope::lesson(), test::quick_options(test::scratch_path("l02_p23"), 0, seeds));
     const auto& relative = run.report.part(2);
     const auto& scores = relative.table("scores");
     REQUIRE(scores.rows.size() == 3 * seeds);
@@ -102,7 +90,7 @@ TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong versi
 TEST_CASE("lesson 02 part 4: norms kept, one frequency aliases at 44, the figure is written",
           "[lessons][lesson02]") {
     const auto out = test::scratch_path("l02_p4");
-    Options options = quick(out);
+    Options options = test::quick_options(out);
     options.part = 4;
     const test::LessonRun run(lessons::rope::lesson(), options);
     const auto& part = run.report.part(4);
@@ -125,7 +113,7 @@ TEST_CASE("lesson 02 part 4: norms kept, one frequency aliases at 44, the figure
 }
 
 TEST_CASE("lesson 02 part 5: cached decoding equals the full forward pass", "[lessons][lesson02]") {
-    Options options = quick(test::scratch_path("l02_p5"), 2);
+    Options options = test::quick_options(test::scratch_path("l02_p5"), 0, 2);
     options.part = 5;
     const test::LessonRun run(lessons::rope::lesson(), options);
     const auto& part = run.report.part(5);

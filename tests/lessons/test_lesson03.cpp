@@ -16,16 +16,7 @@
 #include "lessons/gqa/parts.h"
 #include "nn/param_count.h"
 
-using lessons::Options;
-
 namespace {
-
-Options quick(const std::string& out) {
-    Options options;
-    options.quick = true;
-    options.out = out;
-    return options;
-}
 
 // Where the quick run writes its figures.
 const std::filesystem::path& quick_out() {
@@ -35,7 +26,7 @@ const std::filesystem::path& quick_out() {
 
 // One quick run of the whole lesson, shared by the tests that read it.
 const test::LessonRun& quick_run() {
-    static const test::LessonRun run(lessons::gqa::lesson(), quick(quick_out().string()));
+    static const test::LessonRun run(lessons::gqa::lesson(), test::quick_options(quick_out()));
     return run;
 }
 

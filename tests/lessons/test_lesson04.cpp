@@ -9,24 +9,9 @@
 #include "lesson_helpers.h"
 #include "lessons/sliding_window/parts.h"
 
-using lessons::Options;
-
-namespace {
-
-Options quick(const std::filesystem::path& out, int part = 0, int seeds = 1) {
-    Options options;
-    options.quick = true;
-    options.part = part;
-    options.seeds = seeds;
-    options.out = out.string();
-    return options;
-}
-
-}  // namespace
-
 TEST_CASE("lesson 04 runs every part and each has its takeaway", "[lessons][lesson04]") {
     const auto out = test::scratch_path("l04_all");
-    const test::LessonRun run(lessons::sliding_window::lesson(), quick(out));
+    const test::LessonRun run(lessons::sliding_window::lesson(), test::quick_options(out));
     REQUIRE(run.report.parts().size() == 5);
     const char* sections[] = {"§6.1", "§6.2", "§6.3", "§6.4", "§6.5"};
     for (int n = 1; n <= 5; ++n) {
@@ -41,7 +26,7 @@ TEST_CASE("lesson 04 runs every part and each has its takeaway", "[lessons][less
 }
 
 TEST_CASE("lesson 04 part 1: the slides' w = 4 and w = 6 masks keep 3 and 4 tokens", "[lessons][lesson04]") {
-    const test::LessonRun run(lessons::sliding_window::lesson(), quick(test::scratch_path("l04_p1"), 1));
+    const test::LessonRun run(lessons::sliding_window::lesson(), test::quick_options(test::scratch_path("l04_p1"), 1));
     const auto& part = run.report.part(1);
     CHECK(std::get<bool>(part.value("engine_mask_matches_rule").value));
     for (const auto& [w, W] : {std::pair{4, 3}, std::pair{6, 4}}) {
@@ -62,7 +47,7 @@ TEST_CASE("lesson 04 part 1: the slides' w = 4 and w = 6 masks keep 3 and 4 toke
 
 TEST_CASE("lesson 04 part 2: naive, for loop and sliding chunks equal the engine", "[lessons][lesson04]") {
     const auto out = test::scratch_path("l04_p2");
-    const test::LessonRun run(lessons::sliding_window::lesson(), quick(out, 2, 2));
+    const test::LessonRun run(lessons::sliding_window::lesson(), test::quick_options(out, 2, 2));
     const auto& part = run.report.part(2);
     CHECK(part.value("max_implementation_minus_engine").number() < 1e-12);
     CHECK(part.value("max_timed_minus_engine").number() < 1e-12);
@@ -83,7 +68,7 @@ TEST_CASE("lesson 04 part 2: naive, for loop and sliding chunks equal the engine
 }
 
 TEST_CASE("lesson 04 part 3: L windowed layers reach exactly L(W-1) tokens", "[lessons][lesson04]") {
-    const test::LessonRun run(lessons::sliding_window::lesson(), quick(test::scratch_path("l04_p3"), 3, 2));
+    const test::LessonRun run(lessons::sliding_window::lesson(), test::quick_options(test::scratch_path("l04_p3"), 3, 2));
     const auto& part = run.report.part(3);
     CHECK(std::get<bool>(part.value("reach_is_L_times_W_minus_1").value));
     const auto& table = part.table("receptive_field");
@@ -101,7 +86,7 @@ TEST_CASE("lesson 04 part 3: L windowed layers reach exactly L(W-1) tokens", "[l
 
 TEST_CASE("lesson 04 part 4: the rolling buffer equals the full pass, the cache-length bug does not",
           "[lessons][lesson04]") {
-    const test::LessonRun run(lessons::sliding_window::lesson(), quick(test::scratch_path("l04_p4"), 4));
+    const test::LessonRun run(lessons::sliding_window::lesson(), test::quick_options(test::scratch_path("l04_p4"), 4));
     const auto& part = run.report.part(4);
     CHECK(part.value("slots_kept").number() == 5);
     CHECK(part.value("rolling_minus_full").number() < 1e-12);
@@ -122,7 +107,7 @@ TEST_CASE("lesson 04 part 4: the rolling buffer equals the full pass, the cache-
 
 TEST_CASE("lesson 04 part 5: one model per window, results for k = 1-6", "[lessons][lesson04]") {
     const auto out = test::scratch_path("l04_p5");
-    const test::LessonRun run(lessons::sliding_window::lesson(), quick(out, 5));
+    const test::LessonRun run(lessons::sliding_window::lesson(), test::quick_options(out, 5));
     const auto& part = run.report.part(5);
     const auto& agreement = part.table("agreement");
     REQUIRE(agreement.rows.size() == 4);

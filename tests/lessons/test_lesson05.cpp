@@ -14,17 +14,7 @@
 #include "lessons/modern_transformer/position_diagnosis.h"
 #include "nn/language_model.h"
 
-using lessons::Options;
-
 namespace {
-
-Options quick(const std::string& out, int seeds = 1) {
-    Options options;
-    options.quick = true;
-    options.seeds = seeds;
-    options.out = out;
-    return options;
-}
 
 // One --quick run of every part, shared by the tests below (the training
 // parts take a few seconds).
@@ -33,7 +23,7 @@ const std::filesystem::path& quick_out() {
     return out;
 }
 const test::LessonRun& quick_run() {
-    static const test::LessonRun run(lessons::modern_transformer::lesson(), quick(quick_out().string()));
+    static const test::LessonRun run(lessons::modern_transformer::lesson(), test::quick_options(quick_out()));
     return run;
 }
 
