@@ -15,7 +15,6 @@
 #include "lessons/common/svg.h"
 #include "lessons/common/training.h"
 #include "lessons/gqa/decoding_cost.h"
-#include "lessons/gqa/grammar_perplexity.h"
 #include "lessons/gqa/kv_heads.h"
 #include "nn/attention.h"
 #include "nn/param_count.h"

@@ -1,7 +1,6 @@
 #include "lessons/modern_transformer/farm_runs.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -17,8 +16,6 @@ constexpr size_t kQuickTrain = 320, kQuickTest = 200;
 constexpr int kQuickMaxK = 2;
 constexpr int64_t kQuickPrefixes = 32, kPrefixes = 500;
 
-// farm_language.md: k is uniform over 0 … kKs - 1 in every corpus.
-constexpr int kKs = 4;
 
 }  // namespace
 
@@ -67,43 +64,6 @@ int largest_k(const std::vector<farm::Sentence>& sentences) {
     int k = 0;
     for (const farm::Sentence& s : sentences) k = std::max(k, s.k);
     return k;
-}
-
-// Σ -log p over a sentence's predicted tokens (everything after <s>), with
-// the grammar's own probabilities:
-//   the | <s>: 1                      SUBJ, a PP's NOUN, an object NOUN: 1/24
-//   after j PPs: another PP  P(k > j | k >= j) = (kKs-1-j)/(kKs-j), then PREP 1/6, "the" 1
-//                the VERB    P(k = j | k >= j) = 1/(kKs-j), then its lemma 1/12 (its form is the subject's)
-//   after the VERB: "the" NOUN 1/2 · 1/24;  MASS 1/4 · 1/5;  no object 1/4, then
-//   an adverb 1/2 · 1/5 or </s> 1/2 (after an adverb, </s> is certain).
-double sentence_nll(const farm::Sentence& s) {
-    const std::vector<int64_t>& t = s.ids;
-    double log_p = std::log(1.0 / farm::N_NOUNS);  // "the" then SUBJ
-    for (int j = 0; j < s.k; ++j)
-        log_p += std::log(static_cast<double>(kKs - 1 - j) / (kKs - j) / farm::N_PREPS / farm::N_NOUNS);
-    log_p += std::log(1.0 / (kKs - s.k) / farm::N_LEMMAS);
-    size_t i = 3 + 3 * static_cast<size_t>(s.k) + 1;  // after the verb
-    if (t.at(i) == farm::THE) {
-        log_p += std::log(0.5 / farm::N_NOUNS);
-        i += 2;
-    } else if (farm::is_mass(t.at(i))) {
-        log_p += std::log(0.25 / farm::N_MASS);
-        i += 1;
-    } else {
-        log_p += std::log(0.25);
-    }
-    log_p += std::log(farm::is_adverb(t.at(i)) ? 0.5 / farm::N_ADVS : 0.5);  // then </s> with 1
-    return -log_p;
-}
-
-double grammar_perplexity(const std::vector<farm::Sentence>& sentences) {
-    double nll = 0;
-    size_t tokens = 0;
-    for (const farm::Sentence& s : sentences) {
-        nll += sentence_nll(s);
-        tokens += s.ids.size() - 1;
-    }
-    return std::exp(nll / static_cast<double>(tokens));
 }
 
 }  // namespace lessons::modern_transformer

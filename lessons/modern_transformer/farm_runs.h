@@ -35,9 +35,4 @@ int64_t optimiser_steps(const CachedLm& run);
 size_t longest_sentence(const std::vector<farm::Sentence>& sentences);
 int largest_k(const std::vector<farm::Sentence>& sentences);
 
-// §7.2 the floor: the perplexity the grammar that generated the sentences
-// gives them itself (farm_language.md's probabilities, token by token). No
-// model can do better on average; a perfect one scores exactly this.
-double grammar_perplexity(const std::vector<farm::Sentence>& sentences);
-
 }  // namespace lessons::modern_transformer

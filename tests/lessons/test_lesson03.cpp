@@ -11,7 +11,7 @@
 #include "data/batching.h"
 #include "lesson_helpers.h"
 #include "lessons/gqa/decoding_cost.h"
-#include "lessons/gqa/grammar_perplexity.h"
+#include "lessons/common/evaluation.h"
 #include "lessons/gqa/kv_heads.h"
 #include "lessons/gqa/parts.h"
 #include "nn/param_count.h"
@@ -217,13 +217,13 @@ TEST_CASE("the grammar's own perplexity", "[lessons][lesson03][gqa]") {
     farm::Sentence s;
     s.ids = farm::encode("<s> the dog runs </s>");
     const double p = 1.0 / 4 / 24 / 12 / 4 / 2;
-    CHECK(lessons::gqa::grammar_perplexity({s}) == Approx(std::pow(p, -1.0 / 4)).epsilon(1e-14));
+    CHECK(lessons::grammar_perplexity({s}) == Approx(std::pow(p, -1.0 / 4)).epsilon(1e-14));
     // with one PP, a mass-noun object and an adverb
     s.ids = farm::encode("<s> the dogs near the cat run hay quickly </s>");
     const double q = 1.0 / 4 / 24 / 6 / 24 / 12 / 4 / 5 / 2 / 5;
-    CHECK(lessons::gqa::grammar_perplexity({s}) == Approx(std::pow(q, -1.0 / 9)).epsilon(1e-14));
+    CHECK(lessons::grammar_perplexity({s}) == Approx(std::pow(q, -1.0 / 9)).epsilon(1e-14));
     s.ids = farm::encode("<s> the dogs run the </s>");
-    CHECK_THROWS_AS(lessons::gqa::grammar_perplexity({s}), std::invalid_argument);
+    CHECK_THROWS_AS(lessons::grammar_perplexity({s}), std::invalid_argument);
 }
 
 TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the figure is written",

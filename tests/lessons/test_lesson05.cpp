@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "lesson_helpers.h"
+#include "lessons/common/evaluation.h"
 #include "lessons/modern_transformer/farm_runs.h"
 #include "lessons/modern_transformer/parts.h"
 #include "lessons/modern_transformer/position_diagnosis.h"
@@ -119,7 +120,7 @@ TEST_CASE("lesson 05 part 1: SwiGLU's 8d/3", "[lessons][lesson05]") {
 }
 
 TEST_CASE("lesson 05: the grammar's own perplexity, sentence by sentence and on a corpus", "[lessons][lesson05]") {
-    using lessons::modern_transformer::grammar_perplexity;
+    using lessons::grammar_perplexity;
     const auto sentence = [](const char* text, int k) {
         farm::Sentence s;
         s.ids = farm::encode(text);
