@@ -62,8 +62,8 @@ std::vector<EpochLog> logs_from_json(const json::Value& value) {
     return logs;
 }
 
-}  // namespace
-
+// What a cache file must record for this run: every input that changes
+// the trained numbers, as one JSON object.
 std::string cache_key(const nn::LMConfig& config, uint64_t init_seed, const std::vector<farm::Sentence>& train,
                       const LmTrainOptions& options) {
     json::Value key;
@@ -86,6 +86,8 @@ std::string cache_key(const nn::LMConfig& config, uint64_t init_seed, const std:
     o["lr_min"] = options.lr_min;
     return json::dump(key);
 }
+
+}  // namespace
 
 CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name, const nn::LMConfig& config,
                    uint64_t init_seed, const std::vector<farm::Sentence>& train, const LmTrainOptions& options,

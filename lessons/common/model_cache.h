@@ -43,15 +43,10 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
                    Progress* progress = nullptr);
 
 // The same, named after the run itself: <model>-<16 hex digits of a hash
-// of cache_key()>. Two lessons that train exactly the same run (say the
+// of everything the file records>. Two lessons that train exactly the same run (say the
 // default ModernLM, seed 0, 5 epochs) share one file.
 CachedLm cached_lm(const std::filesystem::path& out_dir, const nn::LMConfig& config, uint64_t init_seed,
                    const std::vector<farm::Sentence>& train, const LmTrainOptions& options,
                    Progress* progress = nullptr);
-
-// What a cache file must record for this run: a JSON object (exposed for
-// the tests).
-std::string cache_key(const nn::LMConfig& config, uint64_t init_seed, const std::vector<farm::Sentence>& train,
-                      const LmTrainOptions& options);
 
 }  // namespace lessons
