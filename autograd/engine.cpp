@@ -1,5 +1,6 @@
 #include "autograd/engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <unordered_map>
@@ -15,7 +16,8 @@ namespace ag {
 
 namespace {
 thread_local bool grad_mode_enabled = true;
-}
+thread_local OpLog* op_log = nullptr;
+}  // namespace
 
 bool GradMode::is_enabled() { return grad_mode_enabled; }
 void GradMode::set_enabled(bool on) { grad_mode_enabled = on; }
@@ -45,7 +47,12 @@ Node::~Node() {
     }  // t dies here, and with it a node that holds nothing
 }
 
+OpLog::OpLog() : previous_(op_log) { op_log = this; }
+OpLog::~OpLog() { op_log = previous_; }
+bool OpLog::ran(const std::string& op) const { return std::find(ops_.begin(), ops_.end(), op) != ops_.end(); }
+
 Tensor record(const char* op, Tensor out, std::vector<Tensor> inputs, BackwardFn backward) {
+    if (op_log) op_log->ops_.emplace_back(op);
     if (!GradMode::is_enabled()) return out;
     bool any = false;
     for (const Tensor& t : inputs) any = any || (t.defined() && t.requires_grad());

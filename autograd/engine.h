@@ -58,6 +58,28 @@ private:
     bool previous_;
 };
 
+// RAII: while a log lives, every op run on this thread appends its name
+// ("matmul", "rope", ...) to it, with or without grad mode, and whether or
+// not the op is recorded in a graph: which ops a function ran, not only
+// which ones its graph keeps (the exercises' tests use it to see that a
+// hand-written op does not call the engine's fused one). Logs nest; the
+// innermost one is written.
+class OpLog {
+public:
+    OpLog();
+    ~OpLog();
+    OpLog(const OpLog&) = delete;
+    OpLog& operator=(const OpLog&) = delete;
+
+    const std::vector<std::string>& ops() const { return ops_; }
+    bool ran(const std::string& op) const;
+
+private:
+    friend Tensor record(const char*, Tensor, std::vector<Tensor>, BackwardFn);
+    OpLog* previous_;
+    std::vector<std::string> ops_;
+};
+
 // The nodes that lead to `root`, inputs before the ops that use them (the
 // order backward() runs in reverse). Lesson 00 prints it.
 std::vector<std::shared_ptr<Node>> topological_order(const Tensor& root);

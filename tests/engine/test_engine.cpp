@@ -124,6 +124,22 @@ TEST_CASE("NoGradGuard stops recording and restores the mode, nested", "[engine]
     ag::GradMode::set_enabled(true);
 }
 
+TEST_CASE("OpLog lists the ops run, recorded or not, and nests", "[engine][autograd]") {
+    Tensor x = Tensor::from({2}, {1, 2}, true);
+    ag::OpLog outer;
+    const Tensor y = x * 2.0;
+    {
+        ag::OpLog inner;
+        ag::NoGradGuard no_grad;
+        const Tensor z = ag::exp(Tensor::from({2}, {0, 1}));  // nothing requires grad: still an op run
+        CHECK(inner.ops() == std::vector<std::string>{"exp"});
+    }
+    const Tensor w = ag::sum(y);
+    CHECK(outer.ops().size() == 2);
+    CHECK(outer.ran("sum"));
+    CHECK_FALSE(outer.ran("exp"));   // the inner log took it
+}
+
 TEST_CASE("detach shares storage and has no history", "[engine][autograd]") {
     Tensor x = Tensor::from({3}, {1, 2, 3}, true);
     const Tensor y = x * 2.0;

@@ -1,9 +1,14 @@
 #pragma once
-// What the grading tests of the exercises on engine tensors (11-14) share:
+// What the grading tests of the exercises on engine tensors (11-18) share:
 // seeded random tensors, "the same tensor" with a message that shows the
-// worst element, one forward + backward on fresh leaves, and gradcheck
-// with its findings in the failure message.
+// worst element, one forward + backward on fresh leaves, gradcheck with its
+// findings in the failure message, and ways to look inside what a function
+// did: which ops it ran, what its graph keeps, how its backward reads a
+// gradient that is not contiguous.
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -94,6 +99,59 @@ inline void require_one_op(const ag::Tensor& y, const char* op, const char* inpu
     for (size_t i = 0; same_inputs && i < inputs.size(); ++i)
         same_inputs = ops[0]->inputs[i].impl() == inputs[i].impl();
     if (!same_inputs) FAIL("the recorded op must read exactly the inputs " << inputs_text << ", in this order");
+}
+
+// The same numbers as t in a layout that is not contiguous: every element
+// is followed by a NaN that a flat read of data() would pick up. Inside a
+// model an op's incoming gradient often arrives like this (through a
+// transpose or a view, as in attention), so a backward must call
+// contiguous() before it reads dy.data().
+inline ag::Tensor strided_copy(const ag::Tensor& t) {
+    auto impl = std::make_shared<ag::TensorImpl>();
+    impl->shape = t.shape();
+    impl->strides = ag::contiguous_strides(t.shape());
+    for (int64_t& s : impl->strides) s *= 2;
+    impl->storage = std::make_shared<ag::Storage>(static_cast<size_t>(2 * std::max<int64_t>(t.numel(), 1)), NAN);
+    const std::vector<double> values = t.to_vector();
+    for (size_t i = 0; i < values.size(); ++i) (*impl->storage)[2 * i] = values[i];
+    return ag::Tensor(std::move(impl));
+}
+
+// y's recorded backward called directly with dy (not through the engine):
+// the input gradients it returns, e.g. for a dy made by strided_copy.
+inline std::vector<ag::Tensor> run_recorded_backward(const ag::Tensor& y, const ag::Tensor& dy) {
+    if (!y.grad_fn()) FAIL("the result has no recorded op (does not require grad): nothing to run backward through");
+    return y.grad_fn()->backward(dy);
+}
+
+// The names of the ops f ran (ag::OpLog): recorded or not, in grad mode or
+// under NoGradGuard, in the forward and, when backward_too, in a backward
+// from Σ out (the ops a hand-written backward calls show up too).
+inline std::vector<std::string> ops_run(const std::function<ag::Tensor()>& f, bool backward_too = false) {
+    ag::OpLog log;
+    const ag::Tensor out = f();
+    if (backward_too && out.defined() && out.requires_grad()) ag::sum(out).backward();
+    return log.ops();
+}
+
+// How many numbers the graph behind y keeps alive: the sizes of the
+// distinct storages its recorded ops hold as inputs (a view of a T×T
+// tensor keeps all T² numbers), y's own included. What a method "keeps"
+// in memory for its backward, counted rather than timed.
+inline int64_t graph_storage_elements(const ag::Tensor& y) {
+    std::vector<const ag::Storage*> seen;
+    int64_t total = 0;
+    const auto count = [&](const ag::Tensor& t) {
+        if (!t.defined()) return;
+        const ag::Storage* s = t.impl()->storage.get();
+        if (std::find(seen.begin(), seen.end(), s) != seen.end()) return;
+        seen.push_back(s);
+        total += static_cast<int64_t>(s->size());
+    };
+    count(y);
+    for (const auto& node : ag::topological_order(y))
+        for (const ag::Tensor& x : node->inputs) count(x);
+    return total;
 }
 
 // Every gradient of `got` arrived and equals `want`'s; names[i] names input i.
