@@ -11,9 +11,15 @@
 // the slides' pairing: dimensions (0, 1), (2, 3), … each turned by m·θ_i,
 //     [x_2i, x_2i+1] -> [x_2i cos mθ_i - x_2i+1 sin mθ_i,  x_2i sin mθ_i + x_2i+1 cos mθ_i].
 //
-// Graded: rotate() against the reference (and the usual slips: the other
-// pairing, clockwise turns); rope_score() depends on t - j only;
-// wrong_score() equals the unrotated q · k for random q, k, t, j.
+// Graded: rotate() by hand at d = 2 (θ_0 = 1 for any base), then one pair
+// at a time (e_2i may only move within dims 2i, 2i+1, turned by exactly θ_i
+// at m = 1, for several d and bases; the usual slips are named: the other
+// pairing, clockwise turns, positions from 1, base^(-i/d), the dimension
+// index in place of the pair index, a fixed base 10000, integer division),
+// then against the reference for random x, m up to 100,000 and m = 0, and it
+// keeps the length; rope_score() against the reference for any base and
+// either order of t, j, and unchanged when both positions shift;
+// wrong_score() equals the unrotated q · k for random q, k, t > j, bases.
 #include "exercises/ex07_wrong_rope.h"
 
 #include <cmath>

@@ -1,6 +1,13 @@
 // Exercise 7 · the slides' "wrong" RoPE (§4.3): rotate() against the
-// reference (diagnosing the other pairing and clockwise turns), RoPE's
-// relative scores, and the wrong version's blindness to position.
+// slides' R_{Θ,m} (d = 2 by hand; then one pair at a time, measuring the
+// angle each pair is turned by, which diagnoses the other pairing,
+// clockwise turns, positions from 1 and the usual slips in θ_i =
+// base^(-2i/d); then random vectors against the reference), RoPE's score
+// (the reference for any base, depends on t - j only; diagnoses a key
+// turned by the distance and a score with no rotation left) and the wrong
+// version's blindness to position.
+#include <cmath>
+
 #include "exercises/ex07_wrong_rope.h"
 #include "grading_checks.h"
 #include "reference/ex07_wrong_rope.h"
@@ -21,6 +28,13 @@ double dot(const ex07::Vec& a, const ex07::Vec& b) {
     return s;
 }
 
+bool same(const ex07::Vec& a, const ex07::Vec& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (!grading::close(a[i], b[i], 1e-9)) return false;
+    return true;
+}
+
 // The other pairing (i with i + d/2, as ag::rope's default "half") — a
 // common slip when the slides' interleaved form is asked for.
 ex07::Vec rotate_half_pairing(const ex07::Vec& x, int64_t m, double base) {
@@ -34,58 +48,152 @@ ex07::Vec rotate_half_pairing(const ex07::Vec& x, int64_t m, double base) {
     return out;
 }
 
-bool same(const ex07::Vec& a, const ex07::Vec& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (!grading::close(a[i], b[i], 1e-9)) return false;
-    return true;
+// θ_i = base^(-2i/d) (§4.2) and the slips a student makes writing it down,
+// each as θ(i) for a vector of size d.
+double theta(size_t i, size_t d, double base) {
+    return std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+}
+
+// What went wrong in θ when pair i of a d-vector turned by `angle` at m = 1
+// instead of θ_i ("" when no known slip explains it).
+std::string theta_slip(double angle, size_t i, size_t d, double base) {
+    const double di = static_cast<double>(i), dd = static_cast<double>(d);
+    const auto is = [&](double want) { return grading::close(angle, want, 1e-9); };
+    if (is(-theta(i, d, base))) return "you turned clockwise: the angle is +m·θ_i (R = [[cos, -sin], [sin, cos]])";
+    if (is(2.0 * theta(i, d, base))) return "pair i turned by 2θ_i at m = 1: positions start at 0, turn by m·θ_i";
+    if (is(std::pow(base, -di / dd))) return "you used θ_i = base^(-i/d): the exponent is -2i/d";
+    if (is(std::pow(base, -4.0 * di / dd)))
+        return "you used the dimension index 2i in place of the pair index i: θ_i = base^(-2i/d) for pair i";
+    if (is(std::pow(base, -2.0 * (di + 1) / dd))) return "you counted pairs from 1: pair (0, 1) has θ_0 = base^0 = 1";
+    if (is(std::pow(10000.0, -2.0 * di / dd))) return "you ignored the base argument and used 10000";
+    if (i > 0 && is(1.0)) return "every pair turned by 1 rad: integer division in -2i/d? (compute it in double)";
+    return "";
 }
 
 }  // namespace
 
+TEST_CASE("ex07 d = 2 by hand: θ_0 = 1 for any base, rotate([1, 0], m) = [cos m, sin m]") {
+    for (const double base : {10000.0, 2.0, 500000.0})
+        for (int64_t m = 0; m <= 12; ++m) {
+            const ex07::Vec got = ex07::rotate({1.0, 0.0}, m, base);
+            const ex07::Vec want{std::cos(static_cast<double>(m)), std::sin(static_cast<double>(m))};
+            INFO("rotate([1, 0], m = " << m << ", base = " << base << "): the only pair has θ_0 = base^0 = 1, so "
+                                      << "expected " << grading::str(want) << ", got " << grading::str(got));
+            REQUIRE(got.size() == 2);
+            const auto turned_by = [](double a) { return ex07::Vec{std::cos(a), std::sin(a)}; };
+            const double mm = static_cast<double>(m);
+            if (m != 0 && same(got, turned_by(-mm)))
+                FAIL("you turned clockwise: R = [[cos, -sin], [sin, cos]] turns [1, 0] towards [0, 1]");
+            if (same(got, turned_by(mm + 1)))
+                FAIL("you turned by (m + 1)·θ: positions start at 0, and position m turns by m·θ_i");
+            CHECK(same(got, want));
+        }
+    // Exercise 1's numbers (§4.4): q = k = [1, 0] at (1, 0) and at (5, 4) both score cos 1.
+    INFO("q = k = [1, 0], d = 2: rope_score at (t, j) = (1, 0) and (5, 4) is cos(1) = 0.5403 (exercise 1)");
+    CHECK_CLOSE(ex07::rope_score({1, 0}, 1, {1, 0}, 0, 10000.0), std::cos(1.0), 1e-12);
+    CHECK_CLOSE(ex07::rope_score({1, 0}, 5, {1, 0}, 4, 10000.0), std::cos(1.0), 1e-12);
+}
+
+// §4.2: R_{Θ,m} is block diagonal, so e_{2i} (a one in dimension 2i) may
+// only move within pair i: rotate(e_{2i}, 1) = cos θ_i e_{2i} + sin θ_i e_{2i+1}.
+// Reading the angle back tells which part of the formula went wrong.
+TEST_CASE("ex07 rotate() turns pair (2i, 2i+1) by m·θ_i, θ_i = base^(-2i/d), and touches nothing else") {
+    for (const size_t d : {2, 4, 6, 8, 16, 64})
+        for (const double base : {10000.0, 37.0})
+            for (size_t i = 0; i < d / 2; ++i) {
+                ex07::Vec e(d, 0.0);
+                e[2 * i] = 1.0;
+                const ex07::Vec got = ex07::rotate(e, 1, base);
+                INFO("d = " << d << ", base = " << base << ", x = e_" << 2 * i << " (a one in dimension " << 2 * i
+                            << "), m = 1\n got " << grading::str(got));
+                REQUIRE(got.size() == d);
+                for (size_t k = 0; k < d; ++k)
+                    if (k != 2 * i && k != 2 * i + 1 && std::fabs(got[k]) > 1e-12)
+                        FAIL("dimension " << k << " changed: the slides pair dimension 2i with 2i+1 (here "
+                                          << 2 * i << " with " << 2 * i + 1
+                                          << "); pairing i with i + d/2 is the other layout");
+                const double angle = std::atan2(got[2 * i + 1], got[2 * i]), want = theta(i, d, base);
+                INFO("pair " << i << " was turned by " << angle << " rad; θ_" << i << " = base^(-2·" << i << "/" << d
+                             << ") = " << want);
+                const std::string slip = theta_slip(angle, i, d, base);
+                if (!grading::close(angle, want, 1e-9) && !slip.empty()) FAIL(slip);
+                CHECK_CLOSE(angle, want, 1e-9);
+                INFO("a rotation keeps the length: |rotate(e)| must be 1");
+                CHECK_CLOSE(dot(got, got), 1.0, 1e-12);
+            }
+}
+
 TEST_CASE("ex07 rotate() is the slides' R_{Θ,m} x") {
     grading::Random rng(8);
     for (int n = 0; n < 200; ++n) {
-        const size_t d = 2 * static_cast<size_t>(rng.integer(2, 32));
+        const size_t d = 2 * static_cast<size_t>(rng.integer(1, 32));
         const ex07::Vec x = random_vec(rng, d);
-        const int64_t m = rng.integer(1, 500);
+        const int64_t m = n % 5 ? rng.integer(0, 500) : rng.integer(0, 100000);
         const double base = n % 2 ? 10000.0 : rng.uniform(10.0, 1e5);
         const ex07::Vec got = ex07::rotate(x, m, base), want = ref::rotate(x, m, base);
         INFO("d = " << d << ", m = " << m << ", base = " << base << "\n x = " << grading::str(x)
                     << "\n expected " << grading::str(want) << "\n got      " << grading::str(got));
         REQUIRE(got.size() == d);
-        if (same(got, rotate_half_pairing(x, m, base)))
-            FAIL("you paired dimension i with i + d/2; the slides pair 2i with 2i+1");
-        if (same(got, ref::rotate(x, -m, base))) FAIL("you turned clockwise: the angle is +m·θ_i");
-        if (same(got, ref::rotate(x, m + 1, base)) || same(got, ref::rotate(x, m - 1, base)))
-            FAIL("off by one in the position: turn by m·θ_i, positions start at 0");
-        CHECK(same(got, want));
+        if (!same(got, want)) {
+            if (d > 2 && same(got, rotate_half_pairing(x, m, base)))
+                FAIL("you paired dimension i with i + d/2; the slides pair 2i with 2i+1");
+            if (same(got, ref::rotate(x, -m, base))) FAIL("you turned clockwise: the angle is +m·θ_i");
+            if (same(got, ref::rotate(x, m + 1, base)) || same(got, ref::rotate(x, m - 1, base)))
+                FAIL("off by one in the position: turn by m·θ_i, positions start at 0");
+            if (m == 0 && !same(got, x)) FAIL("at m = 0 every angle is 0: rotate(x, 0) must return x unchanged");
+        }
+        REQUIRE(same(got, want));
         INFO("a rotation keeps the length");
         CHECK_CLOSE(dot(got, got), dot(x, x), 1e-9);
     }
 }
 
-TEST_CASE("ex07 rope_score depends on t - j only and equals the reference") {
+// §4.4: (R_t q)·(R_j k) = qᵀR_tᵀR_j k = qᵀR_{j-t} k. Positions are absolute
+// and either may come first; any base (Llama 3 uses 500,000).
+TEST_CASE("ex07 rope_score equals the reference for any base and depends on t - j only") {
     grading::Random rng(9);
     for (int n = 0; n < 200; ++n) {
         const size_t d = 2 * static_cast<size_t>(rng.integer(1, 16));
         const ex07::Vec q = random_vec(rng, d), k = random_vec(rng, d);
-        const int64_t t = rng.integer(0, 300), j = rng.integer(0, t), shift = rng.integer(1, 1000);
-        INFO("d = " << d << ", t = " << t << ", j = " << j << ", shift " << shift);
-        const double got = ex07::rope_score(q, t, k, j, 10000.0);
-        CHECK_CLOSE(got, ref::rope_score(q, t, k, j, 10000.0), 1e-9);
-        CHECK_CLOSE(ex07::rope_score(q, t + shift, k, j + shift, 10000.0), got, 1e-8);
+        const int64_t t = rng.integer(0, 300), j = n % 4 ? rng.integer(0, t) : rng.integer(0, 300),
+                      shift = rng.integer(1, 1000);
+        const double base = n % 2 ? 10000.0 : rng.uniform(2.0, 1e6);
+        INFO("d = " << d << ", t = " << t << ", j = " << j << ", base = " << base << "\n q = " << grading::str(q)
+                    << "\n k = " << grading::str(k));
+        const double got = ex07::rope_score(q, t, k, j, base), want = ref::rope_score(q, t, k, j, base);
+        if (t != j && !grading::close(got, want, 1e-9)) {
+            if (grading::close(got, dot(q, k), 1e-9))
+                FAIL("your score is the unrotated q·k: turn q by its position t and k by its position j");
+            if (grading::close(got, dot(ref::rotate(q, t, base), k), 1e-9))
+                FAIL("you turned q by t but left k as it is: k is turned by its own position j");
+            if (base != 10000.0 && grading::close(got, ref::rope_score(q, t, k, j, 10000.0), 1e-9))
+                FAIL("your score used base 10000, not the base it was given (" << base << "): pass base on to rotate()");
+            if (grading::close(got, dot(q, ref::rotate(k, t - j, base)), 1e-9))
+                FAIL("you turned k by the distance t - j: (R_t q)·(R_j k) = qᵀR_{j-t} k, a turn of k by j - t; "
+                     "simplest is to turn each vector by its own position");
+        }
+        CHECK_CLOSE(got, want, 1e-9);
+        INFO("shifting both positions by " << shift << " must not change the score (R_tᵀR_j = R_{j-t})");
+        CHECK_CLOSE(ex07::rope_score(q, t + shift, k, j + shift, base), got, 1e-8);
     }
 }
 
+// §4.3: both turned by the same R = R_{t-j}, and (Rq)·(Rk) = qᵀRᵀRk = q·k.
 TEST_CASE("ex07 the wrong version is exactly the unrotated score") {
     grading::Random rng(10);
     for (int n = 0; n < 200; ++n) {
         const size_t d = 2 * static_cast<size_t>(rng.integer(1, 16));
         const ex07::Vec q = random_vec(rng, d), k = random_vec(rng, d);
-        const int64_t t = rng.integer(0, 1000), j = rng.integer(0, t);
-        INFO("d = " << d << ", t = " << t << ", j = " << j << ": (R q)·(R k) = qᵀRᵀR k = q·k");
-        CHECK_CLOSE(ex07::wrong_score(q, t, k, j, 10000.0), dot(q, k), 1e-9);
-        CHECK_CLOSE(ex07::wrong_score(q, t, k, j, 10000.0), ref::wrong_score(q, t, k, j, 10000.0), 1e-9);
+        const int64_t t = rng.integer(1, 1000), j = rng.integer(0, t - 1);
+        const double base = n % 2 ? 10000.0 : rng.uniform(2.0, 1e6);
+        const double got = ex07::wrong_score(q, t, k, j, base);
+        INFO("d = " << d << ", t = " << t << ", j = " << j << ", base = " << base << "\n q = " << grading::str(q)
+                    << "\n k = " << grading::str(k));
+        if (!grading::close(got, dot(q, k), 1e-9) && grading::close(got, ref::rope_score(q, t, k, j, base), 1e-9))
+            FAIL("your wrong_score equals RoPE's score (R_t q)·(R_j k) = (R_{t-j} q)·k; the slides' version turns "
+                 "BOTH q and k by the same t - j");
+        INFO("(R_{t-j} q)·(R_{t-j} k) = qᵀRᵀR k = q·k = " << dot(q, k) << ": the same rotation on both cancels");
+        CHECK_CLOSE(got, dot(q, k), 1e-9);
+        CHECK_CLOSE(got, ref::wrong_score(q, t, k, j, base), 1e-9);
     }
 }
