@@ -10,7 +10,11 @@
 // Write swiglu_hidden() (ex08_swiglu_hidden.h) in integer arithmetic.
 //
 // Graded: 11,008 for d = 4096 (multiple 256, Llama 2 7B's size); 172 for
-// d = 64 (multiple 4, ModernLM's); the reference for many d and multiples.
+// d = 64 (multiple 4, ModernLM's); 10,923 for multiple 1; the edges: 8d/3
+// already a multiple stays as it is, a multiple larger than 8d/3, d = 1;
+// then for many d and multiples: a multiple, 3·d·d_ff >= 8d² (at least the
+// GELU MLP's weights, biases not counted), the smallest such, and the
+// reference.
 #include "exercises/ex08_swiglu_hidden.h"
 
 #include "exercises/not_implemented.h"

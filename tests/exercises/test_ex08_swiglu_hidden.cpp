@@ -1,30 +1,102 @@
-// Exercise 8 · SwiGLU's hidden size (§3.2): the lecture's sizes and the
-// reference.
+// Exercise 8 · SwiGLU's hidden size (§3.2, exercise 8): the lecture's sizes,
+// the edges of "rounded up to a multiple" (8d/3 already a multiple, a
+// multiple larger than 8d/3, multiple 1), then for many d and multiples
+// the three properties that define the answer — a multiple, at least the
+// GELU MLP's 8d² weights, the smallest such — and the reference. Diagnoses
+// rounding down or to the nearest multiple, truncating 8d/3 before
+// rounding, a step added to an exact multiple, d_ff = 4d/3 and counting
+// biases.
 #include "exercises/ex08_swiglu_hidden.h"
 #include "grading_checks.h"
 #include "reference/ex08_swiglu_hidden.h"
 
 namespace ref = ex08_reference;
 
-TEST_CASE("ex08 the lecture's sizes") {
-    UNSCOPED_INFO("d = 4096: 8·4096/3 = 10,922.7, rounded up to a multiple of 256: Llama 2 7B's 11,008");
-    CHECK(ex08::swiglu_hidden(4096, 256) == 11008);
-    UNSCOPED_INFO("d = 64: 8·64/3 = 170.7, rounded up to a multiple of 4: ModernLM's 172");
-    CHECK(ex08::swiglu_hidden(64, 4) == 172);
-    UNSCOPED_INFO("d = 3: 8 exactly, already a multiple of 4 and of 8");
-    CHECK(ex08::swiglu_hidden(3, 4) == 8);
-    CHECK(ex08::swiglu_hidden(3, 8) == 8);
+namespace {
+
+// §3.2: 3·d·d_ff = 2·d·4d, so d_ff = 8d/3; with the multiple m, the
+// smallest multiple of m that is >= 8d/3 (integers: 3·d_ff >= 8d).
+std::string why(int64_t d, int64_t m) {
+    std::ostringstream out;
+    out << "d = " << d << ", multiple " << m << ": 8d/3 = " << 8.0 * static_cast<double>(d) / 3.0
+        << " (a GELU MLP's 2·d·4d weights spread over SwiGLU's three d × d_ff matrices), rounded UP to a multiple of "
+        << m << " is " << ref::swiglu_hidden(d, m);
+    return out.str();
 }
 
-TEST_CASE("ex08 equals the reference: the smallest multiple with at least a GELU MLP's weights") {
+// The smallest multiple of m that is >= a / b (positive integers).
+int64_t up_to_multiple(int64_t a, int64_t b, int64_t m) { return (a + b * m - 1) / (b * m) * m; }
+
+// The wrong turns that explain `got` for (d, m), "" when none does (all of
+// them when several give the same number).
+std::string diagnosis(int64_t d, int64_t m, int64_t got) {
+    const int64_t want = ref::swiglu_hidden(d, m);
+    if (got == want) return "";
+    std::string slips;
+    const auto slip = [&](bool explains, const std::string& message) {
+        if (explains) slips += (slips.empty() ? "" : "; or ") + message;
+    };
+    slip(got == up_to_multiple(4 * d, 3, m),
+         "you divided the GELU MLP's hidden 4d by 3: match the WEIGHTS, 3·d·d_ff = 2·d·4d, so d_ff = 8d/3");
+    slip(m > 1 && got == want + m && (8 * d) % (3 * m) == 0,
+         "8d/3 is already a multiple of " + std::to_string(m) + " here: rounding up leaves it as it is");
+    slip(got == up_to_multiple((8 * d) / 3, 1, m),
+         "you truncated 8d/3 to the integer " + std::to_string((8 * d) / 3) +
+             " before rounding up, which already rounds down: round 8d/3 itself up (3·d_ff >= 8d)");
+    // With biases: 2·d·4d + 4d + d = 3·d·d_ff + 2·d_ff + d.
+    slip(got == up_to_multiple(8 * d * d + 4 * d, 3 * d + 2, m),
+         "you counted biases: the statement compares the matrices' weights, 3·d·d_ff = 2·d·4d "
+         "(the lecture's models have no biases, §3.2)");
+    if (!slips.empty()) return slips;
+    if (got % m != 0) return "your d_ff is not a multiple of " + std::to_string(m);
+    if (3 * got < 8 * d)
+        return "your d_ff is below 8d/3, so SwiGLU has fewer weights than the GELU MLP (3·d·d_ff < 8d²): round UP";
+    if (got > want)
+        return "a smaller multiple of " + std::to_string(m) + " already has 3·d·d_ff >= 8d²: take the SMALLEST one";
+    return "";
+}
+
+void check_hidden(int64_t d, int64_t m) {
+    const int64_t got = ex08::swiglu_hidden(d, m);
+    INFO(why(d, m) << "; got " << got);
+    const std::string wrong = diagnosis(d, m, got);
+    if (!wrong.empty()) FAIL(wrong);
+    CHECK(got == ref::swiglu_hidden(d, m));
+}
+
+}  // namespace
+
+TEST_CASE("ex08 the lecture's sizes: Llama 2 7B's 11,008 and ModernLM's 172") {
+    check_hidden(4096, 256);   // 10,922.7 -> 11,008
+    check_hidden(64, 4);       // 170.7 -> 172
+    check_hidden(4096, 1);     // no rounding beyond the integer: 10,923
+}
+
+TEST_CASE("ex08 the edges of rounding up: exact multiples stay, a large multiple, d = 1") {
+    check_hidden(3, 4);     // 8 exactly, already a multiple of 4 ...
+    check_hidden(3, 8);     // ... and of 8
+    check_hidden(6, 16);    // 16 exactly
+    check_hidden(48, 128);  // 128 exactly
+    check_hidden(1, 1);     // 2.67 -> 3
+    check_hidden(1, 256);   // a multiple larger than 8d/3: one multiple
+    check_hidden(100, 1000);
+}
+
+TEST_CASE("ex08 many d and multiples: a multiple, at least 8d² weights, the smallest such") {
     grading::Random rng(11);
     for (int n = 0; n < 500; ++n) {
-        const int64_t d = rng.integer(1, 20000), m = n % 5 == 0 ? 1 : rng.integer(1, 512);
-        const int64_t got = ex08::swiglu_hidden(d, m), want = ref::swiglu_hidden(d, m);
-        INFO("d = " << d << ", multiple " << m << ": expected " << want << ", got " << got);
-        if (got == want - m) FAIL("you rounded down: round UP, so SwiGLU has at least the GELU MLP's weights");
-        CHECK(got == want);
-        CHECK(got % m == 0);
-        CHECK(3 * got >= 8 * d);
+        const int64_t d = n % 7 == 0 ? 3 * rng.integer(1, 5000) : rng.integer(1, 20000);
+        const int64_t m = n % 5 == 0 ? 1 : n % 5 == 1 ? int64_t{1} << rng.integer(1, 9) : rng.integer(1, 512);
+        const int64_t got = ex08::swiglu_hidden(d, m);
+        INFO(why(d, m) << "; got " << got);
+        const std::string wrong = diagnosis(d, m, got);
+        if (!wrong.empty()) FAIL(wrong);
+        INFO("a multiple of " << m);
+        REQUIRE(got % m == 0);
+        INFO("SwiGLU's 3·d·d_ff weights at least the GELU MLP's 8d²");
+        REQUIRE(3 * got >= 8 * d);
+        INFO("the smallest such multiple: d_ff - multiple must be below 8d/3");
+        REQUIRE(3 * (got - m) < 8 * d);
+        REQUIRE(got == ref::swiglu_hidden(d, m));
     }
 }
