@@ -18,9 +18,13 @@
 //
 // Graded: equals the full block-diagonal matrix R_{Θ,m} built entry by
 // entry, the reference and ag::rope, for both pairings, any base, given
-// positions and 0 … T-1; one recorded op whose backward gives Rᵀ dy;
-// gradient check. Diagnosed: the other pairing, positions from 1, a
-// clockwise turn, θ_i = base^(-i/d), a backward that turns forward.
+// positions and 0 … T-1 (T = 1 and d = 2 included); x and dy that arrive
+// as non-contiguous views; one recorded op whose backward gives Rᵀ dy;
+// ag::rope is never run (forward, backward, NoGradGuard or not); gradient
+// check. Diagnosed: the other pairing, positions from 1, the row index
+// used as the position, a clockwise turn, θ_i = base^(-i/d), an exponent
+// computed in integer arithmetic, a backward that turns forward, data()
+// read without contiguous().
 #include "exercises/ex11_rope_apply.h"
 
 #include <cmath>

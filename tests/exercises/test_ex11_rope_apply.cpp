@@ -1,10 +1,14 @@
 // Exercise 11 · RoPE on a whole sequence, as an autograd op (§4.6): the
 // O(d) op against the full block-diagonal matrix R_{Θ,m}, the §4.6 matrix
-// version, the reference and ag::rope, for both pairings; one
-// recorded op whose backward is Rᵀ dy; a gradient check. Diagnoses the other
-// pairing, positions from 1, clockwise turns, θ_i = base^(-i/d), and a
-// backward that turns forward.
+// version, the reference and ag::rope, for both pairings; x and dy that
+// arrive as views (not contiguous); one recorded op whose backward is Rᵀ dy;
+// ag::rope never run, in the forward or the backward; a gradient check.
+// Diagnoses the other pairing, positions from 1, the row index used as the
+// position, clockwise turns, θ_i = base^(-i/d), an exponent computed in
+// integer arithmetic, and a backward that turns forward.
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "tensor_checks.h"
 #include "exercises/ex11_rope_apply.h"
@@ -128,13 +132,41 @@ void diagnose(const Tensor& got, const Case& c) {
         FAIL("you turned clockwise: pair (a, b) -> (a cos - b sin, a sin + b cos) with the angle +m·θ_i");
     if (is(ref::rope_apply(c.x, c.positions, std::sqrt(c.base), c.pairing)))
         FAIL("you used θ_i = base^(-i/d); it is base^(-2i/d), i = 0 … d/2-1 (exercise 2)");
+    if (c.x.size(1) > 2 && is(ref::rope_apply(c.x, c.positions, 1.0, c.pairing)))
+        FAIL(
+            "every pair turned by m·1: θ_i = 1 for all i. Was -2i/d computed in integer arithmetic (it is 0)? "
+            "θ_i = base^(-2i/d) needs a division of doubles");
+    if (c.positions != from_zero(c.x.size(0)) && is(ref::rope_apply(c.x, from_zero(c.x.size(0)), c.base, c.pairing)))
+        FAIL("you turned row t by t·θ_i; the angle is m·θ_i with m = positions[t], the token's own position");
     if (is(c.x)) FAIL("you returned x unrotated");
+}
+
+bool has_nan(const Tensor& t) {
+    for (const double v : t.to_vector())
+        if (std::isnan(v)) return true;
+    return false;
 }
 
 // got must equal want (R x, however computed); if not, say which slip it is.
 void check_rotation(const Tensor& got, const Tensor& want, const Case& c) {
     if (!grading::same_tensor(got, want, 1e-9)) diagnose(got, c);
     CHECK_TENSOR(got, want, 1e-9);
+}
+
+// dx, what the backward returned for the incoming gradient dy, must be
+// Rᵀ dy: the rotation by -m·θ_i. If not, say which slip it is.
+void check_backward(const Tensor& dx, const Tensor& dy, const Case& c) {
+    if (!dx.defined()) FAIL("no gradient reached x: the backward must return {dx}");
+    const Tensor want = ref::rope_apply(dy, shifted(c.positions, 0, -1), c.base, c.pairing);
+    if (!grading::same_tensor(dx, want, 1e-9)) {
+        if (grading::same_tensor(dx, ref::rope_apply(dy, c.positions, c.base, c.pairing), 1e-9))
+            FAIL(
+                "your backward turned dy by +m·θ_i like the forward; y = R x gives dx = Rᵀ dy, and Rᵀ is "
+                "the rotation by -m·θ_i");
+        if (grading::same_tensor(dx, dy, 1e-12)) FAIL("your backward passed dy through unrotated: dx = Rᵀ dy");
+    }
+    INFO("dx = R_{Θ,m}ᵀ dy, the rotation by -m·θ_i");
+    CHECK_TENSOR(dx, want, 1e-9);
 }
 
 }  // namespace
@@ -178,18 +210,58 @@ TEST_CASE("ex11 rope_apply is one recorded op whose backward is the rotation by 
         const Tensor y = ex11::rope_apply(x, c.positions, c.base, c.pairing);
         grading::require_one_op(y, "rope_apply", "{x}", {x});
         y.backward(dy);
-        const Tensor dx = x.grad();
-        if (!dx.defined()) FAIL("no gradient reached x: the backward must return {dx}");
-        const Tensor want = ref::rope_apply(dy, shifted(c.positions, 0, -1), c.base, c.pairing);
-        if (!grading::same_tensor(dx, want, 1e-9)) {
-            if (grading::same_tensor(dx, ref::rope_apply(dy, c.positions, c.base, c.pairing), 1e-9))
+        check_backward(x.grad(), dy, c);
+    }
+}
+
+// Inside attention, q and k are views of a Linear output (narrow, reshape)
+// and the gradient arriving at y comes back through a transpose: neither
+// is contiguous. strided_copy puts a NaN between every two numbers, so a
+// flat read of data() without contiguous() shows up as NaN.
+TEST_CASE("ex11 rope_apply reads x and dy that are not contiguous") {
+    grading::Random rng(1106);
+    for (int n = 0; n < 30; ++n) {
+        const Case c = random_case(rng, n, 8, 10);
+        INFO(describe(c) << "; x and dy given as non-contiguous views (strides 2·d, 2)");
+        const Tensor got = ex11::rope_apply(grading::strided_copy(c.x), c.positions, c.base, c.pairing);
+        if (has_nan(got))
+            FAIL(
+                "NaN in y: your forward read x.data() as if x were contiguous; call x.detach().contiguous() "
+                "before data()");
+        check_rotation(got, ref::rope_apply(c.x, c.positions, c.base, c.pairing), c);
+
+        const Tensor x = grading::leaf(c.x), dy = grading::random_tensor(rng, c.x.shape());
+        const std::vector<Tensor> grads = grading::run_recorded_backward(
+            ex11::rope_apply(x, c.positions, c.base, c.pairing), grading::strided_copy(dy));
+        if (grads.size() != 1) FAIL("the backward returned " << grads.size() << " gradients for one input x");
+        if (has_nan(grads[0]))
+            FAIL(
+                "NaN in dx: your backward read dy.data() as if dy were contiguous; an incoming gradient may be a "
+                "view (a transpose, a narrow): call dy.contiguous() before data()");
+        check_backward(grads[0], dy, c);
+    }
+}
+
+// The exercise is to write the rotation: the engine's fused ag::rope must
+// not do it, not in the forward (even under NoGradGuard, where no graph
+// shows it) and not in the backward.
+TEST_CASE("ex11 rope_apply never runs ag::rope, forward or backward") {
+    grading::Random rng(1107);
+    for (int n = 0; n < 8; ++n) {
+        const Case c = random_case(rng, n, 6, 6);
+        INFO(describe(c));
+        const auto with_positions = grading::ops_run(
+            [&] { return ex11::rope_apply(grading::leaf(c.x), c.positions, c.base, c.pairing); }, true);
+        const auto from_start =
+            grading::ops_run([&] { return ex11::rope_apply(grading::leaf(c.x), c.base, c.pairing); }, true);
+        for (const auto& [which, ops] : {std::pair{"rope_apply(x, positions, base, pairing)", with_positions},
+                                         std::pair{"rope_apply(x, base, pairing)", from_start}}) {
+            INFO(which << " and its backward ran the ops " << grading::str(ops));
+            if (std::find(ops.begin(), ops.end(), "rope") != ops.end())
                 FAIL(
-                    "your backward turned dy by +m·θ_i like the forward; y = R x gives dx = Rᵀ dy, and Rᵀ is "
-                    "the rotation by -m·θ_i");
-            if (grading::same_tensor(dx, dy, 1e-12)) FAIL("your backward passed dy through unrotated: dx = Rᵀ dy");
+                    "you called ag::rope: turn the pairs yourself (the point of the exercise), in the forward and "
+                    "in the backward");
         }
-        INFO("dx = R_{Θ,m}ᵀ dy, the rotation by -m·θ_i");
-        CHECK_TENSOR(dx, want, 1e-9);
     }
 }
 
