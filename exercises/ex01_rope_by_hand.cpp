@@ -9,9 +9,18 @@
 // By hand first: with θ = 1 and q = k = [1, 0], what is the score at
 // (t, j) = (1, 0)? At (5, 4)? Why are they equal (R_jᵀ R_t = R_{t-j})?
 //
-// Graded: rotate() and rope_score() against the reference on random
-// inputs; the lecture's 0.5403 at (1, 0) and (5, 4); score == cos(t - j)
-// for q = k = [1, 0], θ = 1.
+// Any integer m: m = 0 is no turn, a negative m turns clockwise
+// (R_{-m} = R_mᵀ). Any positions t, j ≥ 0: a key may also come after the
+// query (j > t, as in an encoder), then t - j is negative.
+//
+// Graded: the lecture's 0.5403 at (1, 0) and (5, 4), and cos(t - j) for
+// q = k = [1, 0], θ = 1; rotate() against R_m x on random inputs, for
+// m = 0, negative and large m (a quarter turn takes [1, 0] to [0, 1]);
+// rope_score() against (R_t q)·(R_j k) on random inputs, unchanged when both
+// positions shift, for j < t, j = t and j > t. A wrong answer that matches
+// a known wrong turn (clockwise, no turn or |m| for m < 0, only one vector
+// rotated, both by t - j as on the §4.3 slide, the relative angle's sign
+// flipped, cos((t - j)θ)·q·k) is named in the message.
 #include "exercises/ex01_rope_by_hand.h"
 
 #include <cmath>
