@@ -9,8 +9,12 @@
 // Write rms_norm() and layer_norm() (ex09_norms.h).
 //
 // Graded: the lecture's [0.365, 0.730, 1.095, 1.461] and
-// [-1.342, -0.447, 0.447, 1.342]; the reference on random vectors and eps;
-// RMSNorm equals LayerNorm on zero-mean vectors.
+// [-1.342, -0.447, 0.447, 1.342]; one element, constant and zero vectors
+// with eps > 0 (finite: LayerNorm gives 0); the reference on random vectors
+// (any size from 2, small and large spreads) and eps, from 0 to 1 (eps is
+// added under the square root for every vector); a mean far larger than the
+// spread (LayerNorm still accurate: var = mean((x - mean)²) as written);
+// RMSNorm equals LayerNorm on zero-mean vectors. The usual slips are named.
 #include "exercises/ex09_norms.h"
 
 #include <cmath>
