@@ -10,9 +10,17 @@
 // raises the base to 500,000: what is the slowest period then, and why do
 // long-context models want it?
 //
-// Graded: against the reference for many d and bases; the lecture's
-// slowest θ ≈ 1.15e-4 with a period ≈ 54,410 positions (base 10,000) and
-// ≈ 2.56 million (base 500,000).
+// d is even (d/2 pairs; d = 2 is a single pair). Return the d/2 speeds in
+// the order of i, the fastest first.
+//
+// Graded: the lecture's θ_0 = 1 (period 2π) and slowest θ ≈ 1.15e-4 with
+// a period ≈ 54,410 positions for d = 128, base 10,000, and ≈ 2.56 million
+// with base 500,000; d = 2 and d = 4; the reference for many d (up to 256)
+// and bases, every θ to 1e-12 of its own size (the slow ones are tiny), each
+// slower than the one before; period() on fast and very slow θ. A known
+// wrong turn (d values instead of d/2, -2i/d computed in integers, -i/d,
+// i from 1, slowest first, a positive exponent, the slowest pair at exactly
+// 1/base; a period of 1/θ, π/θ or θ/2π) is named in the message.
 #include "exercises/ex02_rope_frequencies.h"
 
 #include <cmath>
