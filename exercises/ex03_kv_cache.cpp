@@ -12,8 +12,18 @@
 //
 // Write kv_bytes_per_token() and kv_cache_bytes() (ex03_kv_cache.h).
 //
-// Graded: against the reference on random sizes; Mistral's 128 KiB per
-// token, 512 MiB rolling and 4 GiB for 32K tokens; Llama-3 8B's batch.
+// A rolling buffer of `window` positions keeps min(tokens, window) of a
+// sequence (a short sequence only its own tokens); window = 0 means no
+// rolling buffer, every token stays. Each sequence of a batch has its own.
+//
+// Graded: Mistral's 128 KiB per token, 512 MiB rolling (at 4096, 4097,
+// 32K and 1M tokens), a shorter sequence's own size, 4 GiB for 32K tokens
+// without a window, 8 sequences with their buffers; Llama-3 8B's batch with
+// MHA, GQA, MQA; every window 1 … 5 against 1 … 8 tokens and batches 1 … 3;
+// the reference on random sizes. A known wrong turn (K without V, one
+// layer, values instead of bytes, W - 1 positions kept, a short sequence
+// padded to the window, window = 0 keeping nothing, the window ignored, one
+// buffer for the whole batch, the batch forgotten) is named in the message.
 #include "exercises/ex03_kv_cache.h"
 
 #include "exercises/not_implemented.h"
