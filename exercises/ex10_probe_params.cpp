@@ -13,8 +13,12 @@
 // Tensor::requires_grad(), numel().
 //
 // Graded: 130 for the probe on the lecture's GPT, 111,490 for full
-// fine-tuning (111,360 + 130); after probe_trainable() the body is frozen
-// and the head is not; after finetune_trainable() nothing is frozen.
+// fine-tuning (111,360 + 130), counted in numbers (numel), not tensors;
+// after probe_trainable() every parameter of the body is frozen and every
+// one of the head trainable; after finetune_trainable() nothing is frozen.
+// Whatever state the modules were in before: a frozen head, a half-frozen
+// body, probe and fine-tuning one after the other in either order; other
+// bodies (ModernLM, a plain Linear) and heads (3 and 10 classes).
 #include "exercises/ex10_probe_params.h"
 
 #include "exercises/not_implemented.h"
