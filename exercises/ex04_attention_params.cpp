@@ -9,9 +9,16 @@
 //
 // Write attention_params() (ex04_attention_params.h).
 //
+// n_kv_heads divides n_heads. n_heads·head_dim need not equal d (16 heads
+// of 256 on d = 3072 are 4096 wide).
+//
 // Graded: 67,108,864 (MHA) and 41,943,040 (GQA) at d = 4096; 4096 (MHA)
-// and 2304 (MQA) for d = 32 with 8 heads of 4; the reference on random
-// shapes; and a real nn::Attention module's parameter count.
+// and 2304 (MQA) for d = 32 with 8 heads of 4; one head, MQA and MHA at
+// several sizes; heads wider and narrower than d; the reference on random
+// shapes; the parameter counts of real nn::Attention modules (1 to 8 query
+// heads, every KV head count that divides them). A known wrong turn (K and
+// V with every query head, W_o missing or sized by the KV heads, K and V
+// as one matrix, W_q and W_o as d × d, biases) is named in the message.
 #include "exercises/ex04_attention_params.h"
 
 #include "exercises/not_implemented.h"
