@@ -75,13 +75,12 @@ const std::vector<WrongScore>& wrong_scores() {
 // idea when the answer is that idea's.
 void check_rotate(const Vec2& x, int64_t m, double theta) {
     const Vec2 got = ex01::rotate(x, m, theta), want = ref::rotate(x, m, theta);
-    INFO("rotate(x = " << grading::str(x) << ", m = " << m << ", θ = " << theta << "): expected R_m x = "
-                       << grading::str(want) << ", got " << grading::str(got));
+    INFO("rotate(x = " << grading::str(x) << ", m = " << m << ", θ = " << theta
+                       << "): expected R_m x = " << grading::str(want) << ", got " << grading::str(got));
     if (same(got, want)) return;
     if (same(got, x)) {
-        if (m < 0) FAIL("x came back unturned: a negative m turns by mθ < 0 (clockwise, R_{-m} = R_mᵀ), it is "
-                        "not \"no turn\"");
-        FAIL("x came back unturned: R_m turns x by the angle mθ");
+        FAIL((m < 0 ? "x came back unturned: a negative m turns by mθ < 0 (clockwise, R_{-m} = R_mᵀ)"
+                    : "x came back unturned: R_m turns x by the angle mθ"));
     }
     for (const WrongRotation& wrong : wrong_rotations())
         if (same(got, wrong.rotate(x, m, theta))) FAIL(wrong.diagnosis);
@@ -143,7 +142,8 @@ TEST_CASE("ex01 rope_score() is (R_t q)·(R_j k) and depends only on t - j") {
         const int64_t t = rng.integer(0, 2000), j = rng.integer(0, t), shift = rng.integer(1, 1000);
         const double theta = rng.uniform(0.01, 2.0);
         check_score(q, t, k, j, theta);
-        const double got = ex01::rope_score(q, t, k, j, theta), shifted = ex01::rope_score(q, t + shift, k, j + shift, theta);
+        const double got = ex01::rope_score(q, t, k, j, theta),
+                     shifted = ex01::rope_score(q, t + shift, k, j + shift, theta);
         INFO("q = " << grading::str(q) << ", k = " << grading::str(k) << ", θ = " << theta << ": the score at (" << t
                     << ", " << j << ") is " << got << " but at (" << t + shift << ", " << j + shift << ") " << shifted
                     << "; shifting both positions must not change it (R_jᵀR_t = R_{t-j})");

@@ -26,8 +26,8 @@ void check_per_token(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t
                   want = ref::kv_bytes_per_token(layers, kv_heads, head_dim, bytes);
     INFO("kv_bytes_per_token(layers " << layers << ", KV heads " << kv_heads << ", head dim " << head_dim
                                       << ", bytes per value " << bytes << "): expected 2 · " << layers << " · "
-                                      << kv_heads << " · " << head_dim << " · " << bytes << " = " << want
-                                      << ", got " << got);
+                                      << kv_heads << " · " << head_dim << " · " << bytes << " = " << want << ", got "
+                                      << got);
     if (got == want) return;
     if (2 * got == want) FAIL("count both K and V: every token leaves a key AND a value vector, a factor 2");
     if (layers > 1 && got * layers == want)
@@ -42,10 +42,10 @@ void check_per_token(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t
 void check_cache(int64_t batch, int64_t tokens, int64_t per_token, int64_t window) {
     const int64_t got = ex03::kv_cache_bytes(batch, tokens, per_token, window),
                   want = ref::kv_cache_bytes(batch, tokens, per_token, window);
-    INFO("kv_cache_bytes(batch " << batch << ", tokens " << tokens << ", bytes per token " << per_token
-                                 << ", window " << window << "): expected " << want << " bytes, got " << got);
+    INFO("kv_cache_bytes(batch " << batch << ", tokens " << tokens << ", bytes per token " << per_token << ", window "
+                                 << window << "): expected " << want << " bytes, got " << got);
     if (got == want) return;
-    const int64_t sequence = per_token * batch;   // bytes of one position in every sequence
+    const int64_t sequence = per_token * batch;  // bytes of one position in every sequence
     if (window == 0 && got == 0)
         FAIL("window = 0 means no rolling buffer: every one of the " << tokens << " tokens stays");
     if (window > 0 && tokens >= window && got == (window - 1) * sequence)
@@ -55,8 +55,8 @@ void check_cache(int64_t batch, int64_t tokens, int64_t per_token, int64_t windo
         FAIL("a sequence of " << tokens << " tokens shorter than the window keeps only its " << tokens
                               << " positions (min(tokens, window))");
     if (window > 0 && tokens > window && got == tokens * sequence)
-        FAIL("with a rolling buffer of " << window << " positions a sequence keeps at most " << window
-                                         << " of its " << tokens << " tokens");
+        FAIL("with a rolling buffer of " << window << " positions a sequence keeps at most " << window << " of its "
+                                         << tokens << " tokens");
     if (batch > 1 && window > 0 && got == std::min(batch * tokens, window) * per_token)
         FAIL("every sequence of the batch has its own rolling buffer of up to " << window << " positions");
     if (batch > 1 && got * batch == want) FAIL("times the batch: each of the " << batch << " sequences has a cache");
@@ -97,8 +97,8 @@ TEST_CASE("ex03 Llama-3 8B at batch 32 x 8192: MHA 128 GiB, GQA 32 GiB, MQA 4 Gi
     const int64_t heads[] = {32, 8, 1}, expected[] = {128 * GiB, 32 * GiB, 4 * GiB};
     for (int i = 0; i < 3; ++i) {
         const int64_t per_token = ex03::kv_bytes_per_token(32, heads[i], 128, 2);
-        INFO("§5.3: 32 layers, " << heads[i] << " KV heads of 128, BF16, no window: 32 × 8192 tokens × "
-                                 << 4 * heads[i] << " KiB = " << expected[i] / GiB << " GiB");
+        INFO("§5.3: 32 layers, " << heads[i] << " KV heads of 128, BF16, no window: 32 × 8192 tokens × " << 4 * heads[i]
+                                 << " KiB = " << expected[i] / GiB << " GiB");
         check_per_token(32, heads[i], 128, 2);
         check_cache(32, 8192, per_token, 0);
         CHECK(ex03::kv_cache_bytes(32, 8192, per_token, 0) == expected[i]);
