@@ -21,9 +21,14 @@
 //
 // Graded: the forward against the reference and ag::rms_norm; the backward
 // against the reference; the op's gradients against ag::rms_norm's and
-// against finite differences (gradcheck). Diagnosed: a backward that treats
-// r as a constant (the second term missing), a forgotten eps, dweight not
-// summed over the rows.
+// against finite differences (gradcheck); x, weight and dy given as
+// non-contiguous views (to rms_norm, to rms_norm_backward, and dy to the
+// recorded backward); extreme but valid inputs (a row of zeros, zeros in
+// the weight, N = 1, d = 1); ag::rms_norm is never run (forward, backward,
+// rms_norm_backward; under NoGradGuard or not) and rms_norm() records its
+// own op. Diagnosed: one r for the whole tensor, a backward that treats r
+// as a constant (the second term missing), a forgotten eps, a second term
+// twice too large, dweight not summed over the rows or with a factor g.
 #include "exercises/ex12_rms_norm_backward.h"
 
 #include <cmath>
