@@ -101,8 +101,17 @@ void rebuild(const std::vector<int>& numbers, const std::filesystem::path& logs)
             grading::build_exercise(e, GRADE_BUILD_DIR, (logs / "variant.build.log").string());
 }
 
+// What a failure says in one line: its first message, else its check, else why.
 std::string first_line(const grading::Result& r) {
-    const std::string text = r.detail.empty() ? r.why : r.detail.size() > 1 ? r.detail[1] : r.detail.front();
+    std::string text = r.why;
+    for (const std::string& line : r.detail) {
+        const bool framing = line.rfind("in test", 0) == 0 || line.rfind("check:", 0) == 0 || line.rfind("got:", 0) == 0;
+        if (!framing) {
+            text = line;
+            break;
+        }
+        if (line.rfind("check:", 0) == 0 && line.find("FAIL") == std::string::npos) text = line;
+    }
     return text.substr(0, text.find('\n'));
 }
 
