@@ -1,55 +1,65 @@
 // A stand-in for an exercise's test program, for the grader's own tests
-// (test_grading.cpp): it reports through GRADE_REPORT like grading_main.cpp
-// does, then behaves as its name says. The name is the program's file name
-// (a symlink ex03_tests -> fake_exercise), looked up in kModes, or argv[1].
+// (test_grading.cpp): real Catch2 tests with the real listener
+// (grading_main.cpp), each behaving like a student's code that passes,
+// fails, is a stub, or misbehaves. The grading tests pick them by tag:
+//   fake_exercise "[pass]"   fake_exercise "[crash]"   ...
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <string>
+#include <vector>
 
-namespace {
+#include <catch2/catch.hpp>
 
-void report(const std::string& line) {
-    if (const char* path = std::getenv("GRADE_REPORT")) std::ofstream(path, std::ios::app) << line << std::endl;
+// The "student's" functions (fake_student.cpp, built like a student's file).
+namespace ex99 {
+double score(double x);
+double stub(double x);
+double throws_an_int(double x);
+double throws_out_of_range(double x);
+void forge_a_pass();
+}  // namespace ex99
+
+TEST_CASE("fake passes", "[pass][early][forge]") { CHECK(ex99::score(1.0) == 0.5); }
+
+TEST_CASE("fake fails", "[fail]") {
+    INFO("expected 0.5403, got 0.8415");
+    CHECK(ex99::score(1.6830) == 0.5403);
 }
 
-void failure(bool not_implemented) {
-    report(std::string(R"j({"event": "failure", "test": "fake test", "check": "CHECK( score == 0.5403 )", )j") +
-           R"j("expanded": "0.8415 == 0.5403", "messages": ["expected 0.5403, got 0.8415"], "not_implemented": )j" +
-           (not_implemented ? "true" : "false") + R"j(, "file": "fake.cpp", "line": 7})j");
+TEST_CASE("fake is a stub", "[not_started]") { CHECK(ex99::stub(1.0) == 0.5); }
+
+TEST_CASE("fake crashes", "[crash]") { std::raise(SIGSEGV); }
+TEST_CASE("fake aborts", "[abort]") { std::abort(); }
+TEST_CASE("fake never ends", "[hang]") {
+    for (;;) pause();
 }
 
-}  // namespace
+TEST_CASE("fake ends the program early with status 0", "[early]") { std::exit(0); }
+TEST_CASE("fake ends the program with _exit(0)", "[underscore_exit]") { _exit(0); }
+TEST_CASE("fake ends the program with quick_exit(0)", "[quick_exit]") { std::quick_exit(0); }
+TEST_CASE("fake passes after the others", "[pass][early]") { CHECK(ex99::score(2.0) == 1.0); }
 
-int main(int argc, char** argv) {
-    // ex01 … ex06 as installed by the tests; argv[1] overrides.
-    const char* base = std::strrchr(argv[0], '/') ? std::strrchr(argv[0], '/') + 1 : argv[0];
-    const std::string name = argc > 1 ? argv[1] : base;
-    const auto is = [&](const char* mode, const char* id) { return name == mode || name.rfind(id, 0) == 0; };
-
-    report(R"({"event": "start", "test": "fake test"})");
-    if (is("crash", "ex01")) std::raise(SIGSEGV);
-    if (is("hang", "ex02"))
-        for (;;) pause();
-    if (is("pass", "ex03")) {
-        report(R"({"event": "test", "test": "fake test", "passed": true})");
-        return 0;
-    }
-    if (is("not_started", "ex04")) {
-        failure(true);
-        report(R"({"event": "test", "test": "fake test", "passed": false})");
-        return 1;
-    }
-    if (is("fail", "ex05")) {
-        failure(false);
-        report(R"({"event": "test", "test": "fake test", "passed": false})");
-        return 1;
-    }
-    if (is("abort", "ex06")) std::abort();
-    std::fprintf(stderr, "fake_exercise: unknown mode %s\n", name.c_str());
-    return 3;
+TEST_CASE("fake forges a passing report and ends", "[forge]") {
+    ex99::forge_a_pass();
+    _exit(0);
 }
+TEST_CASE("fake forges a line and goes on", "[forge_quietly]") {
+    ex99::forge_a_pass();
+    CHECK(ex99::score(1.0) == 0.5);
+}
+
+TEST_CASE("fake prints without end", "[print]") {
+    const std::string line(1000, 'x');
+    for (;;) std::puts(line.c_str());
+}
+
+TEST_CASE("fake eats memory", "[memory]") {
+    std::vector<std::vector<char>> blocks;
+    for (;;) blocks.emplace_back(size_t{64} << 20, 'x');   // 64 MiB a block, every page touched
+}
+
+TEST_CASE("fake throws an int", "[int]") { CHECK(ex99::throws_an_int(1.0) == 1.0); }
+TEST_CASE("fake throws std::out_of_range", "[std]") { CHECK(ex99::throws_out_of_range(1.0) == 1.0); }

@@ -1,7 +1,9 @@
 #include "grading.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -18,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "nn/json.h"
+#include "report_channel.h"
 
 namespace grading {
 
@@ -98,24 +102,36 @@ std::string signal_name(int sig) {
     }
 }
 
+// What the listener said, line by line. Every line must start with the
+// run's key; one that does not was written by someone else.
 struct Report {
     std::vector<json::Value> failures;
-    int passed = 0, run = 0;
+    int passed = 0, finished = 0;
+    int registered = -1;          // from the "run" event; -1: the program died before its first test
+    bool ended = false;           // the "end" event arrived, with counts that agree
     std::string last_started;
-    bool unfinished = false;   // a test started and never ended: the program died in it
+    bool unfinished = false;      // a test started and never ended: the program died in it
+    std::string forged;           // the first line that is not the listener's
 };
 
-Report read_report(const std::string& path) {
+Report read_report(const std::string& text, const std::string& key) {
     Report report;
-    std::ifstream in(path);
+    std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
+        if (in.eof()) break;   // the last line without its newline: cut short when the program died
+        if (line.size() < key.size() + 1 || line.compare(0, key.size(), key) != 0 || line[key.size()] != ' ') {
+            if (report.forged.empty()) report.forged = line.empty() ? "(an empty line)" : line.substr(0, 120);
+            continue;
+        }
         json::Value v;
         try {
-            v = json::parse(line);
+            v = json::parse(line.substr(key.size() + 1));
         } catch (const std::exception&) {
-            continue;   // a line cut short by a crash
+            if (report.forged.empty()) report.forged = line.substr(key.size() + 1, 120);
+            continue;
         }
         const std::string& event = v.at("event").as_string();
+        if (event == "run") report.registered = static_cast<int>(v.at("registered").as_number());
         if (event == "start") {
             report.last_started = v.at("test").as_string();
             report.unfinished = true;
@@ -123,9 +139,12 @@ Report read_report(const std::string& path) {
         if (event == "failure") report.failures.push_back(v);
         if (event == "test") {
             report.unfinished = false;
-            ++report.run;
+            ++report.finished;
             if (v.at("passed").as_bool()) ++report.passed;
         }
+        if (event == "end")
+            report.ended = static_cast<int>(v.at("registered").as_number()) == report.registered &&
+                           static_cast<int>(v.at("finished").as_number()) == report.finished;
     }
     return report;
 }
@@ -142,26 +161,65 @@ std::vector<std::string> describe(const json::Value& failure) {
     return lines;
 }
 
+// A fresh key for one run: 32 hexadecimal digits.
+std::string random_key() {
+    std::random_device device;
+    std::string key;
+    while (static_cast<int>(key.size()) < report_channel::kKeyLength)
+        key += fmt::format("{:08x}", static_cast<uint32_t>(device()));
+    return key.substr(0, static_cast<size_t>(report_channel::kKeyLength));
+}
+
+// Resident memory of a process, in bytes; 0 where /proc is not there.
+int64_t resident_bytes(pid_t pid) {
+    std::ifstream statm(fmt::format("/proc/{}/statm", pid));
+    int64_t size = 0, resident = 0;
+    if (!(statm >> size >> resident)) return 0;
+    return resident * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Reads what is there without blocking; false at end of file.
+bool drain(int fd, std::string& into) {
+    char buffer[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n > 0) {
+            into.append(buffer, static_cast<size_t>(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    }
+}
+
+std::string mebibytes(int64_t bytes) { return fmt::format("{:g} MiB", static_cast<double>(bytes) / (1 << 20)); }
+
 }  // namespace
 
-Result run_exercise(const Exercise& exercise, const std::vector<std::string>& command, double timeout_seconds,
+Result run_exercise(const Exercise& exercise, const std::vector<std::string>& command, const Limits& limits,
                     const std::string& log_path) {
     Result result;
     result.exercise = exercise;
-    const std::string report_path = log_path + ".report";
-    std::remove(report_path.c_str());
+
+    // The report channel (a socket pair, the key written into our end) and
+    // a pipe for the program's output.
+    int channel[2], out_pipe[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, channel) != 0 || pipe(out_pipe) != 0)
+        throw std::runtime_error(std::string("grade: cannot open the report channel: ") + std::strerror(errno));
+    const std::string key = random_key();
+    if (::write(channel[0], key.data(), key.size()) != static_cast<ssize_t>(key.size()))
+        throw std::runtime_error("grade: cannot write the report channel's key");
 
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("grade: fork failed: ") + std::strerror(errno));
-    if (pid == 0) {   // the child: its own process group, output to the log, then the test program
+    if (pid == 0) {   // the child: its own process group, output to the pipe, then the test program
         setpgid(0, 0);
-        const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        setenv("GRADE_REPORT", report_path.c_str(), 1);
+        dup2(out_pipe[1], 1);
+        dup2(out_pipe[1], 2);
+        close(out_pipe[0]);
+        close(out_pipe[1]);
+        close(channel[0]);
+        setenv(report_channel::kVariable, std::to_string(channel[1]).c_str(), 1);
         std::vector<char*> argv;
         for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
         argv.push_back(nullptr);
@@ -169,29 +227,73 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
         std::fprintf(stderr, "cannot run %s: %s\n", argv[0], std::strerror(errno));
         _exit(127);
     }
+    close(channel[1]);
+    close(out_pipe[1]);
+    for (const int fd : {channel[0], out_pipe[0]}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 
-    // Wait, polling, until it exits or its time is up.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+    // Read both as they come until the program exits or breaks a limit.
+    std::ofstream log(log_path, std::ios::binary | std::ios::trunc);
+    std::string report_text, printed;
+    int64_t printed_total = 0;
+    const auto keep_output = [&] {   // into the log, up to the limit
+        printed.clear();
+        drain(out_pipe[0], printed);
+        const int64_t room = std::max<int64_t>(0, limits.output_bytes - printed_total);
+        log.write(printed.data(), static_cast<std::streamsize>(std::min<int64_t>(room, static_cast<int64_t>(printed.size()))));
+        printed_total += static_cast<int64_t>(printed.size());
+    };
+    enum class Stopped { no, time, output, memory } stopped = Stopped::no;
+    const auto start = std::chrono::steady_clock::now();
     int status = 0;
-    bool timed_out = false;
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() > deadline) {
+    bool exited = false;
+    while (!exited) {
+        pollfd fds[2] = {{channel[0], POLLIN, 0}, {out_pipe[0], POLLIN, 0}};
+        poll(fds, 2, 20);
+        drain(channel[0], report_text);
+        keep_output();
+        exited = waitpid(pid, &status, WNOHANG) == pid;
+        if (exited) break;
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (seconds > limits.seconds) stopped = Stopped::time;
+        else if (printed_total > limits.output_bytes) stopped = Stopped::output;
+        else if (resident_bytes(pid) > limits.memory_bytes) stopped = Stopped::memory;
+        if (stopped != Stopped::no) {
             kill(-pid, SIGKILL);
             waitpid(pid, &status, 0);
-            timed_out = true;
-            break;
+            exited = true;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    kill(-pid, SIGKILL);   // anything the program left behind
+    drain(channel[0], report_text);
+    keep_output();
+    close(channel[0]);
+    close(out_pipe[0]);
 
-    const Report report = read_report(report_path);
+    const Report report = read_report(report_text, key);
     result.tests_passed = report.passed;
-    result.tests_run = report.run;
+    result.tests_registered = std::max(report.registered, 0);
     const std::string where = report.last_started.empty() ? "" : fmt::format(" in test \"{}\"", report.last_started);
 
-    if (timed_out) {
-        result.why = fmt::format("timed out after {:g} s{} (an endless loop?)", timeout_seconds, where);
+    if (!report.forged.empty()) {
+        result.why = "the grading report holds a line that the grading listener did not write: your code wrote into "
+                     "the grader's channel (the exercise fails however its tests went)";
+        result.detail = {"the line: " + report.forged};
         return result;
+    }
+    switch (stopped) {
+        case Stopped::time:
+            result.why = fmt::format("timed out after {:g} s{} (an endless loop?)", limits.seconds, where);
+            return result;
+        case Stopped::output:
+            result.why = fmt::format("your code printed too much{}: more than {} of output (see {})", where,
+                                     mebibytes(limits.output_bytes), log_path);
+            return result;
+        case Stopped::memory:
+            result.why = fmt::format("your code used too much memory{}: more than {} (a tensor far larger than the "
+                                     "inputs, or memory kept in a loop?)",
+                                     where, mebibytes(limits.memory_bytes));
+            return result;
+        case Stopped::no: break;
     }
     if (WIFSIGNALED(status)) {
         result.why = fmt::format("crashed{}: {}", where, signal_name(WTERMSIG(status)));
@@ -202,8 +304,11 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
         result.why = fmt::format("crashed{}: exit status {} (see {})", where, code, log_path);
         return result;
     }
-    if (code == 127 && report.run == 0) {
-        result.why = fmt::format("could not run {} (see {})", command[0], log_path);
+    if (report.registered < 0) {
+        result.why = code == 127 ? fmt::format("could not run {} (see {})", command[0], log_path)
+                                 : fmt::format("the test program ended with status {} before its first test (your "
+                                               "code ran when the program started? see {})",
+                                               code, log_path);
         return result;
     }
 
@@ -216,11 +321,18 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
     const auto real = std::find_if(report.failures.begin(), report.failures.end(), [&](const json::Value& f) {
         return std::find(stubbed.begin(), stubbed.end(), f.at("test").as_string()) == stubbed.end();
     });
-    if (code == 0 && report.failures.empty() && report.run > 0) {
-        result.status = Status::passed;
+    if (real != report.failures.end()) {
+        result.why = fmt::format("{} of {} tests passed; the first failing check:", report.passed, report.registered);
+        result.detail = describe(*real);
         return result;
     }
-    if (real == report.failures.end() && !report.failures.empty()) {
+    if (!report.ended) {
+        result.why = fmt::format("your code ended the program early{} (exit status {}): {} of {} tests ran, the rest "
+                                 "never did; do not call exit() or similar in an exercise",
+                                 where, code, report.finished, report.registered);
+        return result;
+    }
+    if (!report.failures.empty()) {
         // Every failure is a stub's not_implemented.
         result.status = report.passed == 0 ? Status::not_started : Status::failed;
         if (result.status == Status::failed) {
@@ -229,9 +341,8 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
         }
         return result;
     }
-    if (real != report.failures.end()) {
-        result.why = fmt::format("{} of {} tests passed; the first failing check:", report.passed, report.run);
-        result.detail = describe(*real);
+    if (code == 0 && report.registered > 0 && report.passed == report.registered) {
+        result.status = Status::passed;
         return result;
     }
     result.why = fmt::format("the test program exited with status {} without reporting a failure (see {})", code,
@@ -258,12 +369,18 @@ std::string scoreboard(const std::vector<Result>& results) {
     std::string out = fmt::format("{:>3}  {:<18} {:<11} {:<12} {}\n", "#", "exercise", "section", "result", "tests");
     int passed = 0;
     for (const Result& r : results) {
-        const std::string tests = r.tests_run ? fmt::format("{}/{}", r.tests_passed, r.tests_run) : "";
+        const std::string tests =
+            r.tests_registered ? fmt::format("{}/{}", r.tests_passed, r.tests_registered) : "";
         out += fmt::format("{:>3}  {:<18} {:<11} {:<12} {}\n", r.exercise.number, r.exercise.name,
                            r.exercise.section, to_string(r.status), tests);
         if (r.status == Status::failed) {
-            if (!r.why.empty()) out += "       " + r.why + "\n";
-            for (const std::string& line : r.detail) out += "         " + line + "\n";
+            // Every line of a message keeps the column it starts in.
+            const auto indented = [&](const std::string& text, const char* indent) {
+                std::istringstream lines(text);
+                for (std::string line; std::getline(lines, line);) out += indent + line + "\n";
+            };
+            indented(r.why, "       ");
+            for (const std::string& line : r.detail) indented(line, "         ");
             out += "       hint: " + r.exercise.hint + "\n";
         }
         if (r.status == Status::passed) ++passed;
@@ -283,7 +400,7 @@ std::string to_json(const std::vector<Result>& results) {
         row["section"] = r.exercise.section;
         row["status"] = r.status == Status::passed ? "passed" : r.status == Status::failed ? "failed" : "not started";
         row["tests_passed"] = r.tests_passed;
-        row["tests_run"] = r.tests_run;
+        row["tests_registered"] = r.tests_registered;
         row["why"] = r.why;
         row["detail"] = json::Array(r.detail.begin(), r.detail.end());
         rows.push_back(std::move(row));

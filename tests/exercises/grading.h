@@ -4,13 +4,14 @@
 // scoreboard.
 //
 // Each exercise's tests are one program (exNN_tests). It runs as a child
-// process with a time limit, with GRADE_REPORT naming a file where its
-// Catch2 listener (grading_main.cpp) writes one JSON line per event:
-//   {"event": "start", "test": …}
-//   {"event": "failure", "test": …, "check": …, "expanded": …, "messages": [...],
-//    "not_implemented": bool, "file": …, "line": …}
-//   {"event": "test", "test": …, "passed": bool}
-// A program that crashes, aborts or loops forever fails that exercise only.
+// process with limits on time, output and memory, and its Catch2 listener
+// (grading_main.cpp) reports each event through a channel the student's
+// code cannot forge (report_channel.h). An exercise passes only when the
+// program ran every registered test to its end, every one passed, and
+// every line of the report is the listener's. A program that crashes,
+// aborts, loops forever, ends early, prints or allocates without end, or
+// writes into the report fails that exercise only.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,15 +40,22 @@ std::string to_string(Status s);   // "passed", "FAILED", "not started"
 struct Result {
     Exercise exercise;
     Status status = Status::failed;
-    int tests_passed = 0, tests_run = 0;
+    int tests_passed = 0, tests_registered = 0;
     std::string why;                  // one line: "crashed (SIGSEGV) in test '…'", "does not compile", …
     std::vector<std::string> detail;  // the first failing check: test, check, expected vs actual, messages
 };
 
-// Runs `command` (argv; command[0] is the program) with GRADE_REPORT set,
-// its output to `log_path`, killed after `timeout_seconds`, and turns what
-// it reported into a Result.
-Result run_exercise(const Exercise& exercise, const std::vector<std::string>& command, double timeout_seconds,
+// What one run of an exercise's program may use before it is stopped.
+struct Limits {
+    double seconds = 120;
+    int64_t output_bytes = int64_t{4} << 20;   // stdout and stderr together
+    int64_t memory_bytes = int64_t{2} << 30;   // resident (Linux: /proc/PID/statm)
+};
+
+// Runs `command` (argv; command[0] is the program) with its report channel
+// open, its output to `log_path`, within `limits`, and turns what it
+// reported into a Result.
+Result run_exercise(const Exercise& exercise, const std::vector<std::string>& command, const Limits& limits,
                     const std::string& log_path);
 
 // Builds target exNN_tests in `build_dir` (cmake --build), its output to

@@ -1,24 +1,27 @@
 // The Catch2 main() of every exercise's grading tests, with a listener that
-// tells the grader (tests/exercises/grade.cpp) what happened: when the
-// environment variable GRADE_REPORT names a file, each failed check and
-// each test case's start and end are appended to it as one line of JSON,
+// tells the grader (tests/exercises/grade.cpp) what happened, one line of
+// JSON per event through the report channel (report_channel.h):
 //
+//   {"event": "run", "registered": 6}             before the first test
 //   {"event": "start", "test": "..."}
 //   {"event": "failure", "test": "...", "check": "CHECK(x == Approx(0.5403))",
 //    "expanded": "0.8415 == Approx(0.5403)", "messages": ["..."],
 //    "not_implemented": false, "file": "...", "line": 42}
 //   {"event": "test", "test": "...", "passed": true}
+//   {"event": "end", "registered": 6, "finished": 6}   after the last test
 //
-// and the grader reads the file even when the program crashes half way
-// (every line is flushed as it is written).
+// The grader reads the lines as they come, so it knows where a program that
+// crashes half way died; a run without its "end" event did not finish,
+// whatever its exit status.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <fstream>
 #include <string>
+#include <vector>
 
 #include "lessons/common/json.h"
+#include "report_channel.h"
+#include "thrown_by.h"
 
 namespace {
 
@@ -34,6 +37,13 @@ public:
         for (const Catch::MessageInfo& m : stats.infoMessages) {
             messages.push_back(lessons::json::string(m.message));
             if (m.message.rfind("not implemented:", 0) == 0) not_implemented = true;
+        }
+        // An exception that escaped: Catch's own line ("Unknown exception",
+        // or its what()) becomes one that names who threw what.
+        if (result.getResultType() == Catch::ResultWas::ThrewException && !not_implemented) {
+            if (!messages.empty() && !stats.infoMessages.empty() && stats.infoMessages.back().message == result.getMessage())
+                messages.pop_back();
+            messages.push_back(lessons::json::string(exception_message(result.getMessage())));
         }
         const std::string check =
             result.hasExpression() ? result.getExpressionInMacro() : std::string(result.getTestMacroName());
@@ -51,34 +61,53 @@ public:
         return true;
     }
 
+    void testRunStarting(const Catch::TestRunInfo& info) override {
+        TestEventListenerBase::testRunStarting(info);
+        registered_ = static_cast<long long>(
+            Catch::filterTests(Catch::getAllTestCasesSorted(*m_config), m_config->testSpec(), *m_config).size());
+        write(lessons::json::object(
+            {{"event", lessons::json::string("run")}, {"registered", lessons::json::integer(registered_)}}));
+    }
+
     void testCaseStarting(const Catch::TestCaseInfo& info) override {
         TestEventListenerBase::testCaseStarting(info);
         test_ = info.name;
-        if (open())
-            write(lessons::json::object(
-                {{"event", lessons::json::string("start")}, {"test", lessons::json::string(test_)}}));
+        write(lessons::json::object({{"event", lessons::json::string("start")}, {"test", lessons::json::string(test_)}}));
     }
 
     void testCaseEnded(const Catch::TestCaseStats& stats) override {
-        if (open())
-            write(lessons::json::object({{"event", lessons::json::string("test")},
-                                         {"test", lessons::json::string(test_)},
-                                         {"passed", lessons::json::boolean(stats.totals.assertions.allOk())}}));
+        ++finished_;
+        write(lessons::json::object({{"event", lessons::json::string("test")},
+                                     {"test", lessons::json::string(test_)},
+                                     {"passed", lessons::json::boolean(stats.totals.assertions.allOk())}}));
         TestEventListenerBase::testCaseEnded(stats);
     }
 
-private:
-    bool open() {
-        if (!out_.is_open()) {
-            const char* path = std::getenv("GRADE_REPORT");
-            if (!path) return false;
-            out_.open(path, std::ios::app);
-        }
-        return out_.good();
+    void testRunEnded(const Catch::TestRunStats& stats) override {
+        write(lessons::json::object({{"event", lessons::json::string("end")},
+                                     {"registered", lessons::json::integer(registered_)},
+                                     {"finished", lessons::json::integer(finished_)}}));
+        TestEventListenerBase::testRunEnded(stats);
     }
-    void write(const std::string& line) { out_ << line << std::endl; }
 
-    std::ofstream out_;
+private:
+    static bool open() { return grading::report_channel::is_open(); }
+    static void write(const std::string& line) { grading::report_channel::write(line); }
+
+    // An exception that escaped the student's code: which function threw
+    // it, and for one that is no std::exception (throw 42) what to do.
+    static std::string exception_message(const std::string& caught) {
+        const grading::Thrown thrown = grading::last_thrown();
+        const std::string who = thrown.function.empty() ? "your code" : thrown.function;
+        if (grading::is_foreign_exception(caught, thrown.type))
+            return who + " threw " + (thrown.type.empty() ? "something" : "an exception of type " + thrown.type) +
+                   (caught == "Unknown exception" ? "" : " (\"" + caught + "\")") +
+                   ", which is not a std::exception: throw std::invalid_argument(\"...\") or another std error "
+                   "that says what is wrong";
+        return who + " threw " + (thrown.type.empty() ? "an exception" : thrown.type) + ": " + caught;
+    }
+
+    long long registered_ = 0, finished_ = 0;
     std::string test_;
 };
 

@@ -1,6 +1,7 @@
 // The grader itself (grading.h, grade.cpp): choosing exercises, and each
-// exercise run alone, so that one that crashes, aborts or never ends fails
-// by itself while the others are still graded.
+// exercise run alone, so that one that crashes, aborts, never ends, ends
+// early, forges its report, prints or allocates without end fails by itself
+// (with a message saying so) while the others are still graded.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,16 +18,27 @@
 
 namespace {
 
+std::filesystem::path scratch_path(const std::string& name) {
+    return std::filesystem::temp_directory_path() / ("grading_tests_" + std::to_string(::getpid()) + "_" + name);
+}
+
 std::filesystem::path scratch(const std::string& name) {
-    const auto path = std::filesystem::temp_directory_path() / ("grading_tests_" + std::to_string(::getpid()) + "_" + name);
+    const auto path = scratch_path(name);
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
     return path;
 }
 
-grading::Result run(const std::string& mode, double timeout = 10) {
-    const auto dir = scratch(mode);
-    return grading::run_exercise(grading::exercises()[0], {FAKE_EXERCISE, mode}, timeout, (dir / "log").string());
+// The fake exercise's tests with this tag, graded.
+grading::Result run(const std::string& tag, grading::Limits limits = {}) {
+    const auto dir = scratch(tag.substr(1, tag.size() - 2));
+    return grading::run_exercise(grading::exercises()[0], {FAKE_EXERCISE, tag}, limits, (dir / "log").string());
+}
+
+std::string text_of(const grading::Result& r) {
+    std::string all = r.why + "\n";
+    for (const auto& line : r.detail) all += line + "\n";
+    return all;
 }
 
 }  // namespace
@@ -48,51 +60,111 @@ TEST_CASE("grade chooses exercises by number, id or part of a name", "[grading]"
 }
 
 TEST_CASE("a passing, a failing and an untouched exercise are told apart", "[grading]") {
-    const grading::Result pass = run("pass");
+    const grading::Result pass = run("[pass]");
     CHECK(pass.status == grading::Status::passed);
-    CHECK(pass.tests_run == 1);
+    CHECK(pass.tests_passed == 2);
+    CHECK(pass.tests_registered == 2);
 
-    const grading::Result stub = run("not_started");
+    const grading::Result stub = run("[not_started]");
     CHECK(stub.status == grading::Status::not_started);
 
-    const grading::Result fail = run("fail");
+    const grading::Result fail = run("[fail]");
     CHECK(fail.status == grading::Status::failed);
-    const std::string detail = [&] {
-        std::string all;
-        for (const auto& line : fail.detail) all += line + "\n";
-        return all;
-    }();
-    CHECK_THAT(detail, Catch::Contains("CHECK( score == 0.5403 )") && Catch::Contains("0.8415 == 0.5403") &&
-                           Catch::Contains("expected 0.5403, got 0.8415"));
+    CHECK_THAT(text_of(fail), Catch::Contains("CHECK( ex99::score(1.6830) == 0.5403 )") &&
+                                  Catch::Contains("0.8415 == 0.5403") && Catch::Contains("expected 0.5403, got 0.8415"));
     CHECK_THAT(grading::scoreboard({fail}), Catch::Contains("hint: §4.4"));
 }
 
 TEST_CASE("a crash, an abort or an endless loop fails that exercise only", "[grading]") {
-    const grading::Result crash = run("crash");
+    const grading::Result crash = run("[crash]");
     CHECK(crash.status == grading::Status::failed);
     // (Under AddressSanitizer the sanitizer catches the signal and exits
     // with a status instead: still a crash in that test.)
-    CHECK_THAT(crash.why, Catch::Contains("crashed") && Catch::Contains("fake test"));
+    CHECK_THAT(crash.why, Catch::Contains("crashed") && Catch::Contains("fake crashes"));
 #if !defined(__SANITIZE_ADDRESS__)
     CHECK_THAT(crash.why, Catch::Contains("SIGSEGV"));
 #endif
 
-    const grading::Result abort = run("abort");
+    const grading::Result abort = run("[abort]");
     CHECK(abort.status == grading::Status::failed);
-    CHECK_THAT(abort.why, Catch::Contains("crashed"));
+    CHECK_THAT(abort.why, Catch::Contains("crashed") && Catch::Contains("fake aborts"));
 
     const auto start = std::chrono::steady_clock::now();
-    const grading::Result hang = run("hang", 0.5);
+    grading::Limits half_a_second;
+    half_a_second.seconds = 0.5;
+    const grading::Result hang = run("[hang]", half_a_second);
     CHECK(hang.status == grading::Status::failed);
-    CHECK_THAT(hang.why, Catch::Contains("timed out after 0.5 s"));
+    CHECK_THAT(hang.why, Catch::Contains("timed out after 0.5 s") && Catch::Contains("fake never ends"));
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+}
+
+TEST_CASE("a program that ends early with status 0 has not passed", "[grading]") {
+    // [early]: a passing test, then exit(0), then a test that never runs.
+    const grading::Result early = run("[early]");
+    CHECK(early.status == grading::Status::failed);
+    CHECK_THAT(early.why, Catch::Contains("ended the program early") &&
+                              Catch::Contains("fake ends the program early with status 0") &&
+                              Catch::Contains("1 of 3 tests ran"));
+    CHECK(early.tests_passed == 1);
+    CHECK(early.tests_registered == 3);
+    for (const char* tag : {"[underscore_exit]", "[quick_exit]"}) {
+        INFO(tag);
+        const grading::Result r = run(tag);
+        CHECK(r.status == grading::Status::failed);
+        CHECK_THAT(r.why, Catch::Contains("ended the program early"));
+    }
+}
+
+TEST_CASE("a report line the listener did not write fails the exercise", "[grading]") {
+    // The student's code finds the channel's socket and writes a passing
+    // run into it, then ends (or goes on and lets the real tests pass).
+    for (const char* tag : {"[forge]", "[forge_quietly]"}) {
+        INFO(tag);
+        const grading::Result r = run(tag);
+        CHECK(r.status == grading::Status::failed);
+        CHECK_THAT(r.why, Catch::Contains("did not write"));
+        CHECK_THAT(text_of(r), Catch::Contains("\"forged\""));
+    }
+}
+
+TEST_CASE("printing or allocating without end is stopped with a message", "[grading]") {
+    grading::Limits small;
+    small.output_bytes = 1 << 20;
+    const grading::Result print = run("[print]", small);
+    CHECK(print.status == grading::Status::failed);
+    CHECK_THAT(print.why, Catch::Contains("printed too much") && Catch::Contains("fake prints without end") &&
+                              Catch::Contains("1 MiB"));
+    CHECK(std::filesystem::file_size(scratch_path("print") / "log") <= (2 << 20));
+
+    small.memory_bytes = 256 << 20;
+    const grading::Result memory = run("[memory]", small);
+    CHECK(memory.status == grading::Status::failed);
+    CHECK_THAT(memory.why, Catch::Contains("too much memory") && Catch::Contains("fake eats memory") &&
+                               Catch::Contains("256 MiB"));
+}
+
+TEST_CASE("an exception names the exercise function that threw it", "[grading]") {
+    const grading::Result thrown_int = run("[int]");
+    CHECK(thrown_int.status == grading::Status::failed);
+    CHECK_THAT(text_of(thrown_int), Catch::Contains("not a std::exception"));
+    const grading::Result out_of_range = run("[std]");
+    CHECK_THAT(text_of(out_of_range), Catch::Contains("vector"));
+#if !defined(__SANITIZE_ADDRESS__)   // the sanitizers take over the runtime's throw themselves
+    CHECK_THAT(text_of(thrown_int), Catch::Contains("ex99::throws_an_int threw an exception of type int"));
+    CHECK_THAT(text_of(out_of_range), Catch::Contains("ex99::throws_out_of_range threw std::out_of_range"));
+#endif
 }
 
 TEST_CASE("grade runs every exercise alone and reports each", "[grading]") {
     // ex01 crashes, ex02 hangs, ex03 passes, ex04 is a stub, ex05 fails.
     const auto dir = scratch("programs");
-    for (const char* id : {"ex01", "ex02", "ex03", "ex04", "ex05"})
-        std::filesystem::create_symlink(FAKE_EXERCISE, dir / (std::string(id) + "_tests"));
+    const std::vector<std::pair<const char*, const char*>> programs{
+        {"ex01", "[crash]"}, {"ex02", "[hang]"}, {"ex03", "[pass]"}, {"ex04", "[not_started]"}, {"ex05", "[fail]"}};
+    for (const auto& [id, tag] : programs) {
+        const auto path = dir / (std::string(id) + "_tests");
+        std::ofstream(path) << "#!/bin/sh\nexec " << FAKE_EXERCISE << " '" << tag << "'\n";
+        std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    }
     const auto json_path = dir / "scoreboard.json";
     const std::string command = std::string(GRADE_PROGRAM) + " --no-build --timeout 0.5 --programs " + dir.string() +
                                 " --json " + json_path.string() + " 1 2 3 4 5 > " + (dir / "out.txt").string() +
@@ -111,13 +183,24 @@ TEST_CASE("grade runs every exercise alone and reports each", "[grading]") {
     CHECK(rows[1].at("status").as_string() == "failed");
     CHECK_THAT(rows[1].at("why").as_string(), Catch::Contains("timed out"));
     CHECK(rows[2].at("status").as_string() == "passed");
+    CHECK(rows[2].at("tests_registered").as_number() == 2);
     CHECK(rows[3].at("status").as_string() == "not started");
     CHECK(rows[4].at("status").as_string() == "failed");
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("every line of a multi-line message keeps the scoreboard's indentation", "[grading]") {
+    grading::Result r;
+    r.exercise = grading::exercises()[0];
+    r.why = "1 of 3 tests passed; the first failing check:";
+    r.detail = {"in test \"t\"", "expected\n  [1, 2]\ngot\n  [2, 1]"};
+    const std::string board = grading::scoreboard({r});
+    CHECK_THAT(board, Catch::Contains("\n         expected\n           [1, 2]\n         got\n           [2, 1]\n"));
+}
+
 TEST_CASE("grade refuses bad arguments with exit status 2", "[grading]") {
-    for (const char* args : {"--timeout", "--timeout zero", "--bogus", "nonsense"}) {
+    for (const char* args : {"--timeout", "--timeout zero", "--timeout 5s", "--max-memory -1", "--max-output", "--bogus",
+                             "nonsense", "--attempts /nonexistent"}) {
         INFO(args);
         const int status = std::system((std::string(GRADE_PROGRAM) + " --no-build " + args + " > /dev/null 2>&1").c_str());
         CHECK(WEXITSTATUS(status) == 2);
