@@ -9,8 +9,18 @@
 // Write window_fractions() (ex05_window_fractions.h). Count exactly, in
 // integers, then divide by T².
 //
+// W may be larger than T: then the window holds every causal pair (query
+// t sees its t + 1 keys). chunked is 2TW / T² as the header defines it
+// (graded for W <= T).
+//
 // Graded: ≈ 50%, ≈ 11.7% and 25% for the lecture's T and W; exact counts
-// against masks for small T and W; the reference on random T, W.
+// against the masks for every T ≤ 24 and W ≤ T + 4 (windows longer than
+// the sequence too); W = 1 (1/T), W = T (the causal share), T = W = 1; the
+// exact counts on random T up to 2^20. A known wrong turn (exactly half
+// for causal, the diagonal left out, every query seeing W keys, a window
+// of W - 1 or W + 1, the query left out of its window, W > T not clipped,
+// shares of the causal pairs instead of T², TW chunk scores) is named in
+// the message.
 #include "exercises/ex05_window_fractions.h"
 
 #include "exercises/not_implemented.h"
