@@ -10,7 +10,10 @@
 // is both input and target). With hidden < in it must compress. Greedy
 // layer-wise pre-training trains layer 1 on x, then layer 2 on layer 1's
 // codes z (layer 1 fixed), and so on; the stacked encoders
-// h(W_n … h(W_1 x)) then sit under a classifier (lesson 01 part 1).
+// h(W_n … h(W_1 x)) then sit under a classifier and are fine-tuned
+// together (lesson 01 part 1), so gradients must flow through encode_stack
+// to every encoder; only train_stack computes the codes it trains on
+// without gradient.
 //
 // The conventions are those of nn::Autoencoder (nn/autoencoder.h): rows
 // are examples, so W x + b for every row at once is x Wᵀ + b, which
@@ -26,13 +29,24 @@
 //   ag::Tensor encode_stack(layers, x)
 // Use engine ops (ops.h) so that gradients flow.
 //
-// Graded: new_layer draws nn::Autoencoder's numbers; encode, decode and
-// the loss equal nn::Autoencoder's and the reference's on fixed weights
-// (a missing bias or sigmoid, tied weights, a summed loss are named); a
-// gradient check of the loss w.r.t. all four parameters; train_step equals
-// the reference step for step and the loss decreases over training; the
-// stack's layer and output shapes, and its codes equal the reference's
-// (training layer 2 on x instead of layer 1's codes is named).
+// Graded: new_layer draws nn::Autoencoder's numbers in its order (W, b, W',
+// b'; drawing b before W or the decoder with the bound 1/√in are named),
+// all four requiring grad; encode, decode and the loss equal
+// nn::Autoencoder's and the reference's on fixed weights, for N = 1 and in
+// = hidden = 1 too, and on an x that is a view (not contiguous) (a missing
+// bias or sigmoid, tied weights, a summed loss are named); a gradient check
+// of the loss w.r.t. all four parameters; train_step equals the reference
+// step for step, returns the loss before its update (the loss after it is
+// named), updates the layer's own tensors in place, leaves no gradient on
+// them after each step and x unchanged, and the loss decreases over
+// training; the stack's layer and output shapes, its layers and codes equal
+// the reference's (training layer 2 on x instead of layer 1's codes is
+// named), layer 1 left as its own training made it, no gradient left on any
+// layer (the codes below are fixed), the generator moved on exactly as far
+// as the reference's; one layer, no layer (widths = {in}) and steps = 0;
+// gradients of encode_stack's codes reaching every layer's W and b (a
+// gradient check) and no decoder, as fine-tuning the stack under a
+// classifier needs.
 #include "exercises/ex18_autoencoder.h"
 
 #include "autograd/autograd.h"

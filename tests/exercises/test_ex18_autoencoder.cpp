@@ -1,10 +1,15 @@
 // Exercise 18 · one autoencoder layer and greedy stacking (§2.4):
-// nn::Autoencoder's initialisation, encode / decode / loss on fixed weights
-// (diagnosing a missing bias or sigmoid, tied weights, a summed loss), a
-// gradient check, training steps against the reference, a decreasing loss,
-// and the greedy stack's shapes and codes.
+// nn::Autoencoder's initialisation (diagnosing the order of the draws and
+// the decoder's bound), encode / decode / loss on fixed weights and on a
+// view of x (diagnosing a missing bias or sigmoid, tied weights, a summed
+// loss), a gradient check, training steps against the reference with no
+// gradient left behind, a decreasing loss, and the greedy stack: its
+// shapes and codes, earlier layers fixed and free of gradients, the
+// generator's draws, one layer / no layer / no step, and gradients through
+// the stacked encoder for fine-tuning.
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "autograd/autograd.h"
@@ -12,6 +17,7 @@
 #include "grading_checks.h"
 #include "nn/autoencoder.h"
 #include "reference/ex18_autoencoder.h"
+#include "tensor_checks.h"
 
 namespace ref = ex18_reference;
 
@@ -21,9 +27,7 @@ namespace {
 ag::Tensor pixels(ag::Generator& gen, int64_t N, int64_t in) { return ag::Tensor::uniform({N, in}, gen, 0.0, 1.0); }
 
 // nn::Autoencoder's parameters as a Layer (the same tensors, shared).
-ex18::Layer layer_of(const nn::Autoencoder& ae) {
-    return {ae.enc->weight, ae.enc->bias, ae.dec->weight, ae.dec->bias};
-}
+ex18::Layer layer_of(const nn::Autoencoder& ae) { return {ae.enc->weight, ae.enc->bias, ae.dec->weight, ae.dec->bias}; }
 ref::Layer ref_layer_of(const ex18::Layer& l) { return {l.enc_weight, l.enc_bias, l.dec_weight, l.dec_bias}; }
 
 // Fresh copies (same numbers, own storage, requiring grad).
@@ -45,12 +49,31 @@ void check_same_layers(const ex18::Layer& got, const ref::Layer& want, double to
     const std::vector<ag::Tensor> g = got.parameters(), w = want.parameters();
     const char* names[] = {"enc_weight (W)", "enc_bias (b)", "dec_weight (W')", "dec_bias (b')"};
     for (size_t i = 0; i < 4; ++i) {
-        INFO(names[i] << ": expected shape " << ag::shape_str(w[i].shape()) << ", got "
-                      << (g[i].defined() ? ag::shape_str(g[i].shape()) : std::string("an undefined tensor")));
-        REQUIRE(g[i].defined());
-        REQUIRE(g[i].shape() == w[i].shape());
-        INFO("max |got - expected| = " << ag::max_abs_diff(g[i], w[i]));
+        {
+            INFO(names[i] << ": expected shape " << ag::shape_str(w[i].shape()) << ", got "
+                          << (g[i].defined() ? ag::shape_str(g[i].shape()) : std::string("an undefined tensor")));
+            REQUIRE(g[i].defined());
+            REQUIRE(g[i].shape() == w[i].shape());
+        }
+        INFO(names[i] << ": " << grading::tensor_diff(g[i], w[i]));
         CHECK(ag::max_abs_diff(g[i], w[i]) <= tol);
+    }
+}
+
+// A parameter "holds no gradient" when its .grad() is undefined or all 0.
+bool holds_gradient(const ag::Tensor& p) {
+    const ag::Tensor g = p.grad();
+    return g.defined() && ag::max_abs_diff(g, ag::Tensor::zeros(g.shape())) > 0.0;
+}
+
+// FAILs naming the first of `layers`' parameters that still holds a gradient.
+void check_no_gradients(const std::vector<ex18::Layer>& layers, const std::string& why) {
+    const char* names[] = {"enc_weight (W)", "enc_bias (b)", "dec_weight (W')", "dec_bias (b')"};
+    for (size_t l = 0; l < layers.size(); ++l) {
+        const std::vector<ag::Tensor> ps = layers[l].parameters();
+        for (size_t i = 0; i < 4; ++i)
+            if (holds_gradient(ps[i]))
+                FAIL("layer " << l + 1 << "'s " << names[i] << " still holds a gradient: " << why);
     }
 }
 
@@ -62,7 +85,28 @@ TEST_CASE("ex18 new_layer draws nn::Autoencoder's numbers") {
         ag::Generator mine(21), theirs(21);
         const ex18::Layer got = ex18::new_layer(in, hidden, mine);
         const nn::Autoencoder ae(in, hidden, theirs);
-        check_same_layers(got, ref_layer_of(layer_of(ae)), 0.0);
+        const ex18::Layer want = layer_of(ae);
+        if (got.dec_weight.defined() && got.dec_weight.shape() == want.dec_weight.shape() && in != hidden &&
+            same(got.dec_weight, want.dec_weight * std::sqrt(static_cast<double>(hidden) / static_cast<double>(in)),
+                 1e-12))
+            FAIL(
+                "the decoder is drawn with bound 1/√in: its fan_in (the number of inputs of W' z + b') is hidden, so "
+                "W' and b' are uniform in ±1/√hidden");
+        if (got.enc_bias.defined() && got.enc_weight.defined() && got.enc_weight.numel() > 0 &&
+            got.enc_bias.shape() == want.enc_bias.shape() && !same(got.enc_weight, want.enc_weight, 0.0) &&
+            !same(got.enc_bias, want.enc_bias, 0.0)) {
+            ag::Generator replay(21);
+            const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+            const ag::Tensor bias_first = ag::Tensor::uniform({hidden}, replay, -bound, bound);
+            if (same(got.enc_bias, bias_first, 0.0))
+                FAIL("you drew b before W: nn::Autoencoder (nn::Linear) draws W, b, W', b' in that order");
+        }
+        {
+            INFO(
+                "nn::Autoencoder(in, hidden, gen) draws from gen: W [hidden, in], then b, both uniform in ±1/√in, "
+                "then W' [in, hidden], then b', both uniform in ±1/√hidden");
+            check_same_layers(got, ref_layer_of(want), 0.0);
+        }
         for (const ag::Tensor& p : got.parameters()) {
             INFO("all four parameters must require grad (train_step needs their gradients)");
             CHECK(p.requires_grad());
@@ -74,11 +118,16 @@ TEST_CASE("ex18 new_layer draws nn::Autoencoder's numbers") {
 
 TEST_CASE("ex18 encode, decode and the loss on fixed weights equal nn::Autoencoder's") {
     ag::Generator gen(18);
-    for (const auto& [in, hidden] : std::vector<std::pair<int64_t, int64_t>>{{12, 5}, {6, 6}, {4, 9}, {64, 32}}) {
+    struct Sizes {
+        int64_t in, hidden, N;
+    };
+    for (const Sizes& size :
+         {Sizes{12, 5, 7}, Sizes{6, 6, 7}, Sizes{4, 9, 7}, Sizes{64, 32, 7}, Sizes{3, 2, 1}, Sizes{1, 1, 4}}) {
+        const int64_t in = size.in, hidden = size.hidden;
         const nn::Autoencoder ae(in, hidden, gen);
         const ex18::Layer layer = layer_of(ae);
-        const ag::Tensor x = pixels(gen, 7, in);
-        INFO("in " << in << ", hidden " << hidden << ", N = 7");
+        const ag::Tensor x = pixels(gen, size.N, in);
+        INFO("in " << in << ", hidden " << hidden << ", N = " << size.N);
 
         const ag::Tensor z = ex18::encode(layer, x), want_z = ae.encode(x);
         check_shape(z, want_z.shape(), "encode(x)");
@@ -122,6 +171,22 @@ TEST_CASE("ex18 encode, decode and the loss on fixed weights equal nn::Autoencod
         }
         CHECK_CLOSE(got, want, 1e-12);
         CHECK_CLOSE(got, ref::reconstruction_loss(ref_layer_of(layer), x).item(), 1e-12);
+
+        // x as a view whose numbers are not contiguous (rows of a bigger
+        // batch, a transpose): the same codes, reconstruction and loss.
+        const ag::Tensor view = grading::strided_copy(x);
+        {
+            INFO("encode(x) with x given as a view that is not contiguous (NaN between its numbers): "
+                 << grading::tensor_diff(ex18::encode(layer, view), want_z)
+                 << " (read x through engine ops or contiguous(), not x.data() as a flat array)");
+            CHECK(same(ex18::encode(layer, view), want_z));
+        }
+        {
+            INFO("decode(z) with z given as a view that is not contiguous: " << grading::tensor_diff(
+                     ex18::decode(layer, grading::strided_copy(want_z)), want_rec));
+            CHECK(same(ex18::decode(layer, grading::strided_copy(want_z)), want_rec));
+        }
+        CHECK_CLOSE(ex18::reconstruction_loss(layer, view).item(), want, 1e-12);
     }
 }
 
@@ -132,13 +197,16 @@ TEST_CASE("ex18 the loss's gradients: a gradient check w.r.t. W, b, W' and b'") 
         const ag::Tensor x = pixels(gen, 5, in);
         INFO("in " << in << ", hidden " << hidden << ", N = 5");
         if (!ex18::reconstruction_loss(layer, x).requires_grad())
-            FAIL("your loss carries no gradient: build it from engine ops (ag::linear, ag::sigmoid, ag::mean, …) on "
-                 "parameters that require grad");
+            FAIL(
+                "your loss carries no gradient: build it from engine ops (ag::linear, ag::sigmoid, ag::mean, …) on "
+                "parameters that require grad");
         const ag::GradcheckResult check = ag::gradcheck(
-            [&x](const std::vector<ag::Tensor>& p) { return ex18::reconstruction_loss({p[0], p[1], p[2], p[3]}, x); },
+            [&x](const std::vector<ag::Tensor>& p) {
+                return ex18::reconstruction_loss({p[0], p[1], p[2], p[3]}, x);
+            },
             layer.parameters());
         INFO("gradient check (inputs 0-3: W, b, W', b'): " << check.message << " (max error " << check.max_abs_error
-                                                            << ")");
+                                                           << ")");
         CHECK(check.ok);
     }
 }
@@ -146,7 +214,7 @@ TEST_CASE("ex18 the loss's gradients: a gradient check w.r.t. W, b, W' and b'") 
 TEST_CASE("ex18 train_step equals the reference step for step and the loss decreases") {
     ag::Generator gen(20);
     const int64_t in = 10, hidden = 4;
-    const ag::Tensor x = pixels(gen, 16, in);
+    const ag::Tensor x = pixels(gen, 16, in), x_before = x.clone();
     ag::Generator init(5);
     const ex18::Layer start = ex18::new_layer(in, hidden, init);
     ex18::Layer mine = copy_of(start);
@@ -158,10 +226,19 @@ TEST_CASE("ex18 train_step equals the reference step for step and the loss decre
         INFO("step " << step << " (lr " << lr << ", full batch of 16)");
         const double got = ex18::train_step(mine, x, lr), want = ref::train_step(theirs, x, lr);
         losses.push_back(got);
+        if (!grading::close(got, want, 1e-9) && step == 0 &&
+            grading::close(got, ref::reconstruction_loss(theirs, x).item(), 1e-9))
+            FAIL("train_step returned the loss after the step (" << got
+                                                                 << "): return the loss it stepped on, "
+                                                                    "computed before the update ("
+                                                                 << want << ")");
         {
             INFO("the loss before the step: expected " << want << ", got " << got);
             REQUIRE(grading::close(got, want, 1e-9));
         }
+        check_no_gradients({mine},
+                           "train_step clears the gradients after its update (backward() adds to .grad(), so "
+                           "whoever computes the next gradient would add it to this one)");
         if (step < 3) {
             const std::vector<ag::Tensor> g = mine.parameters(), w = theirs.parameters();
             bool equal = true;
@@ -173,8 +250,10 @@ TEST_CASE("ex18 train_step equals the reference step for step and the loss decre
                 if (same(g[0], start.enc_weight, 0.0)) FAIL("train_step does not change the parameters");
             }
             if (!equal && step > 0)
-                FAIL("step 0 was right, step " << step << " is not: clear the gradients after each step "
-                     "(backward() adds to .grad(), so old gradients would be added to the new ones)");
+                FAIL("step 0 was right, step "
+                     << step
+                     << " is not: clear the gradients after each step "
+                        "(backward() adds to .grad(), so old gradients would be added to the new ones)");
             CHECK(equal);
         }
     }
@@ -182,19 +261,41 @@ TEST_CASE("ex18 train_step equals the reference step for step and the loss decre
         INFO("train_step must update the layer's own tensors in place, not replace them");
         CHECK(mine.parameters()[i].impl() == handles[i].impl());
     }
+    {
+        INFO("train_step must not change x (it is the input and the target)");
+        CHECK(same(x, x_before, 0.0));
+    }
     INFO("losses: first " << losses.front() << ", after 100 steps " << losses[100] << ", last " << losses.back());
     for (size_t s = 1; s < losses.size(); ++s) REQUIRE(losses[s] <= losses[s - 1] + 1e-12);
     CHECK(losses.back() < 0.9 * losses.front());
 }
 
-TEST_CASE("ex18 greedy stacking trains layer 2 on layer 1's codes") {
+// The stack must have one layer per step of widths (widths.size() - 1).
+void check_stack_size(const std::vector<ex18::Layer>& stack, const std::vector<int64_t>& widths) {
+    INFO("widths " << grading::str(widths) << " make " << widths.size() - 1 << " layers; got " << stack.size());
+    REQUIRE(stack.size() == widths.size() - 1);
+}
+
+// After train_stack: no layer holds a gradient, and the caller's generator
+// has moved on exactly as far as the reference's (one new_layer per layer).
+void check_stack_leftovers(const std::vector<ex18::Layer>& stack, ag::Generator& mine, ag::Generator& theirs) {
+    check_no_gradients(stack,
+                       "the codes a layer trains on come from the layers below computed WITHOUT gradient "
+                       "(they stay fixed), and train_step clears the gradients of the layer it trains");
+    INFO(
+        "train_stack draws each layer with new_layer(…, gen) from the generator it is given: after it, that "
+        "generator must have moved on as far as the reference's");
+    CHECK(mine.next_u64() == theirs.next_u64());
+}
+
+TEST_CASE("ex18 greedy stacking trains layer 2 on layer 1's codes, layer 1 fixed") {
     // Equal widths, so that the wrong input fits too.
     ag::Generator gen(23);
-    const ag::Tensor x = pixels(gen, 16, 6);
+    const ag::Tensor x = pixels(gen, 16, 6), x_before = x.clone();
     const std::vector<int64_t> widths{6, 6, 6};
     ag::Generator mine(10), theirs(10), wrong(10);
     const std::vector<ex18::Layer> stack = ex18::train_stack(x, widths, 20, 1.0, mine);
-    REQUIRE(stack.size() == 2);
+    check_stack_size(stack, widths);
     const std::vector<ref::Layer> expected = ref::train_stack(x, widths, 20, 1.0, theirs);
     // The wrong turn: every layer trained on x itself.
     ref::Layer on_x = ref::new_layer(6, 6, wrong);
@@ -203,8 +304,19 @@ TEST_CASE("ex18 greedy stacking trains layer 2 on layer 1's codes") {
     for (int s = 0; s < 20; ++s) ref::train_step(on_x, x, 1.0);
     if (same(stack[1].enc_weight, on_x.enc_weight, 1e-9) && !same(stack[1].enc_weight, expected[1].enc_weight, 1e-9))
         FAIL("you trained layer 2 on x: greedy pre-training trains it on layer 1's codes z = h(W_1 x + b_1)");
-    INFO("layer 2 against the reference's");
-    check_same_layers(stack[1], expected[1], 1e-9);
+    {
+        INFO(
+            "layer 1 must be exactly layer 1 after its own 20 steps on x: it stays fixed while layer 2 trains "
+            "(greedy, one layer at a time)");
+        check_same_layers(stack[0], expected[0], 1e-9);
+    }
+    {
+        INFO("layer 2 against the reference's");
+        check_same_layers(stack[1], expected[1], 1e-9);
+    }
+    check_stack_leftovers(stack, mine, theirs);
+    INFO("train_stack must not change x");
+    CHECK(same(x, x_before, 0.0));
 }
 
 TEST_CASE("ex18 greedy stacking: shapes, and codes equal the reference's") {
@@ -214,7 +326,7 @@ TEST_CASE("ex18 greedy stacking: shapes, and codes equal the reference's") {
     ag::Generator mine(9), theirs(9);
     const std::vector<ex18::Layer> stack = ex18::train_stack(x, widths, 30, 1.0, mine);
     INFO("widths 12 -> 8 -> 5 -> 3, 30 steps per layer");
-    REQUIRE(stack.size() == 3);
+    check_stack_size(stack, widths);
     for (size_t l = 0; l < 3; ++l) {
         INFO("layer " << l + 1);
         check_shape(stack[l].enc_weight, {widths[l + 1], widths[l]}, "W");
@@ -227,9 +339,84 @@ TEST_CASE("ex18 greedy stacking: shapes, and codes equal the reference's") {
         INFO("layer " << l + 1 << " after training, against the reference's");
         check_same_layers(stack[l], expected[l], 1e-9);
     }
-    INFO("max |codes - reference's| = " << ag::max_abs_diff(codes, ref::encode_stack(expected, x)));
-    CHECK(same(codes, ref::encode_stack(expected, x), 1e-9));
+    check_stack_leftovers(stack, mine, theirs);
+    {
+        INFO("the stacked codes h(W_3 h(W_2 h(W_1 x + b_1) + b_2) + b_3): " << grading::tensor_diff(
+                 codes, ref::encode_stack(expected, x)));
+        CHECK(same(codes, ref::encode_stack(expected, x), 1e-9));
+    }
     check_shape(ex18::encode_stack(std::vector<ex18::Layer>(stack.begin(), stack.begin() + 2), x), {20, 5},
                 "the first two layers' codes");
+    INFO("an empty stack encodes nothing: encode_stack({}, x) is x");
     CHECK(same(ex18::encode_stack({}, x), x, 0.0));
+}
+
+TEST_CASE("ex18 greedy stacking: one layer, no layer, no training step") {
+    ag::Generator gen(24);
+    const ag::Tensor x = pixels(gen, 10, 12);
+    {
+        INFO("widths {12, 4}: one layer, trained 15 steps on x");
+        ag::Generator mine(3), theirs(3);
+        const std::vector<ex18::Layer> stack = ex18::train_stack(x, {12, 4}, 15, 1.0, mine);
+        check_stack_size(stack, {12, 4});
+        check_same_layers(stack[0], ref::train_stack(x, {12, 4}, 15, 1.0, theirs)[0], 1e-9);
+        check_stack_leftovers(stack, mine, theirs);
+    }
+    {
+        INFO("widths {12}: no layer to train");
+        ag::Generator mine(3);
+        check_stack_size(ex18::train_stack(x, {12}, 15, 1.0, mine), {12});
+    }
+    {
+        INFO("steps = 0: every layer is as new_layer drew it");
+        ag::Generator mine(4), theirs(4);
+        const std::vector<ex18::Layer> stack = ex18::train_stack(x, {12, 8, 5}, 0, 1.0, mine);
+        check_stack_size(stack, {12, 8, 5});
+        const ref::Layer first = ref::new_layer(12, 8, theirs), second = ref::new_layer(8, 5, theirs);
+        check_same_layers(stack[0], first, 0.0);
+        check_same_layers(stack[1], second, 0.0);
+        check_stack_leftovers(stack, mine, theirs);
+    }
+}
+
+TEST_CASE("ex18 the stacked encoder passes gradients to every encoder (fine-tuning)") {
+    // §2.4: the stacked encoders then sit under a classifier and are
+    // fine-tuned together, so a gradient of the codes must reach W_l and
+    // b_l of every layer (the codes are only cut off from the graph while
+    // the stack is being pre-trained, in train_stack).
+    ag::Generator gen(25);
+    const ag::Tensor x = pixels(gen, 4, 5);
+    const std::vector<int64_t> widths{5, 4, 3, 2};
+    std::vector<ex18::Layer> stack;
+    for (size_t l = 1; l < widths.size(); ++l) {
+        const ref::Layer r = ref::new_layer(widths[l - 1], widths[l], gen);
+        stack.push_back({r.enc_weight, r.enc_bias, r.dec_weight, r.dec_bias});
+    }
+    const ag::Tensor codes = ex18::encode_stack(stack, x);
+    check_shape(codes, {4, 2}, "the stacked encoder's output");
+    if (codes.requires_grad()) ag::sum(codes).backward();
+    for (size_t l = 0; l < stack.size(); ++l) {
+        if (!stack[l].enc_weight.grad().defined() || !stack[l].enc_bias.grad().defined())
+            FAIL("no gradient of the codes reached layer "
+                 << l + 1 << "'s encoder (W_" << l + 1 << ", b_" << l + 1
+                 << "): build encode and encode_stack from engine ops on the tensors given, without detach(), "
+                    "data() or a NoGradGuard, so that the stack can be fine-tuned");
+        if (stack[l].dec_weight.grad().defined() || stack[l].dec_bias.grad().defined())
+            FAIL("a gradient of the codes reached layer " << l + 1
+                                                          << "'s decoder: the stacked encoder uses the "
+                                                             "encoders only, h(W_n … h(W_1 x + b_1) … + b_n)");
+    }
+    std::vector<ag::Tensor> encoders;
+    for (const ex18::Layer& l : stack) encoders.insert(encoders.end(), {l.enc_weight, l.enc_bias});
+    grading::check_gradients(
+        "d codes / d (W_1, b_1, W_2, b_2, W_3, b_3)",
+        [&](const std::vector<ag::Tensor>& p) {
+            std::vector<ex18::Layer> layers = stack;
+            for (size_t l = 0; l < layers.size(); ++l) {
+                layers[l].enc_weight = p[2 * l];
+                layers[l].enc_bias = p[2 * l + 1];
+            }
+            return ex18::encode_stack(layers, x);
+        },
+        encoders);
 }

@@ -1,0 +1,72 @@
+// Attempt (wrong): returns the loss of the layer AFTER its update ("the
+// loss the step reached"), computed again at the end, instead of the loss
+// the step was taken on.
+#include "exercises/ex18_autoencoder.h"
+
+#include <cmath>
+
+#include "autograd/autograd.h"
+
+namespace ex18 {
+
+Layer new_layer(int64_t in, int64_t hidden, ag::Generator& gen) {
+    const double a = 1.0 / std::sqrt(static_cast<double>(in)), c = 1.0 / std::sqrt(static_cast<double>(hidden));
+    Layer layer;
+    layer.enc_weight = ag::Tensor::uniform({hidden, in}, gen, -a, a, true);
+    layer.enc_bias = ag::Tensor::uniform({hidden}, gen, -a, a, true);
+    layer.dec_weight = ag::Tensor::uniform({in, hidden}, gen, -c, c, true);
+    layer.dec_bias = ag::Tensor::uniform({in}, gen, -c, c, true);
+    return layer;
+}
+
+ag::Tensor encode(const Layer& layer, const ag::Tensor& x) {
+    return ag::sigmoid(ag::linear(x, layer.enc_weight, layer.enc_bias));
+}
+
+ag::Tensor decode(const Layer& layer, const ag::Tensor& z) {
+    return ag::sigmoid(ag::linear(z, layer.dec_weight, layer.dec_bias));
+}
+
+ag::Tensor reconstruction_loss(const Layer& layer, const ag::Tensor& x) {
+    const ag::Tensor diff = decode(layer, encode(layer, x)) - x;
+    return ag::mean(diff * diff);
+}
+
+double train_step(Layer& layer, const ag::Tensor& x, double lr) {
+    ag::Tensor loss = reconstruction_loss(layer, x);
+    loss.backward();
+    {
+        ag::NoGradGuard no_grad;
+        for (ag::Tensor p : layer.parameters()) {
+            const ag::Tensor g = p.grad().contiguous();
+            for (int64_t i = 0; i < p.numel(); ++i) p.data()[i] -= lr * g.data()[i];
+            p.zero_grad();
+        }
+    }
+    ag::NoGradGuard no_grad;
+    return reconstruction_loss(layer, x).item();  // where the step got us
+}
+
+std::vector<Layer> train_stack(const ag::Tensor& x, const std::vector<int64_t>& widths, int64_t steps, double lr,
+                               ag::Generator& gen) {
+    std::vector<Layer> layers;
+    for (size_t l = 1; l < widths.size(); ++l) {
+        ag::Tensor codes;
+        {
+            ag::NoGradGuard no_grad;
+            codes = encode_stack(layers, x);
+        }
+        Layer layer = new_layer(widths[l - 1], widths[l], gen);
+        for (int64_t s = 0; s < steps; ++s) train_step(layer, codes, lr);
+        layers.push_back(layer);
+    }
+    return layers;
+}
+
+ag::Tensor encode_stack(const std::vector<Layer>& layers, const ag::Tensor& x) {
+    ag::Tensor z = x;
+    for (const Layer& layer : layers) z = encode(layer, z);
+    return z;
+}
+
+}  // namespace ex18
