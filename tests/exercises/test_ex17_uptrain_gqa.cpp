@@ -41,8 +41,9 @@ void diagnose_pooling(const ag::Tensor& got, const ag::Tensor& w, int64_t dh, in
     if (same(got, want)) return;
     const int64_t g = w.size(0) / dh / new_heads;
     if (same(got, strided_pool(w, dh, new_heads)))
-        FAIL("you pooled strided groups (heads j, j + H_new, …): query head h reads K/V head floor(h / g), so new "
-             "head j is the mean of the CONSECUTIVE heads j·g … j·g+g-1");
+        FAIL(
+            "you pooled strided groups (heads j, j + H_new, …): query head h reads K/V head floor(h / g), so new "
+            "head j is the mean of the CONSECUTIVE heads j·g … j·g+g-1");
     if (same(got, want * static_cast<double>(g)))
         FAIL("you summed the heads of each group: divide by the group size g = " << g << " (a mean)");
     if (same(got, w.reshape({new_heads, g, dh, w.size(1)}).narrow(1, 0, 1).reshape(want.shape())))
@@ -146,15 +147,20 @@ void check_conversion(const nn::LanguageModel& mha, const nn::LanguageModel& gqa
         const ag::Tensor& p = to[i].second;
         INFO("parameter " << name << " " << ag::shape_str(p.shape()));
         if (p.impl()->storage == from[i].second.impl()->storage)
-            FAIL("the new model shares this tensor's numbers with the old one: copy them, so that uptraining one "
-                 "leaves the other alone");
+            FAIL(
+                "the new model shares this tensor's numbers with the old one: copy them, so that uptraining one "
+                "leaves the other alone");
         if (!p.requires_grad())
-            FAIL("this parameter does not require grad: every parameter of the converted model is trainable (it is "
-                 "about to be uptrained), whatever the old model's flags were");
+            FAIL(
+                "this parameter does not require grad: every parameter of the converted model is trainable (it is "
+                "about to be uptrained), whatever the old model's flags were");
         if (is_kv(name)) {
             const nn::LMConfig& cfg = mha.config();
-            INFO("each K/V head has head_dim = d_model / n_heads = " << cfg.head_dim() << " rows, as a query head has: "
-                 "this weight holds " << cfg.n_kv_heads << " heads of " << cfg.head_dim() << " rows");
+            INFO("each K/V head has head_dim = d_model / n_heads = " << cfg.head_dim()
+                                                                     << " rows, as a query head has: "
+                                                                        "this weight holds "
+                                                                     << cfg.n_kv_heads << " heads of " << cfg.head_dim()
+                                                                     << " rows");
             diagnose_pooling(p, from[i].second, cfg.head_dim(), kv);
         } else if (!same(p, from[i].second, 0.0)) {
             FAIL("not an exact copy of the old model's: " << grading::tensor_diff(p, from[i].second));
@@ -169,7 +175,7 @@ void equalize_groups(const nn::LanguageModel& mha, int64_t kv) {
     ag::NoGradGuard no_grad;
     for (const auto& [name, p] : mha.named_parameters())
         if (is_kv(name)) {
-            ag::Tensor w = p;   // [heads·dh, d]: head h is rows h·dh … h·dh+dh-1
+            ag::Tensor w = p;  // [heads·dh, d]: head h is rows h·dh … h·dh+dh-1
             const int64_t block = dh * w.size(1);
             for (int64_t h = 0; h < heads; ++h)
                 if (h % g != 0) std::copy_n(w.data() + (h / g) * g * block, block, w.data() + h * block);
@@ -223,8 +229,9 @@ TEST_CASE("ex17 pool_kv_heads reads w in any layout") {
         const ag::Tensor got = ex17::pool_kv_heads(grading::strided_copy(w), dh, new_heads);
         const ag::Tensor want = ref::pool_kv_heads(w, dh, new_heads);
         if (got.shape() == want.shape() && std::isnan(ag::max_abs_diff(got, want)))
-            FAIL("your pooled weight holds NaN: you read w.data() as if w were contiguous; call w.contiguous() "
-                 "first (or use engine ops, which handle any layout)");
+            FAIL(
+                "your pooled weight holds NaN: you read w.data() as if w were contiguous; call w.contiguous() "
+                "first (or use engine ops, which handle any layout)");
         diagnose_pooling(got, w, dh, new_heads);
     }
 }
@@ -246,7 +253,7 @@ TEST_CASE("ex17 heads already equal in each group stay as they are") {
 
 TEST_CASE("ex17 pool_kv_heads rejects groups of unequal size") {
     ag::Generator gen(19);
-    const ag::Tensor w = ag::Tensor::randn({4 * 3, 5}, gen);   // 4 heads of 3
+    const ag::Tensor w = ag::Tensor::randn({4 * 3, 5}, gen);  // 4 heads of 3
     const auto rejects = [&](int64_t head_dim, int64_t new_heads, const char* why) {
         INFO("w [12, 5], head_dim " << head_dim << ", new_heads " << new_heads << ": " << why
                                     << ", so std::invalid_argument");
@@ -315,8 +322,9 @@ TEST_CASE("ex17 the converted model is ready to uptrain: trainable, no gradients
         INFO("parameter " << to[i].first);
         const ag::Tensor g = to[i].second.grad();
         if (g.defined() && ag::max_abs_diff(g, ag::Tensor::zeros(g.shape())) > 0.0)
-            FAIL("the converted model starts with a gradient on this parameter: it is a new model, its first "
-                 "uptraining step must see only its own gradients (copy the numbers, not .grad())");
+            FAIL(
+                "the converted model starts with a gradient on this parameter: it is a new model, its first "
+                "uptraining step must see only its own gradients (copy the numbers, not .grad())");
         if (from[i].second.grad().impl() != mha_grads[i].impl() ||
             (mha_grads[i].defined() && !same(from[i].second.grad(), mha_grads[i], 0.0)))
             FAIL("convert_to_gqa changed the old model's gradient on this parameter");
@@ -336,8 +344,8 @@ TEST_CASE("ex17 the converted model is ready to uptrain: trainable, no gradients
     }
     for (size_t i = 0; i < from.size(); ++i)
         if (from[i].second.grad().impl() != mha_grads[i].impl())
-            FAIL("a backward through the converted model reached the old model's " << from[i].first
-                                                                                 << ": the new model must own its numbers");
+            FAIL("a backward through the converted model reached the old model's "
+                 << from[i].first << ": the new model must own its numbers");
     const std::vector<ag::Tensor> converted = clones(*gqa);
     nudge(*gqa, 0.25);
     check_unchanged(mha, before, "changing the converted model's numbers changed the old model's");

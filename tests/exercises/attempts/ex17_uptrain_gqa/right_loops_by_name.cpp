@@ -24,7 +24,7 @@ ag::Tensor pool_kv_heads(const ag::Tensor& w, int64_t head_dim, int64_t new_head
     double* o = out.data();
     for (int64_t j = 0; j < new_heads; ++j)
         for (int64_t i = 0; i < group; ++i) {
-            const int64_t old = j * group + i;   // consecutive heads j·g … j·g+g-1
+            const int64_t old = j * group + i;  // consecutive heads j·g … j·g+g-1
             for (int64_t r = 0; r < head_dim; ++r)
                 for (int64_t c = 0; c < d; ++c)
                     o[(j * head_dim + r) * d + c] += in[(old * head_dim + r) * d + c] / static_cast<double>(group);
@@ -45,8 +45,8 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
     ag::NoGradGuard no_grad;
     for (auto& [name, p] : out->named_parameters()) {
         const ag::Tensor& old = old_params.at(name);
-        const bool kv = name.find("attn.wk.weight") != std::string::npos ||
-                        name.find("attn.wv.weight") != std::string::npos;
+        const bool kv =
+            name.find("attn.wk.weight") != std::string::npos || name.find("attn.wv.weight") != std::string::npos;
         const ag::Tensor value = kv ? pool_kv_heads(old, cfg.head_dim(), n_kv_heads) : old.contiguous();
         if (value.numel() != p.numel()) throw std::logic_error("convert_to_gqa: size mismatch for " + name);
         ag::Tensor dst = p;

@@ -38,7 +38,8 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
     for (size_t i = 0; i < dst.size(); ++i) {
         const std::string& name = dst[i].first;
         const bool pool = name.find(".attn.wk.") != std::string::npos || name.find(".attn.wv.") != std::string::npos;
-        const ag::Tensor v = pool ? pool_kv_heads(src[i].second, cfg.head_dim(), n_kv_heads) : src[i].second.contiguous();
+        const ag::Tensor v =
+            pool ? pool_kv_heads(src[i].second, cfg.head_dim(), n_kv_heads) : src[i].second.contiguous();
         ag::Tensor p = dst[i].second;
         std::copy_n(v.data(), p.numel(), p.data());
     }

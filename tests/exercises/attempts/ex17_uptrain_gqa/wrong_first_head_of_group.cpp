@@ -31,7 +31,8 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
     const auto a = mha.named_parameters(), b = gqa->named_parameters();
     for (size_t i = 0; i < b.size(); ++i) {
         const std::string& n = b[i].first;
-        const bool kv = n.find(".attn.wk.weight") != std::string::npos || n.find(".attn.wv.weight") != std::string::npos;
+        const bool kv =
+            n.find(".attn.wk.weight") != std::string::npos || n.find(".attn.wv.weight") != std::string::npos;
         const ag::Tensor src = kv ? pool_kv_heads(a[i].second, cfg.head_dim(), n_kv_heads) : a[i].second.contiguous();
         ag::Tensor dst = b[i].second;
         std::copy_n(src.data(), dst.numel(), dst.data());

@@ -16,7 +16,7 @@ ag::Tensor pool_kv_heads(const ag::Tensor& w, int64_t head_dim, int64_t new_head
     const int64_t old_heads = w.size(0) / head_dim;
     if (new_heads < 1 || old_heads % new_heads != 0) throw std::invalid_argument("pool_kv_heads: bad new_heads");
     const int64_t g = old_heads / new_heads;
-    const int64_t block = head_dim * w.size(1);   // the numbers of one head
+    const int64_t block = head_dim * w.size(1);  // the numbers of one head
     std::vector<double> out(static_cast<size_t>(new_heads * block), 0.0);
     const double* src = w.data();
     for (int64_t h = 0; h < old_heads; ++h)
@@ -34,8 +34,10 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
     const auto from = mha.named_parameters(), to = gqa->named_parameters();
     for (size_t i = 0; i < to.size(); ++i) {
         const std::string& name = to[i].first;
-        const bool kv = name.find(".attn.wk.weight") != std::string::npos || name.find(".attn.wv.weight") != std::string::npos;
-        const ag::Tensor value = kv ? pool_kv_heads(from[i].second, cfg.head_dim(), n_kv_heads) : from[i].second.contiguous();
+        const bool kv =
+            name.find(".attn.wk.weight") != std::string::npos || name.find(".attn.wv.weight") != std::string::npos;
+        const ag::Tensor value =
+            kv ? pool_kv_heads(from[i].second, cfg.head_dim(), n_kv_heads) : from[i].second.contiguous();
         ag::Tensor p = to[i].second;
         std::copy_n(value.data(), p.numel(), p.data());
     }

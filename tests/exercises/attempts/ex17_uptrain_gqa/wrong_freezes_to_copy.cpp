@@ -26,13 +26,14 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
     if (n_kv_heads < 1 || cfg.n_kv_heads % n_kv_heads != 0) throw std::invalid_argument("convert_to_gqa: bad n_kv");
     cfg.n_kv_heads = n_kv_heads;
     auto gqa = std::make_unique<nn::LanguageModel>(cfg, 0);
-    gqa->requires_grad_(false);   // writing into the parameters must not be recorded
+    gqa->requires_grad_(false);  // writing into the parameters must not be recorded
     const auto from = mha.named_parameters(), to = gqa->named_parameters();
     for (size_t i = 0; i < to.size(); ++i) {
         const std::string& name = to[i].first;
-        const bool kv = name.find(".attn.wk.weight") != std::string::npos || name.find(".attn.wv.weight") != std::string::npos;
-        const ag::Tensor value = kv ? pool_kv_heads(from[i].second, cfg.head_dim(), n_kv_heads)
-                                    : from[i].second.detach().contiguous();
+        const bool kv =
+            name.find(".attn.wk.weight") != std::string::npos || name.find(".attn.wv.weight") != std::string::npos;
+        const ag::Tensor value =
+            kv ? pool_kv_heads(from[i].second, cfg.head_dim(), n_kv_heads) : from[i].second.detach().contiguous();
         ag::Tensor p = to[i].second;
         std::copy_n(value.data(), p.numel(), p.data());
     }

@@ -31,15 +31,14 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
     nn::LMConfig cfg = mha.config();
     if (n_kv_heads < 1 || cfg.n_kv_heads % n_kv_heads != 0)
         throw std::invalid_argument("convert_to_gqa: K/V heads do not split evenly");
-    const int64_t kv_head_size = cfg.d_model / cfg.n_kv_heads;   // the size of one K/V head
+    const int64_t kv_head_size = cfg.d_model / cfg.n_kv_heads;  // the size of one K/V head
     cfg.n_kv_heads = n_kv_heads;
     auto gqa = std::make_unique<nn::LanguageModel>(cfg, 7);
     ag::NoGradGuard no_grad;
     const auto from = mha.named_parameters(), to = gqa->named_parameters();
     for (size_t i = 0; i < to.size(); ++i) {
-        const ag::Tensor value = is_kv_weight(to[i].first)
-                                     ? pool_kv_heads(from[i].second, kv_head_size, n_kv_heads)
-                                     : from[i].second.contiguous();
+        const ag::Tensor value = is_kv_weight(to[i].first) ? pool_kv_heads(from[i].second, kv_head_size, n_kv_heads)
+                                                           : from[i].second.contiguous();
         ag::Tensor p = to[i].second;
         std::copy_n(value.data(), p.numel(), p.data());
     }

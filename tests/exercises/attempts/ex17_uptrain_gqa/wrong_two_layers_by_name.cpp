@@ -33,9 +33,8 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
     ag::NoGradGuard no_grad;
     const auto from = mha.named_parameters(), to = gqa->named_parameters();
     for (size_t i = 0; i < to.size(); ++i) {
-        const ag::Tensor value = kv_names.count(to[i].first)
-                                     ? pool_kv_heads(from[i].second, cfg.head_dim(), n_kv_heads)
-                                     : from[i].second.contiguous();
+        const ag::Tensor value = kv_names.count(to[i].first) ? pool_kv_heads(from[i].second, cfg.head_dim(), n_kv_heads)
+                                                             : from[i].second.contiguous();
         ag::Tensor p = to[i].second;
         std::copy_n(value.data(), p.numel(), p.data());
     }
