@@ -6,7 +6,7 @@
 // program, writes a fresh random key into its end, and hands the other end
 // to the program as descriptor GRADE_REPORT_FD. Before main() runs, and so
 // before any of the student's code, the program reads the key off the
-// socket and removes the variable from its environment (open()). From then
+// socket and removes the variable from its environment. From then
 // on the key exists only in this file's memory: every line the listener
 // writes (grading_main.cpp) starts with it,
 //
@@ -16,18 +16,12 @@
 // descriptor, reading the environment, or ending the program early (an
 // exit(0) half way, after which the listener never writes its "end" event)
 // all fail the exercise instead of passing it.
-#include <string>
-
+//
+// The writing end lives in grading_main.cpp with internal linkage, so the
+// student's code cannot call it by name either.
 namespace grading::report_channel {
 
 inline constexpr const char* kVariable = "GRADE_REPORT_FD";
 inline constexpr int kKeyLength = 32;   // hexadecimal digits
-
-// Whether this program was started by the grader (the key was read).
-bool is_open();
-
-// Writes one event: the key, a space, `json` (one line), a newline. Does
-// nothing when the channel is not open.
-void write(const std::string& json);
 
 }  // namespace grading::report_channel
