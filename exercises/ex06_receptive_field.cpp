@@ -9,9 +9,16 @@
 //
 // Write receptive_field() (ex06_receptive_field.h).
 //
-// Graded: Mistral's 131,040; 6 for 2 layers with W = 4; the reference; and
-// a measured check: change one token of a real windowed model's input and
-// see how far its outputs move.
+// Count tokens BACK: position t itself is 0 back, so one layer reaches
+// W - 1. Any L ≥ 1 and W ≥ 1 (W = 1: each position sees only itself).
+//
+// Graded: Mistral's 131,040; 6 for 2 layers with W = 4; 0 for W = 1; one
+// layer (W - 1) for W = 1 … 10, W = 1 and W = 2 for 1 … 10 layers; the
+// reference on random sizes; and a measured check: change one token of a
+// real windowed model's input (1 … 3 layers, W = 1 … 4) and see how far its
+// outputs move. A known wrong turn (W per layer, one layer short, only the
+// top layer's window, the position itself counted, whole windows of W laid
+// end to end, windows multiplied) is named in the message.
 #include "exercises/ex06_receptive_field.h"
 
 #include "exercises/not_implemented.h"

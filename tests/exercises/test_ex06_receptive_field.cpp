@@ -1,5 +1,11 @@
 // Exercise 6 · the receptive field of stacked windows (§6.3): the lecture's
-// numbers, the reference, and a measurement on real windowed models.
+// numbers, the edges (one layer, W = 1, W = 2), the reference, and a
+// measurement on real windowed models. Diagnoses the usual wrong turns: W
+// per layer, one layer short, only the top layer's window, the position
+// itself counted, whole windows of W added, windows multiplied.
+#include <functional>
+#include <vector>
+
 #include "autograd/autograd.h"
 #include "exercises/ex06_receptive_field.h"
 #include "grading_checks.h"
@@ -8,25 +14,101 @@
 
 namespace ref = ex06_reference;
 
+namespace {
+
+// What receptive_field(L, W) returns under a wrong idea, and what it is.
+struct WrongField {
+    std::function<int64_t(int64_t L, int64_t W)> field;
+    const char* diagnosis;
+};
+
+// base^exponent, or -1 when it does not fit in 62 bits.
+int64_t power(int64_t base, int64_t exponent) {
+    int64_t p = 1;
+    for (int64_t i = 0; i < exponent; ++i) {
+        if (p > (int64_t{1} << 62) / base) return -1;
+        p *= base;
+    }
+    return p;
+}
+
+const std::vector<WrongField>& wrong_fields() {
+    static const std::vector<WrongField> all = {
+        {[](int64_t L, int64_t W) { return L * W; },
+         "each layer reaches W - 1 positions further back, not W: the window of W counts the position itself"},
+        {[](int64_t L, int64_t W) { return (L - 1) * (W - 1); },
+         "one layer short: every one of the L layers, the first included, reaches W - 1 further back"},
+        {[](int64_t, int64_t W) { return W - 1; },
+         "that is one layer's window: the layers relay, each one reads positions of the layer below that "
+         "already mixed in W - 1 earlier ones, so the reach adds up over the L layers"},
+        {[](int64_t L, int64_t W) { return L * (W - 1) + 1; },
+         "that counts the position itself: the question is how many tokens BACK, and t itself is 0 back"},
+        {[](int64_t L, int64_t W) { return L * W - 1; },
+         "L·W - 1 counts every layer's whole window of W: consecutive windows share the position they pass on, "
+         "so each layer adds W - 1"},
+        {[](int64_t L, int64_t W) { return power(W, L) < 0 ? -2 : power(W, L) - 1; },
+         "the reach grows by W - 1 per layer (added, not multiplied: a window is not a dilated convolution)"},
+    };
+    return all;
+}
+
+// receptive_field(L, W) against L(W - 1); FAILs with the diagnosis of a
+// known wrong idea when the answer is that idea's.
+void check_field(int64_t layers, int64_t window) {
+    const int64_t got = ex06::receptive_field(layers, window), want = ref::receptive_field(layers, window);
+    INFO("receptive_field(" << layers << " layers, W = " << window << "): expected L(W - 1) = " << want << ", got "
+                            << got);
+    if (got == want) return;
+    for (const WrongField& wrong : wrong_fields()) {
+        const int64_t wrong_field = wrong.field(layers, window);
+        if (wrong_field != want && got == wrong_field) FAIL(wrong.diagnosis);
+    }
+    if (got > layers * window)
+        FAIL("more than L·W = " << layers * window << " positions back: each layer adds W - 1, the reach grows "
+                                << "linearly with the layers");
+    FAIL("each of the L layers reaches W - 1 positions further back than the one below");
+}
+
+}  // namespace
+
 TEST_CASE("ex06 the lecture's numbers") {
-    UNSCOPED_INFO("Mistral 7B: 32 layers, W = 4096");
-    CHECK(ex06::receptive_field(32, 4096) == 131040);
-    UNSCOPED_INFO("2 layers, W = 4: the §6.5 model");
-    CHECK(ex06::receptive_field(2, 4) == 6);
-    UNSCOPED_INFO("W = 1 sees only itself: nothing flows between positions");
-    CHECK(ex06::receptive_field(5, 1) == 0);
+    const int64_t mistral = ex06::receptive_field(32, 4096);
+    {
+        INFO("Mistral 7B: 32 layers, W = 4096: 32 × 4095 = 131,040 tokens back");
+        check_field(32, 4096);
+        CHECK(mistral == 131040);
+    }
+    {
+        INFO("2 layers, W = 4: the §6.5 model reaches 6 back, so a subject 9 tokens back is out of sight");
+        check_field(2, 4);
+    }
+    {
+        INFO("W = 1 sees only itself: nothing flows between positions");
+        check_field(5, 1);
+    }
+}
+
+TEST_CASE("ex06 the edges: one layer, W = 1, W = 2") {
+    for (int64_t W = 1; W <= 10; ++W) {
+        INFO("one layer reads t - W + 1 … t: W - 1 back");
+        check_field(1, W);
+    }
+    for (int64_t L = 1; L <= 10; ++L) {
+        INFO("W = 1: every layer reads only its own position");
+        check_field(L, 1);
+    }
+    for (int64_t L = 1; L <= 10; ++L) {
+        INFO("W = 2: every layer reads one position back");
+        check_field(L, 2);
+    }
 }
 
 TEST_CASE("ex06 equals the reference") {
     grading::Random rng(7);
-    for (int n = 0; n < 200; ++n) {
-        const int64_t L = rng.integer(1, 100), W = rng.integer(1, 10000);
-        INFO(L << " layers, W = " << W);
-        const int64_t got = ex06::receptive_field(L, W);
-        if (got == L * W) FAIL("each layer reaches W - 1 positions back (W counts the position itself)");
-        CHECK(got == ref::receptive_field(L, W));
-    }
+    for (int n = 0; n < 200; ++n) check_field(rng.integer(1, 100), rng.integer(1, 10000));
 }
+
+namespace {
 
 // Change the input token at position 1 of an untrained windowed ModernLM
 // and return the furthest position whose output moved (minus 1).
@@ -52,11 +134,16 @@ int64_t measured_reach(int64_t layers, int64_t window) {
     return furthest - 1;
 }
 
+}  // namespace
+
 TEST_CASE("ex06 the formula matches what real windowed models do") {
     for (int64_t layers : {1, 2, 3})
-        for (int64_t window : {2, 3, 4}) {
-            INFO(layers << " layers, W = " << window << ": changing token 1 moves outputs up to position "
-                        << 1 + measured_reach(layers, window));
-            CHECK(ex06::receptive_field(layers, window) == measured_reach(layers, window));
+        for (int64_t window : {1, 2, 3, 4}) {
+            const int64_t reach = measured_reach(layers, window);
+            INFO("an untrained ModernLM with " << layers << " layers and W = " << window
+                                               << ": changing token 1 moves outputs up to position " << 1 + reach
+                                               << ", " << reach << " back");
+            check_field(layers, window);
+            CHECK(ex06::receptive_field(layers, window) == reach);
         }
 }
