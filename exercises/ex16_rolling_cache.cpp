@@ -24,16 +24,27 @@
 //       time step of one head), attend to the filled slots and to the new
 //       token itself (scores q̃·k̃ / √head_dim, softmax, times the values),
 //       then store the rotated key and the value in slot_of(p), record p.
-//       Returns the output [head_dim]. Decoding needs no gradients: write
+//       Returns the output [head_dim]. Write the attention yourself
+//       (matmul, softmax): ag::attention, which knows about windows and
+//       empty slots, must not be called. q, k, v may arrive as views that
+//       are not contiguous (narrows of one qkv projection): read their
+//       numbers through contiguous(). Decoding needs no gradients: write
 //       into keys.data() / values.data() under an ag::NoGradGuard.
 //
-// Graded: a new cache's slots; slot_of; decoding T = 40 tokens one by one
-// with W = 2 … 6 equals full windowed attention over the whole sequence
-// (RoPE at positions 0 … T-1, then ag::causal_attention with the window);
-// after each step the buffer holds the last W-1 positions, keys rotated by
-// their absolute position, each in slot p mod (W-1); the same when decoding
-// starts at position 1000. Rotating by the cache length or the slot, and a
-// slot off by one, are named.
+// Graded: a new cache's slots (W-1 of them, empty) and its base; slot_of;
+// decoding T = 40 tokens one by one with W = 2 (one slot) … 6 and W = 64
+// (wider than the sequence) equals full windowed attention over the whole
+// sequence (RoPE at positions 0 … T-1, then ag::causal_attention with the
+// window); after each step the buffer is [W-1, head_dim], keeps no graph,
+// and holds the last W-1 positions, keys rotated by their absolute
+// position, each in slot p mod (W-1); the same when decoding starts at
+// position 1000, with RoPE base 500000 or 10, with q, k, v given as
+// non-contiguous views, with scores of order 1000 (the softmax must not
+// overflow); ag::attention never run. Named when they explain the outputs
+// for every W probed: rotating by the cache length, by the slot, not at
+// all, with base 10000, with the Interleaved pairing, and W+1 or W-1
+// tokens seen; a key stored unrotated or rotated by its slot, a rotated
+// value, a slot off by one, and W slots are named too.
 #include "exercises/ex16_rolling_cache.h"
 
 #include "autograd/autograd.h"

@@ -1,104 +1,214 @@
 // Exercise 16 · the rolling buffer cache (§6.4, §4.7): a new cache, the
 // slots, token-by-token decoding against full windowed attention for T well
-// past W, and what the buffer holds (keys rotated by their absolute
-// position, each in slot p mod (W-1)). Diagnoses rotating by the cache
-// length or the slot, and slots off by one.
+// past W (W = 2, the one-slot buffer, up to a window wider than the
+// sequence), what the buffer holds (keys rotated by their absolute
+// position, each in slot p mod (W-1), a fixed [W-1, head_dim] buffer that
+// keeps no graph), decoding from position 1000, another RoPE base, q, k, v
+// that arrive as views (not contiguous), large scores, and the engine's
+// fused ag::attention never run. Diagnoses rotating by the cache length or
+// the slot, no rotation, the default base, the other pairing, W±1 tokens
+// seen (each only when it explains the output at every W probed), and slots
+// off by one.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "autograd/autograd.h"
+#include "tensor_checks.h"
 #include "exercises/ex16_rolling_cache.h"
-#include "grading_checks.h"
 #include "reference/ex16_rolling_cache.h"
 
 namespace ref = ex16_reference;
+using ag::Tensor;
 
 namespace {
 
-// Where RoPE turns the token at absolute position p (the last argument:
-// the window W), right and wrong.
-using Angle = std::function<int64_t(int64_t p, int64_t W)>;
-const Angle absolute = [](int64_t p, int64_t) { return p; };
-
-// Rows of x [T, d] rotated by angle(p0 + t), as ag::rope would.
-ag::Tensor rotate_rows(const ag::Tensor& x, int64_t p0, int64_t W, const Angle& angle) {
-    const int64_t T = x.size(0), d = x.size(1);
-    std::vector<int64_t> at;
-    for (int64_t t = 0; t < T; ++t) at.push_back(angle(p0 + t, W));
-    return ag::rope(x.reshape({T, 1, d}), at, 10000.0).reshape({T, d});
+// How a decoder turns the token at absolute position p, right and wrong.
+struct Rope {
+    std::function<int64_t(int64_t p, int64_t W)> angle;   // the position RoPE is given
+    double base;
+    ag::RopePairing pairing = ag::RopePairing::Half;
+};
+Rope absolute(double base = 10000.0) {
+    return {[](int64_t p, int64_t) { return p; }, base};
 }
 
-// The whole sequence at once (positions p0 … p0+T-1): q and k rotated by
-// angle(p), then windowed causal attention. A decoder that rotates each new
-// token by angle(p) and caches its key computes exactly this.
-ag::Tensor full_windowed(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t W, int64_t p0,
-                         const Angle& angle = absolute) {
-    const int64_t T = q.size(0), d = q.size(1);
-    const auto head = [&](const ag::Tensor& x) { return x.reshape({1, T, 1, d}); };
-    return ag::causal_attention(head(rotate_rows(q, p0, W, angle)), head(rotate_rows(k, p0, W, angle)), head(v), W)
+// Rows of x [T, d] (positions p0 … p0+T-1) rotated as `rope` says.
+Tensor rotate_rows(const Tensor& x, int64_t p0, int64_t W, const Rope& rope) {
+    const int64_t T = x.size(0), d = x.size(1);
+    std::vector<int64_t> at;
+    for (int64_t t = 0; t < T; ++t) at.push_back(rope.angle(p0 + t, W));
+    return ag::rope(x.reshape({T, 1, d}), at, rope.base, rope.pairing).reshape({T, d});
+}
+
+struct Qkv {
+    Tensor q, k, v;
+};
+Qkv random_qkv(grading::Random& rng, int64_t T, int64_t d, double scale = 1.0) {
+    return {grading::random_tensor(rng, {T, d}, scale), grading::random_tensor(rng, {T, d}, scale),
+            grading::random_tensor(rng, {T, d})};
+}
+
+// The whole sequence at once (positions p0 … p0+T-1): q and k rotated,
+// then causal attention over the last `seen` tokens. A decoder that rotates
+// each new token as `rope` says, caches its key and lets the query see
+// `seen` tokens computes exactly this.
+Tensor full_windowed(const Qkv& x, int64_t seen, int64_t p0, const Rope& rope) {
+    const int64_t T = x.q.size(0), d = x.q.size(1), W = seen;
+    const auto head = [&](const Tensor& t) { return t.reshape({1, T, 1, d}); };
+    return ag::causal_attention(head(rotate_rows(x.q, p0, W, rope)), head(rotate_rows(x.k, p0, W, rope)), head(x.v),
+                                seen)
         .reshape({T, d});
 }
 
-// Decoding row by row with a cache (the student's or the reference's).
+// One step of the student's cache, refusing the engine's fused attention
+// (it knows about empty slots and windows: the exercise is to write that
+// part), even under NoGradGuard.
+Tensor checked_step(ex16::RollingCache& cache, const Tensor& q, const Tensor& k, const Tensor& v, int64_t p) {
+    Tensor out;
+    const std::vector<std::string> ops = grading::ops_run([&] { return out = cache.step(q, k, v, p); });
+    for (const std::string& op : ops)
+        if (op.find("attention") != std::string::npos)
+            FAIL("step() ran the engine's fused ag::" << op << ": write the attention over the cached keys and the "
+                 << "new one yourself (matmul, softmax)");
+    if (out.shape() != ag::Shape{q.numel()})
+        FAIL("step() must return [head_dim] = [" << q.numel() << "], got " << ag::shape_str(out.shape()));
+    return out;
+}
+
+// Row t of x as the [d] vector step() is given: contiguous, or a strided
+// view (every number followed by a NaN gap), as a narrow of a fused qkv
+// projection would be.
+Tensor row(const Tensor& x, int64_t t, bool strided) {
+    const Tensor r = x.narrow(0, t, 1).reshape({x.size(1)});
+    return strided ? grading::strided_copy(r) : r;
+}
+
+// Decoding row by row (positions p0 …) with a cache (the student's or the
+// reference's); after_step(p) runs after each step.
 template <class Cache>
-ag::Tensor decode(Cache& cache, const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t p0) {
-    std::vector<ag::Tensor> rows;
-    for (int64_t t = 0; t < q.size(0); ++t) {
-        const ag::Tensor out = cache.step(q.narrow(0, t, 1).reshape({q.size(1)}), k.narrow(0, t, 1).reshape({q.size(1)}),
-                                          v.narrow(0, t, 1).reshape({q.size(1)}), p0 + t);
-        if (out.numel() != q.size(1)) FAIL("step() must return [head_dim], got " << ag::shape_str(out.shape()));
-        rows.push_back(out.reshape({1, q.size(1)}));
+Tensor decode(Cache& cache, const Qkv& x, int64_t p0, bool strided = false,
+              const std::function<void(int64_t p)>& after_step = nullptr) {
+    std::vector<Tensor> rows;
+    for (int64_t t = 0; t < x.q.size(0); ++t) {
+        const Tensor q = row(x.q, t, strided), k = row(x.k, t, strided), v = row(x.v, t, strided);
+        Tensor out;
+        if constexpr (std::is_same_v<Cache, ex16::RollingCache>)
+            out = checked_step(cache, q, k, v, p0 + t);
+        else
+            out = cache.step(q, k, v, p0 + t);
+        rows.push_back(out.reshape({1, x.q.size(1)}));
+        if (after_step) after_step(p0 + t);
     }
     return ag::cat(rows, 0);
 }
 
-bool same(const ag::Tensor& a, const ag::Tensor& b, double tol = 1e-12) {
+bool same(const Tensor& a, const Tensor& b, double tol = 1e-12) {
     return a.shape() == b.shape() && ag::max_abs_diff(a, b) <= tol;
 }
 
+bool has_nan(const Tensor& t) {
+    const std::vector<double> values = t.to_vector();
+    return std::any_of(values.begin(), values.end(), [](double x) { return !std::isfinite(x); });
+}
+
 // The first row where two [T, d] outputs differ, or -1.
-int64_t first_wrong_row(const ag::Tensor& got, const ag::Tensor& want) {
+int64_t first_wrong_row(const Tensor& got, const Tensor& want) {
     for (int64_t t = 0; t < want.size(0); ++t)
-        if (ag::max_abs_diff(got.narrow(0, t, 1), want.narrow(0, t, 1)) > 1e-12) return t;
+        if (!same(got.narrow(0, t, 1), want.narrow(0, t, 1))) return t;
     return -1;
 }
 
-struct Qkv {
-    ag::Tensor q, k, v;
+// §6.4 the wrong turns, as what a whole-sequence pass would compute
+// instead (for a cache of window W and RoPE base `base`).
+struct WrongTurn {
+    const char* message;
+    std::function<Tensor(const Qkv& x, int64_t W, int64_t p0, double base)> computes;
 };
-Qkv random_qkv(ag::Generator& gen, int64_t T, int64_t d) {
-    return {ag::Tensor::randn({T, d}, gen), ag::Tensor::randn({T, d}, gen), ag::Tensor::randn({T, d}, gen)};
+Rope turned(std::function<int64_t(int64_t, int64_t)> angle, double base) { return {std::move(angle), base}; }
+
+const std::vector<WrongTurn>& wrong_turns() {
+    static const std::vector<WrongTurn> turns = {
+        {"you rotated the new token by the cache's length min(p, W-1): rotate q and k by the absolute position p "
+         "(§6.4, misconception 9)",
+         [](const Qkv& x, int64_t W, int64_t p0, double b) {
+             return full_windowed(x, W, p0, turned([](int64_t p, int64_t w) { return std::min(p, w - 1); }, b));
+         }},
+        {"you rotated the new token by its slot p mod (W-1): rotate q and k by the absolute position p; the slot "
+         "only says where the key is stored (§6.4)",
+         [](const Qkv& x, int64_t W, int64_t p0, double b) {
+             return full_windowed(x, W, p0, turned([](int64_t p, int64_t w) { return p % (w - 1); }, b));
+         }},
+        {"your q and k are not rotated at all: RoPE turns both by the position p (ag::rope)",
+         [](const Qkv& x, int64_t W, int64_t p0, double b) {
+             return full_windowed(x, W, p0, turned([](int64_t, int64_t) { return 0; }, b));
+         }},
+        {"your rotation ignores the cache's RoPE base: the angles are p·θ_i with θ_i = base^(-2i/head_dim) for the "
+         "base given to the constructor, not 10000",
+         [](const Qkv& x, int64_t W, int64_t p0, double) { return full_windowed(x, W, p0, absolute()); }},
+        {"you paired dims 2i and 2i+1 (Interleaved): the pairing is Half, dim i with i + head_dim/2 (ag::rope's "
+         "default)",
+         [](const Qkv& x, int64_t W, int64_t p0, double b) {
+             Rope r = absolute(b);
+             r.pairing = ag::RopePairing::Interleaved;
+             return full_windowed(x, W, p0, r);
+         }},
+        {"your queries see W+1 tokens: W-1 cached positions and the new token itself make W",
+         [](const Qkv& x, int64_t W, int64_t p0, double b) { return full_windowed(x, W + 1, p0, absolute(b)); }},
+        {"your queries see W-1 tokens: W-1 cached positions and the new token itself make W (did you drop one slot, "
+         "forget the new token's own key, or store it over the oldest slot before attending?)",
+         [](const Qkv& x, int64_t W, int64_t p0, double b) { return full_windowed(x, W - 1, p0, absolute(b)); }},
+    };
+    return turns;
 }
 
-// The wrong turns of §6.4, checked on a decoded sequence.
-void diagnose_outputs(const ag::Tensor& got, const Qkv& x, int64_t W, int64_t p0) {
-    const ag::Tensor& q = x.q;
-    const ag::Tensor& k = x.k;
-    const ag::Tensor& v = x.v;
-    if (same(got, full_windowed(q, k, v, W, p0, [](int64_t p, int64_t w) { return std::min(p, w - 1); })))
-        FAIL("you rotated the new token by the cache's length min(p, W-1): rotate q and k by the absolute "
-             "position p (§6.4, misconception 9)");
-    if (same(got, full_windowed(q, k, v, W, p0, [](int64_t p, int64_t w) { return p % (w - 1); })))
-        FAIL("you rotated the new token by its slot p mod (W-1): rotate q and k by the absolute position p; the "
-             "slot only says where the key is stored (§6.4)");
-    if (same(got, full_windowed(q, k, v, W, p0, [](int64_t, int64_t) { return 0; })))
-        FAIL("your q and k are not rotated at all: RoPE turns both by the position p (ag::rope)");
-    if (same(got, full_windowed(q, k, v, W + 1, p0)))
-        FAIL("your queries see W+1 tokens: W-1 cached positions and the new token itself make W");
-    if (W > 2 && same(got, full_windowed(q, k, v, W - 1, p0)))
-        FAIL("your queries see W-1 tokens: W-1 cached positions and the new token itself make W (did you drop one "
-             "slot, or forget the new token's own key?)");
+// The wrong turn the student's cache follows for every W probed (decoding
+// 20 tokens from p0 with RoPE base `base`, small scores, contiguous
+// inputs), or nullptr.
+const char* diagnose_outputs(int64_t p0, double base) {
+    grading::Random rng(1616);
+    const Qkv x = random_qkv(rng, 20, 4);
+    std::vector<Tensor> got;
+    for (int64_t W = 2; W <= 6; ++W) {
+        ex16::RollingCache cache(W, 4, base);
+        got.push_back(decode(cache, x, p0));
+    }
+    // A turn explains the outputs if it computes them at every W, and it
+    // is a wrong turn there if it differs from the right answer at some W.
+    for (const WrongTurn& turn : wrong_turns()) {
+        bool all = true, differs = false;
+        for (int64_t W = 2; W <= 6; ++W) {
+            const Tensor computes = turn.computes(x, W, p0, base);
+            all = all && same(got[static_cast<size_t>(W - 2)], computes);
+            differs = differs || !same(computes, full_windowed(x, W, p0, absolute(base)));
+        }
+        if (all && differs) return turn.message;
+    }
+    return nullptr;
 }
 
-// What the buffer must hold after position p: the positions p-W+2 … p
-// (those not yet overwritten), position r in slot r mod (W-1), its key
-// rotated by r and its value as given.
-void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int64_t p) {
-    const int64_t W = cache.window;
-    REQUIRE(static_cast<int64_t>(cache.positions.size()) == W - 1);
-    const ag::Tensor rotated = rotate_rows(x.k, p0, W, absolute);
+// What the buffer must hold after position p: a fixed [W-1, head_dim]
+// buffer, no graph; the positions p-W+2 … p (those not yet overwritten),
+// position r in slot r mod (W-1), its key rotated by r and its value as
+// given.
+void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int64_t p, double base) {
+    const int64_t W = cache.window, d = x.q.size(1);
+    {
+        INFO("after decoding position " << p << ": the buffer stays W-1 = " << W - 1 << " slots of head_dim = " << d
+                                        << ": keys and values " << ag::shape_str({W - 1, d}) << ", got "
+                                        << ag::shape_str(cache.keys.shape()) << " and "
+                                        << ag::shape_str(cache.values.shape()) << ", " << cache.positions.size()
+                                        << " positions");
+        REQUIRE(static_cast<int64_t>(cache.positions.size()) == W - 1);
+        REQUIRE(cache.keys.shape() == ag::Shape{W - 1, d});
+        REQUIRE(cache.values.shape() == ag::Shape{W - 1, d});
+    }
+    if (cache.keys.requires_grad() || cache.values.requires_grad())
+        FAIL("the buffer requires grad: it keeps the graph of every step (decoding needs no gradients; write into "
+             "keys.data() / values.data() under an ag::NoGradGuard)");
+    const Tensor rotated = rotate_rows(x.k, p0, W, absolute(base));
     for (int64_t r = std::max(p0, p - W + 2); r <= p; ++r) {
         const int64_t slot = r % (W - 1), t = r - p0;
         INFO("after decoding position " << p << ": position " << r << " belongs in slot " << slot);
@@ -106,99 +216,117 @@ void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int
         if (found != r) {
             const auto where = std::find(cache.positions.begin(), cache.positions.end(), r);
             if (where != cache.positions.end())
-                FAIL("position " << r << " is in slot " << where - cache.positions.begin() << ", not in slot r mod (W-1) = "
-                     << slot << " (positions: " << grading::str(cache.positions) << ")");
+                FAIL("position " << r << " is in slot " << where - cache.positions.begin()
+                                 << ", not in slot r mod (W-1) = " << slot
+                                 << " (positions: " << grading::str(cache.positions) << ")");
             FAIL("slot " << slot << " records position " << found << ", expected " << r
-                 << " (positions: " << grading::str(cache.positions) << ")");
+                         << " (positions: " << grading::str(cache.positions) << ")");
         }
-        const ag::Tensor key = cache.keys.narrow(0, slot, 1), value = cache.values.narrow(0, slot, 1);
+        const Tensor key = cache.keys.narrow(0, slot, 1), value = cache.values.narrow(0, slot, 1);
+        const Tensor k_row = x.k.narrow(0, t, 1);
         if (!same(key, rotated.narrow(0, t, 1))) {
-            if (same(key, x.k.narrow(0, t, 1)))
+            if (same(key, k_row))
                 FAIL("you cached the key before rotating it: store k rotated by its absolute position, so it never "
                      "needs rotating again (§4.7)");
-            if (same(key, rotate_rows(x.k.narrow(0, t, 1), slot, W, absolute)))
+            if (same(key, rotate_rows(k_row, slot, W, absolute(base))))
                 FAIL("the cached key is rotated by its slot " << slot << ", not by its absolute position " << r);
-            if (same(key, rotate_rows(x.k.narrow(0, t, 1), t, W, absolute)))
+            if (same(key, rotate_rows(k_row, t, W, absolute(base))))
                 FAIL("the cached key is rotated by " << t << ", the number of tokens decoded before it, not by its "
                      "absolute position " << r);
-            FAIL("the key in slot " << slot << " is not position " << r << "'s key rotated by " << r);
+            if (same(key, rotate_rows(k_row, r, W, absolute())))
+                FAIL("the cached key is rotated with base 10000, not the cache's RoPE base " << base);
+            if (has_nan(key))
+                FAIL("the key in slot " << slot << " holds NaN: were k's numbers read from data() without "
+                     "contiguous()?");
+            FAIL("the key in slot " << slot << " is not position " << r << "'s key rotated by " << r << ": "
+                 << grading::tensor_diff(key, rotated.narrow(0, t, 1)));
         }
-        INFO("the value in slot " << slot << " must be position " << r << "'s value (values are never rotated)");
-        CHECK(same(value, x.v.narrow(0, t, 1)));
+        if (!same(value, x.v.narrow(0, t, 1))) {
+            if (has_nan(value))
+                FAIL("the value in slot " << slot << " holds NaN: v arrived as a view that is not contiguous; call "
+                     "contiguous() before reading its data()");
+            if (same(value, rotate_rows(x.v.narrow(0, t, 1), r, W, absolute(base))))
+                FAIL("the value in slot " << slot << " is rotated: RoPE turns q and k only, never v");
+            FAIL("the value in slot " << slot << " must be position " << r << "'s value: "
+                 << grading::tensor_diff(value, x.v.narrow(0, t, 1)));
+        }
     }
+}
+
+// Decodes x from p0 with a new cache (W, base) and compares the outputs
+// with full windowed attention; a wrong output is diagnosed. Then decodes
+// again checking the buffer after every step.
+// `nan_hint` says what NaN or inf in the output means for these inputs.
+void check_decoding(const Qkv& x, int64_t W, int64_t p0, double base, bool strided = false,
+                    const char* nan_hint = "NaN or inf in the output") {
+    ex16::RollingCache cache(W, x.q.size(1), base);
+    const Tensor got = decode(cache, x, p0, strided);
+    const Tensor want = full_windowed(x, W, p0, absolute(base));
+    if (!same(got, want)) {
+        if (const char* turn = diagnose_outputs(p0, base)) FAIL(turn);
+        ex16::RollingCache again(W, x.q.size(1), base);   // names a wrongly stored key, value or slot
+        decode(again, x, p0, strided, [&](int64_t p) { check_buffer(again, x, p0, p, base); });
+        const int64_t t = first_wrong_row(got, want);
+        FAIL("the first wrong output is at position " << p0 + t << ": " << grading::tensor_diff(got, want)
+             << (has_nan(got) ? std::string(" (") + nan_hint + ")"
+                 : t < W - 1 ? " (before the buffer is full: are empty slots, position -1, being seen?)"
+                             : " (the buffer is full from position p0 + W-1 on)"));
+    }
+    ref::RollingCache reference(W, x.q.size(1), base);
+    INFO("against full windowed attention (RoPE at the absolute positions, ag::causal_attention with the window)");
+    CHECK_TENSOR(got, want, 1e-12);
+    INFO("against the reference decoder");
+    CHECK_TENSOR(got, decode(reference, x, p0, strided), 1e-12);
+    ex16::RollingCache again(W, x.q.size(1), base);
+    decode(again, x, p0, strided, [&](int64_t p) { check_buffer(again, x, p0, p, base); });
 }
 
 }  // namespace
 
 TEST_CASE("ex16 a new cache has W-1 empty slots and slot_of(p) = p mod (W-1)") {
     for (int64_t W = 2; W <= 9; ++W)
-        for (int64_t d : {2, 4, 8}) {
-            INFO("W = " << W << ", head_dim = " << d);
-            const ex16::RollingCache cache(W, d, 10000.0);
-            CHECK(cache.window == W);
-            CHECK(cache.base == 10000.0);
-            if (static_cast<int64_t>(cache.positions.size()) == W)
-                FAIL("your buffer has W slots; the convention (nn/attention.h) is W-1: the new token's own key is "
-                     "the W-th one a query sees, it is not read from the cache");
-            {
-                INFO("W-1 slots, every position -1 (empty); keys and values [W-1, head_dim] of zeros");
-                REQUIRE(static_cast<int64_t>(cache.positions.size()) == W - 1);
-                CHECK(std::all_of(cache.positions.begin(), cache.positions.end(), [](int64_t p) { return p == -1; }));
-                REQUIRE(cache.keys.shape() == ag::Shape{W - 1, d});
-                REQUIRE(cache.values.shape() == ag::Shape{W - 1, d});
-                CHECK(ag::max_abs(cache.keys) == 0.0);
-                CHECK(ag::max_abs(cache.values) == 0.0);
+        for (int64_t d : {2, 4, 8})
+            for (double base : {10000.0, 500000.0}) {
+                INFO("W = " << W << ", head_dim = " << d << ", rope_base = " << base);
+                const ex16::RollingCache cache(W, d, base);
+                CHECK(cache.window == W);
+                CHECK(cache.base == base);
+                if (static_cast<int64_t>(cache.positions.size()) == W)
+                    FAIL("your buffer has W slots; the convention (nn/attention.h) is W-1: the new token's own key "
+                         "is the W-th one a query sees, it is not read from the cache");
+                {
+                    INFO("W-1 slots, every position -1 (empty); keys and values [W-1, head_dim] of zeros");
+                    REQUIRE(static_cast<int64_t>(cache.positions.size()) == W - 1);
+                    CHECK(std::all_of(cache.positions.begin(), cache.positions.end(),
+                                      [](int64_t p) { return p == -1; }));
+                    REQUIRE(cache.keys.shape() == ag::Shape{W - 1, d});
+                    REQUIRE(cache.values.shape() == ag::Shape{W - 1, d});
+                    CHECK(ag::max_abs(cache.keys) == 0.0);
+                    CHECK(ag::max_abs(cache.values) == 0.0);
+                }
+                for (int64_t p = 0; p < 60; ++p) {
+                    const int64_t got = cache.slot_of(p), want = p % (W - 1);
+                    INFO("position " << p << ": expected slot " << want << ", got " << got);
+                    if (got != want && got == (p + 1) % (W - 1))
+                        FAIL("your slot is one ahead: position p goes to p mod (W-1)");
+                    if (got != want && W > 2 && got == (p + W - 2) % (W - 1))
+                        FAIL("your slot is one behind: position p goes to p mod (W-1)");
+                    if (got != want && got == p % W)
+                        FAIL("you count W slots (p mod W); the buffer has W-1: p mod (W-1)");
+                    CHECK(got == want);
+                }
             }
-            for (int64_t p = 0; p < 60; ++p) {
-                const int64_t got = cache.slot_of(p), want = p % (W - 1);
-                INFO("position " << p << ": expected slot " << want << ", got " << got);
-                if (got != want && got == (p + 1) % (W - 1)) FAIL("your slot is one ahead: position p goes to p mod (W-1)");
-                if (got != want && W > 2 && got == (p + W - 2) % (W - 1))
-                    FAIL("your slot is one behind: position p goes to p mod (W-1)");
-                if (got != want && got == p % W) FAIL("you count W slots (p mod W); the buffer has W-1: p mod (W-1)");
-                CHECK(got == want);
-            }
-        }
 }
 
 TEST_CASE("ex16 decoding 40 tokens one by one equals full windowed attention") {
-    ag::Generator gen(16);
-    for (int64_t W = 2; W <= 6; ++W)
+    // W = 2 is the one-slot buffer (every position in slot 0); W = 64 > T
+    // never wraps (every query sees all of 0 … p).
+    grading::Random rng(16);
+    for (int64_t W : {2, 3, 4, 5, 6, 64})
         for (int64_t d : {2, 4, 8}) {
-            const int64_t T = 40;
-            const Qkv x = random_qkv(gen, T, d);
-            INFO("T = " << T << ", W = " << W << ", head_dim = " << d << " (W-1 = " << W - 1 << " slots)");
-            ex16::RollingCache cache(W, d, 10000.0);
-            const ag::Tensor got = decode(cache, x.q, x.k, x.v, 0), want = full_windowed(x.q, x.k, x.v, W, 0);
-            if (!same(got, want)) {
-                diagnose_outputs(got, x, W, 0);
-                check_buffer(cache, x, 0, T - 1);   // names a wrongly stored key or slot
-                const int64_t t = first_wrong_row(got, want);
-                FAIL("the first wrong output is at position " << t << ", max |decoded - full| "
-                     << ag::max_abs_diff(got, want)
-                     << (t < W - 1 ? " (before the buffer is full: are empty slots, position -1, being seen?)"
-                                   : " (the buffer is full from position W-1 on)"));
-            }
-            ref::RollingCache reference(W, d, 10000.0);
-            INFO("max |decoded - full windowed attention| = " << ag::max_abs_diff(got, want));
-            CHECK(same(got, want));
-            CHECK(same(got, decode(reference, x.q, x.k, x.v, 0)));
+            INFO("T = 40, W = " << W << ", head_dim = " << d << " (W-1 = " << W - 1 << " slots)");
+            check_decoding(random_qkv(rng, 40, d), W, 0, 10000.0);
         }
-}
-
-TEST_CASE("ex16 the buffer holds the last W-1 keys rotated by their absolute positions") {
-    ag::Generator gen(17);
-    for (int64_t W = 2; W <= 6; ++W) {
-        const int64_t T = 25, d = 4;
-        const Qkv x = random_qkv(gen, T, d);
-        INFO("W = " << W << ", head_dim = " << d);
-        ex16::RollingCache cache(W, d, 10000.0);
-        for (int64_t p = 0; p < T; ++p) {
-            cache.step(x.q.narrow(0, p, 1).reshape({d}), x.k.narrow(0, p, 1).reshape({d}),
-                       x.v.narrow(0, p, 1).reshape({d}), p);
-            check_buffer(cache, x, 0, p);
-        }
-    }
 }
 
 TEST_CASE("ex16 positions are absolute: decoding that starts at position 1000") {
@@ -206,23 +334,59 @@ TEST_CASE("ex16 positions are absolute: decoding that starts at position 1000") 
     // by (p0 + t)·θ_i and stored in slot (p0 + t) mod (W-1). (The outputs
     // alone cannot tell: RoPE's scores depend on p - j only, so they are
     // those of positions 0 … T-1; the buffer can.)
-    ag::Generator gen(18);
-    for (int64_t p0 : {1000, 7}) 
-        for (int64_t W = 3; W <= 6; ++W) {
-            const int64_t T = 20, d = 4;
-            const Qkv x = random_qkv(gen, T, d);
-            INFO("positions " << p0 << " … " << p0 + T - 1 << ", W = " << W);
-            ex16::RollingCache cache(W, d, 10000.0);
-            std::vector<ag::Tensor> rows;
-            for (int64_t t = 0; t < T; ++t) {
-                rows.push_back(cache.step(x.q.narrow(0, t, 1).reshape({d}), x.k.narrow(0, t, 1).reshape({d}),
-                                          x.v.narrow(0, t, 1).reshape({d}), p0 + t)
-                                   .reshape({1, d}));
-                check_buffer(cache, x, p0, p0 + t);
-            }
-            const ag::Tensor got = ag::cat(rows, 0), want = full_windowed(x.q, x.k, x.v, W, p0);
-            if (!same(got, want)) diagnose_outputs(got, x, W, p0);
-            INFO("max |decoded - full windowed attention| = " << ag::max_abs_diff(got, want));
-            CHECK(same(got, want));
+    grading::Random rng(18);
+    for (int64_t p0 : {1000, 7})
+        for (int64_t W = 2; W <= 6; ++W) {
+            INFO("positions " << p0 << " … " << p0 + 19 << ", W = " << W);
+            check_decoding(random_qkv(rng, 20, 4), W, p0, 10000.0);
         }
+}
+
+TEST_CASE("ex16 the cache's RoPE base is the one given to the constructor") {
+    // §4.7 θ_i = base^(-2i/head_dim): Llama 3 uses base 500,000.
+    grading::Random rng(19);
+    for (double base : {500000.0, 10.0})
+        for (int64_t W : {2, 3, 5}) {
+            INFO("rope_base = " << base << ", W = " << W << ", positions 100 … 119");
+            check_decoding(random_qkv(rng, 20, 6), W, 100, base);
+        }
+}
+
+TEST_CASE("ex16 step() reads q, k and v given as views that are not contiguous") {
+    // Inside a model q, k, v are often narrows of one fused projection: not
+    // contiguous. Copying their numbers into the buffer needs contiguous().
+    grading::Random rng(20);
+    for (int64_t W : {2, 4}) {
+        INFO("W = " << W << ", q, k, v as strided views (every number followed by a NaN gap)");
+        check_decoding(random_qkv(rng, 12, 4), W, 0, 10000.0, true,
+                       "NaN in the output: numbers read from a view's data() without contiguous() include the "
+                       "gaps between its elements");
+    }
+}
+
+TEST_CASE("ex16 decoding with large scores (the softmax must not overflow)") {
+    // q and k ~ N(0, 40²): scores q̃·k̃/√head_dim of order 1000; exp(1000)
+    // overflows a double, so the softmax must subtract each row's max.
+    grading::Random rng(21);
+    for (int64_t W : {2, 3, 6}) {
+        INFO("W = " << W << ", head_dim = 4, q and k ~ N(0, 40²)");
+        check_decoding(random_qkv(rng, 15, 4, 40.0), W, 0, 10000.0, false,
+                       "NaN or inf in the output for large scores: exp(score) overflowed; subtract the row's max "
+                       "before exp (softmax(s) = softmax(s - max s)), or use ag::softmax, which does");
+    }
+}
+
+TEST_CASE("ex16 the buffer keeps no graph when q, k, v require grad") {
+    // Decoding from a model in training mode: the inputs carry gradients.
+    // The buffer must still be plain numbers, not the end of a graph that
+    // grows with every token.
+    grading::Random rng(22);
+    const int64_t W = 3, d = 4;
+    Qkv x = random_qkv(rng, 8, d);
+    for (Tensor* t : {&x.q, &x.k, &x.v}) t->requires_grad_(true);
+    ex16::RollingCache cache(W, d, 10000.0);
+    for (int64_t p = 0; p < 8; ++p) {
+        checked_step(cache, row(x.q, p, false), row(x.k, p, false), row(x.v, p, false), p);
+        check_buffer(cache, x, 0, p, 10000.0);
+    }
 }
