@@ -18,9 +18,15 @@
 // Graded: kv_head() for many (Hq, Hkv); the output equals the reference and
 // ag::causal_attention; equals MHA on K/V heads copied g times; MHA
 // (g = 1) and MQA (Hkv = 1) against attention written out head by head;
-// the first row sees itself only; gradients reach q, k and v and pass the
-// gradient check. Diagnosed: heads grouped the wrong way (h % Hkv), a
-// missing causal mask or one off by one, a missing 1/sqrt(dh) or 1/dh.
+// the edges T = 1, one head, one KV head, dh = 1 and Hkv ≠ g; q, k, v that
+// are non-contiguous views; the first row sees itself only and no row
+// sees a later token; large scores (hundreds: the softmax must subtract
+// the max of the visible scores); ag::attention / ag::causal_attention
+// never run (forward or backward, NoGradGuard or not); gradients reach q, k
+// and v and pass the gradient check. Diagnosed: heads grouped the wrong way
+// (h % Hkv, h / Hkv), a missing causal mask or one off by one, the future's
+// scores set to 0 instead of -infinity, a missing 1/sqrt(dh), 1/dh or
+// 1/sqrt(Hq·dh), exp overflowing or underflowing.
 #include "exercises/ex14_gqa_attention.h"
 
 #include "exercises/not_implemented.h"

@@ -1,11 +1,16 @@
 // Exercise 14 · causal grouped-query attention from engine ops (§5.2):
 // kv_head(), the output against the reference and ag::causal_attention, GQA
 // as MHA on copied K/V heads, MHA and MQA against attention written out
-// head by head, causality, and gradients. Diagnoses heads grouped the
-// wrong way (h % Hkv), a missing or shifted causal mask, and a missing
-// 1/sqrt(dh).
+// head by head, the edges (T = 1, one head, one KV head, dh = 1, Hkv ≠ g),
+// inputs that are views, causality, large scores (a softmax that does not
+// subtract the max overflows), ag::attention and ag::causal_attention never
+// run, and gradients. Diagnoses heads grouped the wrong way (h % Hkv, h /
+// Hkv), a missing or shifted causal mask, future scores set to 0 instead of
+// -infinity, and a scale other than 1/sqrt(dh).
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "tensor_checks.h"
 #include "exercises/ex14_gqa_attention.h"
@@ -22,10 +27,10 @@ struct Case {
     int64_t T, Hq, Hkv, dh;
 };
 
-// q [T, Hq, dh], k, v [T, Hkv, dh]; entries spread enough that the softmax
-// is far from uniform.
-Case random_case(grading::Random& rng, int64_t Hkv, int64_t g, int64_t T_max = 10, int64_t T_min = 1) {
-    const int64_t T = rng.integer(T_min, T_max), dh = rng.integer(1, 8), Hq = Hkv * g;
+// q [T, Hq, dh], k, v [T, Hkv, dh] with Hq = Hkv · g; entries spread enough
+// that the softmax is far from uniform.
+Case make_case(grading::Random& rng, int64_t T, int64_t Hkv, int64_t g, int64_t dh) {
+    const int64_t Hq = Hkv * g;
     return {grading::random_tensor(rng, {T, Hq, dh}, 1.5),
             grading::random_tensor(rng, {T, Hkv, dh}, 1.5),
             grading::random_tensor(rng, {T, Hkv, dh}),
@@ -33,6 +38,10 @@ Case random_case(grading::Random& rng, int64_t Hkv, int64_t g, int64_t T_max = 1
             Hq,
             Hkv,
             dh};
+}
+Case random_case(grading::Random& rng, int64_t Hkv, int64_t g, int64_t T_max = 10, int64_t T_min = 1) {
+    const int64_t T = rng.integer(T_min, T_max), dh = rng.integer(1, 8);
+    return make_case(rng, T, Hkv, g, dh);
 }
 
 std::string describe(const Case& c) {
@@ -55,6 +64,14 @@ Indices round_robin(int64_t Hq, int64_t Hkv) {  // h -> h mod Hkv: the usual sli
     for (int64_t h = 0; h < Hq; ++h) heads.push_back(h % Hkv);
     return heads;
 }
+Indices by_kv_count(int64_t Hq, int64_t Hkv) {  // h -> floor(h / Hkv): dividing by Hkv where g belongs
+    Indices heads;
+    for (int64_t h = 0; h < Hq; ++h) heads.push_back(h / Hkv);
+    return heads;
+}
+// Only heads 0 … Hkv-1 exist: h / Hkv names one for every h iff Hq ≤ Hkv², and
+// it differs from h / g iff Hkv ≠ g.
+bool by_kv_count_differs(int64_t Hq, int64_t Hkv) { return Hq <= Hkv * Hkv && Hkv != Hq / Hkv; }
 
 // [T, H, dh] as a batch of one, [1, T, H, dh], for the engine's attention.
 Tensor batch_of_one(const Tensor& x) { return x.reshape({1, x.size(0), x.size(1), x.size(2)}); }
@@ -101,6 +118,19 @@ Tensor by_hand(const Case& c, const Indices& heads) {
     return Tensor::from({c.T, c.Hq, c.dh}, out);
 }
 
+// Attention with the future's scores set to 0 (not -infinity): every key
+// keeps a weight. From engine ops, q [T, H, dh], k, v [T, H, dh].
+Tensor future_scores_zero(const Tensor& q, const Tensor& k, const Tensor& v) {
+    const int64_t T = q.size(0);
+    std::vector<double> future;
+    for (int64_t t = 0; t < T; ++t)
+        for (int64_t j = 0; j < T; ++j) future.push_back(j > t ? 1.0 : 0.0);
+    const Tensor scores = ag::matmul(q.permute({1, 0, 2}), k.permute({1, 2, 0})) /
+                          std::sqrt(static_cast<double>(q.size(2)));  // [H, T, T]
+    const Tensor weights = ag::softmax(ag::masked_fill(scores, Tensor::from({T, T}, future), 0.0));
+    return ag::matmul(weights, v.permute({1, 0, 2})).permute({1, 0, 2});
+}
+
 // When the output is wrong: which usual slip? FAIL naming it.
 void diagnose_slip(const Tensor& got, const Case& c) {
     const auto is = [&](const Tensor& wrong) { return grading::same_tensor(got, wrong, 1e-9); };
@@ -111,6 +141,9 @@ void diagnose_slip(const Tensor& got, const Case& c) {
         FAIL(
             "you grouped the query heads round-robin (h % Hkv); query head h reads K/V head floor(h / g), "
             "g = Hq / Hkv: heads 0 … g-1 share K/V head 0");
+    if (by_kv_count_differs(c.Hq, c.Hkv) &&
+        is(causal(c.q, pick_heads(c.k, by_kv_count(c.Hq, c.Hkv)), pick_heads(c.v, by_kv_count(c.Hq, c.Hkv)))))
+        FAIL("query head h read K/V head floor(h / Hkv); the group size is g = Hq / Hkv, so h reads floor(h / g)");
     // (With T = 2 no mask and a mask off by one give the same output.)
     if (c.T == 2 && is(engine(c.q, k, v, shifted_positions(c.T, 1))))
         FAIL("query 0 saw key 1: your causal mask is missing or off by one; query t sees keys j ≤ t only");
@@ -122,6 +155,14 @@ void diagnose_slip(const Tensor& got, const Case& c) {
         FAIL("you left out the scale: scores are q·k / sqrt(dh)");
     if (c.dh > 1 && is(causal(c.q / std::sqrt(static_cast<double>(c.dh)), k, v)))
         FAIL("you divided the scores by dh; the scale is 1 / sqrt(dh)");
+    if (c.Hq > 1 && is(causal(c.q / std::sqrt(static_cast<double>(c.Hq)), k, v)))
+        FAIL(
+            "you scaled the scores by 1 / sqrt(Hq · dh), the model width; the scale is 1 / sqrt(dh), dh = the "
+            "size of one head");
+    if (c.T > 1 && is(future_scores_zero(c.q, k, v)))
+        FAIL(
+            "the future's scores were set to 0, and exp(0) = 1 still gives those keys weight: fill them with "
+            "-infinity before the softmax, so that their weight is exactly 0");
 }
 
 // check(c, got, rng) for `count` random cases with Hkv in 1 … max_kv and g
@@ -162,6 +203,10 @@ TEST_CASE("ex14 kv_head groups consecutive query heads: h reads floor(h / g)") {
                          << ", got " << grading::str(got));
             if (g > 1 && Hkv > 1 && got == round_robin(Hq, Hkv))
                 FAIL("you grouped the query heads round-robin (h % Hkv); query head h reads K/V head floor(h / g)");
+            if (Hkv != g && got == by_kv_count(Hq, Hkv))
+                FAIL(
+                    "you divided by Hkv; the group size is g = Hq / Hkv, and query head h reads K/V head "
+                    "floor(h / g)");
             CHECK(got == grouped(Hq, Hkv));
         }
     INFO("Llama-3 8B (§5.3): 32 query heads, 8 KV heads, g = 4: query head 5 reads KV head 1, head 31 reads 7");
@@ -225,15 +270,121 @@ TEST_CASE("ex14 query t sees only tokens 0 … t") {
     });
 }
 
+TEST_CASE("ex14 the edges: T = 1, one head, one KV head, dh = 1, Hkv ≠ g") {
+    grading::Random rng(1406);
+    // (Hkv, g): one head; MQA with 4 query heads; Hkv = 2, 3 with g = 3, 2
+    // (h / Hkv is a valid head there, and wrong); Hkv = 2 with g = 4.
+    for (const auto& [Hkv, g] : {std::pair<int64_t, int64_t>{1, 1}, {1, 4}, {2, 3}, {3, 2}, {2, 4}})
+        for (const int64_t T : {1, 2, 5})
+            for (const int64_t dh : {1, 3}) {
+                const Case c = make_case(rng, T, Hkv, g, dh);
+                INFO(describe(c) << (T == 1 ? ": the one query sees the one key, so out[0, h] = v[0, floor(h / g)]"
+                                            : ""));
+                const Tensor got = ex14::gqa_attention(c.q, c.k, c.v);
+                const Tensor want = by_hand(c, grouped(c.Hq, c.Hkv));
+                if (!grading::same_tensor(got, want, 1e-9)) diagnose(got, c);
+                CHECK_TENSOR(got, want, 1e-9);
+            }
+}
+
+// q, k and v are usually views: the heads of one fused QKV projection,
+// narrowed and reshaped. Engine ops read any layout.
+TEST_CASE("ex14 gqa_attention reads q, k and v that are not contiguous") {
+    on_random_cases(1407, 30, 3, 1, 3, [](const Case& c, const Tensor&, grading::Random&) {
+        INFO("q, k, v given as non-contiguous views (every stride doubled)");
+        const Tensor got =
+            ex14::gqa_attention(grading::strided_copy(c.q), grading::strided_copy(c.k), grading::strided_copy(c.v));
+        CHECK_TENSOR(got, ref::gqa_attention(c.q, c.k, c.v), 1e-9);
+    });
+}
+
+bool all_finite(const Tensor& t) {
+    const std::vector<double> values = t.to_vector();
+    return std::all_of(values.begin(), values.end(), [](double e) { return std::isfinite(e); });
+}
+
+// One head, dh = 1: q [T, 1, 1], k [T, 1, 1] from numbers, v = 1, 2, ….
+Case one_head(const std::vector<double>& q, const std::vector<double>& k) {
+    const int64_t T = static_cast<int64_t>(q.size());
+    std::vector<double> v;
+    for (int64_t t = 0; t < T; ++t) v.push_back(static_cast<double>(t + 1));
+    return {Tensor::from({T, 1, 1}, q), Tensor::from({T, 1, 1}, k), Tensor::from({T, 1, 1}, v), T, 1, 1, 1};
+}
+
+// Scores in the hundreds: exp(s) overflows past s ≈ 709 and underflows to 0
+// below s ≈ -745. A softmax must subtract the largest VISIBLE score of its
+// row first (ag::softmax does); the future must be -infinity by then, or
+// its scores drag the maximum up and every visible weight underflows to 0.
+TEST_CASE("ex14 gqa_attention is numerically robust: large scores") {
+    {
+        // One token, score q·k = 900: softmax over one score is 1, out = v.
+        const Case c = one_head({30.0}, {30.0});
+        const Tensor got = ex14::gqa_attention(c.q, c.k, c.v);
+        INFO("T = 1, one head, dh = 1, q = k = 30: the one score is 900, so out[0] = v[0] = 1");
+        if (!all_finite(got))
+            FAIL(
+                "NaN or infinity: exp(900) overflowed. softmax(s) = softmax(s - max s): subtract each row's largest "
+                "score before exp (ag::softmax does)");
+        CHECK_TENSOR(got, c.v, 1e-12);
+    }
+    {
+        // Query 0 sees key 0 (score 0) only; key 1, its future, scores 1000.
+        const Case c = one_head({1.0, 1.0}, {0.0, 1000.0});
+        const Tensor got = ex14::gqa_attention(c.q, c.k, c.v);
+        INFO(
+            "T = 2, one head, dh = 1, q = [1, 1], k = [0, 1000]: query 0 sees key 0 (score 0) only, so out[0] = "
+            "v[0] = 1; query 1 puts all its weight on key 1 (1000 against 0), out[1] = v[1] = 2");
+        if (!all_finite(got.narrow(0, 0, 1)))
+            FAIL(
+                "NaN or infinity in out[0]: the future key's score 1000 took part in the softmax of query 0, and "
+                "exp(0 - 1000) underflowed to 0 for the one key it sees. Mask the future with -infinity BEFORE the "
+                "softmax, so the max is over the visible scores");
+        if (!all_finite(got))
+            FAIL(
+                "NaN or infinity in out[1]: exp(1000) overflowed. Subtract each row's largest visible score before "
+                "exp (ag::softmax does)");
+        CHECK_TENSOR(got, by_hand(c, {0}), 1e-12);
+    }
+    grading::Random rng(1408);
+    for (int n = 0; n < 40; ++n) {
+        Case c = random_case(rng, rng.integer(1, 3), rng.integer(1, 3), 8, 2);
+        const double scale = rng.uniform(200.0, 600.0);  // q·k / √dh ~ N(0, (2.25 · scale)²)
+        c.q = c.q * scale;
+        INFO(describe(c) << ", q scaled by " << scale << ": scores of the order of ±" << 2.25 * scale);
+        const Tensor got = ex14::gqa_attention(c.q, c.k, c.v);
+        if (!all_finite(got))
+            FAIL(
+                "NaN or infinity in the output: exp overflowed (no max subtracted) or every visible weight "
+                "underflowed (the max taken over the future too); mask the future with -infinity, then take the "
+                "softmax of each row after subtracting its largest visible score");
+        CHECK_TENSOR(got, by_hand(c, grouped(c.Hq, c.Hkv)), 1e-9);
+    }
+}
+
+// The exercise is to build attention from engine ops; the fused ones are
+// what it is graded against. Checked on the ops RUN, so a call under
+// NoGradGuard or inside a backward shows too.
+TEST_CASE("ex14 gqa_attention is built from engine ops: ag::attention and ag::causal_attention never run") {
+    grading::Random rng(1409);
+    for (int n = 0; n < 6; ++n) {
+        const Case c = random_case(rng, rng.integer(1, 3), rng.integer(1, 3), 6);
+        INFO(describe(c));
+        const std::vector<std::string> ops = grading::ops_run(
+            [&] { return ex14::gqa_attention(grading::leaf(c.q), grading::leaf(c.k), grading::leaf(c.v)); }, true);
+        for (const char* fused : {"attention", "causal_attention", "attention_packed"})
+            if (std::find(ops.begin(), ops.end(), fused) != ops.end())
+                FAIL("you ran the engine's fused attention (op \""
+                     << fused << "\": ag::attention, "
+                     << "ag::causal_attention or ag::attention_packed); build the attention from engine ops (matmul, "
+                     << "masked_fill, softmax, …): the fused op is what it is graded against");
+    }
+}
+
 TEST_CASE("ex14 gradients reach q, k and v and pass the gradient check") {
     grading::Random rng(1405);
     for (int n = 0; n < 30; ++n) {
         const Case c = random_case(rng, rng.integer(1, 3), rng.integer(1, 3), 6);
         INFO(describe(c) << "; L = Σ out ⊙ w for a random w");
-        for (const auto& node : ag::topological_order(ex14::gqa_attention(grading::leaf(c.q), c.k, c.v)))
-            if (node->op.find("attention") != std::string::npos)
-                FAIL("you called ag::" << node->op << "; build the attention from engine ops (matmul, masked_fill, "
-                                       << "softmax, …): ag::causal_attention is what it is graded against");
         const auto got = grading::forward_backward(
             [](const std::vector<Tensor>& in) { return ex14::gqa_attention(in[0], in[1], in[2]); }, {c.q, c.k, c.v},
             1400 + static_cast<uint64_t>(n));
