@@ -19,8 +19,8 @@
 // exact counts on random T up to 2^20. A known wrong turn (exactly half
 // for causal, the diagonal left out, every query seeing W keys, a window
 // of W - 1 or W + 1, the query left out of its window, W > T not clipped,
-// shares of the causal pairs instead of T², TW chunk scores) is named in
-// the message.
+// shares of the causal pairs instead of T², TW chunk scores, integer
+// division) is named in the message.
 #include "exercises/ex05_window_fractions.h"
 
 #include "exercises/not_implemented.h"

@@ -50,6 +50,7 @@ void check_share(const char* field, double got, double want, int64_t T, int64_t 
         const double wrong_share = wrong.share(T, W);
         if (!grading::close(wrong_share, want, 1e-12) && grading::close(got, wrong_share, 1e-12)) FAIL(wrong.diagnosis);
     }
+    if (got == 0 && want > 0) FAIL("0: an integer count divided by the integer T² truncates to 0; divide as doubles");
     FAIL("count the pairs exactly, then divide by T²");
 }
 
