@@ -30,7 +30,7 @@
 // scores + mask + softmax) and ag::causal_attention with the window, for
 // T = 1 … 50 (multiples of W or not) and W = 1, 2, … up to W > T; with
 // scores of order 1000 (a softmax that does not subtract the row's max
-// overflows); its gradients (a gradient check, and equal to the engine's);
+// overflows); with q, k, v given as non-contiguous views; its gradients (a gradient check, and equal to the engine's);
 // its graph keeping O(T·W) numbers (4 times T keeps about 4 times as much;
 // views of a T×T tensor count in full); the engine's fused attention never
 // run (not even under NoGradGuard or in the backward). A wrong output is

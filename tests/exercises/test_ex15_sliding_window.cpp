@@ -1,13 +1,13 @@
 // Exercise 15 · sliding-window attention (§6.1, §6.2): the mask against
 // its rule, the sliding chunks against the naive masked attention and the
 // engine for T = 1 … 50 and windows from 1 to wider than the sequence,
-// large scores, their gradients, the O(T·W) memory of their graph (counted
-// in numbers kept, views included), and ag::attention never run. A wrong
-// output is diagnosed against the usual wrong turns (off-by-one windows,
-// the slides' two-sided w, a window without t itself, a forgotten previous
-// chunk, query and key swapped, a wrong scale, hidden scores set to 0, no
-// window at all), each named only when it explains the output at every
-// size probed.
+// large scores, q, k, v given as views, their gradients, the O(T·W)
+// memory of their graph (counted in numbers kept, views included), and
+// ag::attention never run. A wrong output is diagnosed against the usual
+// wrong turns (off-by-one windows, the slides' two-sided w, a window
+// without t itself, a forgotten previous chunk, query and key swapped, a
+// wrong scale, hidden scores set to 0, no window at all), each named only
+// when it explains the output at every size probed.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -273,7 +273,7 @@ TEST_CASE("ex15 chunked_attention equals the naive masked attention and the engi
     grading::Random rng(15);
     for (int64_t T : {1, 2, 3, 5, 7, 8, 9, 12, 16, 17, 23, 31, 32, 33, 50})
         for (int64_t W : {1, 2, 3, 4, 5, 8, 13, 40, 64}) {
-            const int64_t d = 2 + 2 * (T % 3);
+            const int64_t d = 1 + T % 5;   // d = 1 … 5, odd or even
             const Qkv x = random_qkv(rng, T, d);
             INFO("T = " << T << ", W = " << W << ", d = " << d
                         << (W >= T ? " (W >= T: one chunk, every query sees 0 … t)"
@@ -309,6 +309,22 @@ TEST_CASE("ex15 chunked_attention with large scores (softmax must not overflow)"
                 FAIL("your output has NaN or inf for large scores (fine for small ones): exp overflowed; subtract "
                      "each row's max before exp, or use ag::softmax, which does");
             CHECK_TENSOR(got, want, 1e-9);
+        }
+}
+
+TEST_CASE("ex15 chunked_attention of q, k, v given as views that are not contiguous") {
+    // Inside a model q, k, v are narrows of one projection, split into
+    // heads: views whose rows are not back to back. Engine ops read them
+    // through their strides; numbers read from data() pick up the gaps.
+    grading::Random rng(152);
+    for (int64_t T : {1, 7, 12})
+        for (int64_t W : {1, 3, 20}) {
+            const Qkv x = random_qkv(rng, T, 3);
+            INFO("T = " << T << ", W = " << W << ", d = 3, q, k, v as strided views (every number followed by a "
+                        << "NaN gap)");
+            const Tensor got = chunked(grading::strided_copy(x.q), grading::strided_copy(x.k),
+                                       grading::strided_copy(x.v), W);
+            CHECK_TENSOR(got, engine(x.q, x.k, x.v, W), 1e-12);
         }
 }
 
