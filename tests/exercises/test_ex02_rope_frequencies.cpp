@@ -117,7 +117,8 @@ TEST_CASE("ex02 the lecture's numbers for d = 128") {
         check_period(thetas.front());
     }
     {
-        INFO("the slowest pair: 10000^(-126/128) ≈ 1.15e-4, one turn in ≈ 54,410 positions");
+        INFO("the slowest pair: 10000^(-126/128) ≈ 1.15e-4, one turn in ≈ 54,410 positions; got θ_63 = "
+             << thetas.back());
         CHECK(relatively_close(thetas.back(), 1.1547819846894583e-4, 1e-9));
         check_period(thetas.back());
         CHECK(std::round(ex02::period(thetas.back())) == 54410);
