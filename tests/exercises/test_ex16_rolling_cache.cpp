@@ -292,8 +292,8 @@ TEST_CASE("ex16 a new cache has W-1 empty slots and slot_of(p) = p mod (W-1)") {
                 CHECK(cache.window == W);
                 CHECK(cache.base == base);
                 if (static_cast<int64_t>(cache.positions.size()) == W)
-                    FAIL("your buffer has W slots; the convention (nn/attention.h) is W-1: the new token's own key "
-                         "is the W-th one a query sees, it is not read from the cache");
+                    FAIL("your buffer has W slots (the slides' i mod W); the convention here (nn/attention.h) is "
+                         "W-1: the new token's own key is the W-th one a query sees, it is not read from the cache");
                 {
                     INFO("W-1 slots, every position -1 (empty); keys and values [W-1, head_dim] of zeros");
                     REQUIRE(static_cast<int64_t>(cache.positions.size()) == W - 1);
