@@ -187,6 +187,25 @@ TEST_CASE("ex11 rope_apply equals the full block-diagonal matrix R_{Θ,m}, the r
     }
 }
 
+TEST_CASE("ex11 rope_apply at the edges: one token, one pair (d = 2)") {
+    grading::Random rng(1102);
+    for (const RopePairing pairing : {RopePairing::Half, RopePairing::Interleaved})
+        for (const int64_t T : {1, 3})
+            for (const int64_t d : {2, 4}) {
+                // d = 2: one pair, turned by m·θ_0 = m radians, whichever the pairing.
+                const Case c{grading::random_tensor(rng, {T, d}), random_positions(rng, T), 10000.0, pairing};
+                {
+                    INFO(describe(c));
+                    check_rotation(ex11::rope_apply(c.x, c.positions, c.base, c.pairing),
+                                   by_full_matrix(c.x, c.positions, c.base, c.pairing), c);
+                }
+                const Case start{c.x, from_zero(T), c.base, pairing};
+                INFO("rope_apply(x, base, pairing): " << describe(start));
+                check_rotation(ex11::rope_apply(c.x, c.base, c.pairing),
+                               by_full_matrix(c.x, start.positions, c.base, c.pairing), start);
+            }
+}
+
 TEST_CASE("ex11 rope_apply without positions turns row t by t·θ_i, from 0") {
     grading::Random rng(1103);
     for (int n = 0; n < 60; ++n) {
