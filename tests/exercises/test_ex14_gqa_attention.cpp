@@ -298,6 +298,8 @@ TEST_CASE("ex14 gqa_attention reads q, k and v that are not contiguous") {
     });
 }
 
+namespace {
+
 bool all_finite(const Tensor& t) {
     const std::vector<double> values = t.to_vector();
     return std::all_of(values.begin(), values.end(), [](double e) { return std::isfinite(e); });
@@ -310,6 +312,8 @@ Case one_head(const std::vector<double>& q, const std::vector<double>& k) {
     for (int64_t t = 0; t < T; ++t) v.push_back(static_cast<double>(t + 1));
     return {Tensor::from({T, 1, 1}, q), Tensor::from({T, 1, 1}, k), Tensor::from({T, 1, 1}, v), T, 1, 1, 1};
 }
+
+}  // namespace
 
 // Scores in the hundreds: exp(s) overflows past s ≈ 709 and underflows to 0
 // below s ≈ -745. A softmax must subtract the largest VISIBLE score of its
