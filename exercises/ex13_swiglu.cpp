@@ -7,18 +7,30 @@
 // the d_ff channels opens; the product goes back down to d. No biases.
 //
 // Write swiglu() (ex13_swiglu.h) from engine ops (autograd/ops.h: linear,
-// silu, mul, …): no backward to write, the engine derives it. Then the
-// module SwiGLU: its constructor creates the three bias-free nn::Linear
+// silu, mul, …): no backward to write, the engine derives it. The gate is
+// the exercise: build SiLU(W_gate x) ⊙ W_up x yourself, without the
+// engine's fused ag::swiglu (nor nn::SwiGLU, which calls it). x is [..., d]:
+// a single vector, [N, d], [B, T, d], …; the result keeps x's shape. Then
+// the module SwiGLU: its constructor creates the three bias-free nn::Linear
 // from gen (w_gate, w_up, w_down, in this order) and registers each with
-// register_module("w_gate", …) etc.; forward() applies swiglu() with their
-// weights.
+// register_module("w_gate", …) etc., keeping the registered layers in the
+// members; forward() applies swiglu() with their weights.
 //
 // Graded: outputs and the gradients of x and of all three weights (backward
-// through the engine) equal the reference's on random inputs, for x [N, d]
-// and [B, T, d]; the module's parameter names, shapes and count 3·d·d_ff
-// (ModernLM, d = 64, d_ff = 172: 33,024 per block) and its output.
-// Diagnosed: gate and up swapped (SiLU on the up branch), a missing SiLU,
-// GELU or σ in SiLU's place, biases in the module.
+// through the engine) equal the reference's on random inputs, for x [d],
+// [N, d], [B, T, d] and 4-D; the same when all four inputs are
+// non-contiguous views, and when the gradient arriving at y is one; finite
+// and exact for gate pre-activations up to ±1000 (SiLU(z) = z·σ(z) never
+// overflows); a gradient check; the fused "swiglu" op is never run (forward
+// or backward, also under NoGradGuard). The module: parameter names
+// w_gate.weight, w_up.weight, w_down.weight, their shapes, no biases, count
+// 3·d·d_ff (ModernLM, d = 64, d_ff = 172: 33,024 per block); the members are
+// the registered layers; the weights equal nn::SwiGLU's from the same seed
+// (the creation order); forward() equals nn::SwiGLU's and uses the current
+// weights (after they change), and the gradients of all three weights equal
+// the reference's. Diagnosed: gate and up swapped (SiLU on the up branch), a
+// missing SiLU, GELU or σ in SiLU's place, SiLU on the product, the wrong
+// output shape, w_down the wrong way round, biases, another creation order.
 #include "exercises/ex13_swiglu.h"
 
 #include "exercises/not_implemented.h"

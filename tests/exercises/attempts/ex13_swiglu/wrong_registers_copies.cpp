@@ -1,0 +1,27 @@
+// Attempt (wrong): keeps one set of layers in the members and registers a
+// second, freshly made set; forward() uses the members, so an optimiser that
+// steps the registered parameters never changes what forward() computes.
+#include "exercises/ex13_swiglu.h"
+
+#include "exercises/not_implemented.h"
+
+namespace ex13 {
+
+ag::Tensor swiglu(const ag::Tensor& x, const ag::Tensor& w_gate, const ag::Tensor& w_up, const ag::Tensor& w_down) {
+    return ag::linear(ag::silu(ag::linear(x, w_gate)) * ag::linear(x, w_up), w_down);
+}
+
+SwiGLU::SwiGLU(int64_t d_model, int64_t d_ff, ag::Generator& gen) {
+    w_gate = std::make_shared<nn::Linear>(d_model, d_ff, false, gen);
+    w_up = std::make_shared<nn::Linear>(d_model, d_ff, false, gen);
+    w_down = std::make_shared<nn::Linear>(d_ff, d_model, false, gen);
+    register_module("w_gate", std::make_shared<nn::Linear>(d_model, d_ff, false, gen));
+    register_module("w_up", std::make_shared<nn::Linear>(d_model, d_ff, false, gen));
+    register_module("w_down", std::make_shared<nn::Linear>(d_ff, d_model, false, gen));
+}
+
+ag::Tensor SwiGLU::forward(const ag::Tensor& x) const {
+    return swiglu(x, w_gate->weight, w_up->weight, w_down->weight);
+}
+
+}  // namespace ex13
