@@ -122,10 +122,10 @@ TEST_CASE("ex01 the lecture's numbers: 0.5403 at (1, 0) and at (5, 4)") {
 }
 
 TEST_CASE("ex01 rotate() is R_m x, counter-clockwise, for every integer m") {
-    const double quarter = M_PI / 2;
     {
-        const Vec2 got = ex01::rotate({1, 0}, 1, quarter);
-        INFO("a quarter turn counter-clockwise takes [1, 0] to [0, 1]; got " << grading::str(got));
+        const Vec2 got = ex01::rotate({1, 0}, 1, M_PI / 2);
+        INFO("a quarter turn counter-clockwise takes [1, 0] to [0, 1]");
+        check_rotate({1, 0}, 1, M_PI / 2);
         CHECK(same(got, {0, 1}, 1e-12));
     }
     // m = 0 is no turn, m < 0 turns clockwise, and large m as well.
