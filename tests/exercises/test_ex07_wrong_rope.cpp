@@ -41,7 +41,8 @@ ex07::Vec rotate_half_pairing(const ex07::Vec& x, int64_t m, double base) {
     const size_t d = x.size(), h = d / 2;
     ex07::Vec out(d);
     for (size_t i = 0; i < h; ++i) {
-        const double a = static_cast<double>(m) * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+        const double a =
+            static_cast<double>(m) * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
         out[i] = x[i] * std::cos(a) - x[i + h] * std::sin(a);
         out[i + h] = x[i] * std::sin(a) + x[i + h] * std::cos(a);
     }
@@ -78,7 +79,7 @@ TEST_CASE("ex07 d = 2 by hand: θ_0 = 1 for any base, rotate([1, 0], m) = [cos m
             const ex07::Vec got = ex07::rotate({1.0, 0.0}, m, base);
             const ex07::Vec want{std::cos(static_cast<double>(m)), std::sin(static_cast<double>(m))};
             INFO("rotate([1, 0], m = " << m << ", base = " << base << "): the only pair has θ_0 = base^0 = 1, so "
-                                      << "expected " << grading::str(want) << ", got " << grading::str(got));
+                                       << "expected " << grading::str(want) << ", got " << grading::str(got));
             REQUIRE(got.size() == 2);
             const auto turned_by = [](double a) { return ex07::Vec{std::cos(a), std::sin(a)}; };
             const double mm = static_cast<double>(m);
@@ -109,9 +110,8 @@ TEST_CASE("ex07 rotate() turns pair (2i, 2i+1) by m·θ_i, θ_i = base^(-2i/d), 
                 REQUIRE(got.size() == d);
                 for (size_t k = 0; k < d; ++k)
                     if (k != 2 * i && k != 2 * i + 1 && std::fabs(got[k]) > 1e-12)
-                        FAIL("dimension " << k << " changed: the slides pair dimension 2i with 2i+1 (here "
-                                          << 2 * i << " with " << 2 * i + 1
-                                          << "); pairing i with i + d/2 is the other layout");
+                        FAIL("dimension " << k << " changed: the slides pair dimension 2i with 2i+1 (here " << 2 * i
+                                          << " with " << 2 * i + 1 << "); pairing i with i + d/2 is the other layout");
                 const double angle = std::atan2(got[2 * i + 1], got[2 * i]), want = theta(i, d, base);
                 INFO("pair " << i << " was turned by " << angle << " rad; θ_" << i << " = base^(-2·" << i << "/" << d
                              << ") = " << want);
@@ -131,8 +131,8 @@ TEST_CASE("ex07 rotate() is the slides' R_{Θ,m} x") {
         const int64_t m = n % 5 ? rng.integer(0, 500) : rng.integer(0, 100000);
         const double base = n % 2 ? 10000.0 : rng.uniform(10.0, 1e5);
         const ex07::Vec got = ex07::rotate(x, m, base), want = ref::rotate(x, m, base);
-        INFO("d = " << d << ", m = " << m << ", base = " << base << "\n x = " << grading::str(x)
-                    << "\n expected " << grading::str(want) << "\n got      " << grading::str(got));
+        INFO("d = " << d << ", m = " << m << ", base = " << base << "\n x = " << grading::str(x) << "\n expected "
+                    << grading::str(want) << "\n got      " << grading::str(got));
         REQUIRE(got.size() == d);
         if (!same(got, want)) {
             if (d > 2 && same(got, rotate_half_pairing(x, m, base)))
@@ -167,10 +167,12 @@ TEST_CASE("ex07 rope_score equals the reference for any base and depends on t - 
             if (grading::close(got, dot(ref::rotate(q, t, base), k), 1e-9))
                 FAIL("you turned q by t but left k as it is: k is turned by its own position j");
             if (base != 10000.0 && grading::close(got, ref::rope_score(q, t, k, j, 10000.0), 1e-9))
-                FAIL("your score used base 10000, not the base it was given (" << base << "): pass base on to rotate()");
+                FAIL("your score used base 10000, not the base it was given (" << base
+                                                                               << "): pass base on to rotate()");
             if (grading::close(got, dot(q, ref::rotate(k, t - j, base)), 1e-9))
-                FAIL("you turned k by the distance t - j: (R_t q)·(R_j k) = qᵀR_{j-t} k, a turn of k by j - t; "
-                     "simplest is to turn each vector by its own position");
+                FAIL(
+                    "you turned k by the distance t - j: (R_t q)·(R_j k) = qᵀR_{j-t} k, a turn of k by j - t; "
+                    "simplest is to turn each vector by its own position");
         }
         CHECK_CLOSE(got, want, 1e-9);
         INFO("shifting both positions by " << shift << " must not change the score (R_tᵀR_j = R_{j-t})");
@@ -190,8 +192,9 @@ TEST_CASE("ex07 the wrong version is exactly the unrotated score") {
         INFO("d = " << d << ", t = " << t << ", j = " << j << ", base = " << base << "\n q = " << grading::str(q)
                     << "\n k = " << grading::str(k));
         if (!grading::close(got, dot(q, k), 1e-9) && grading::close(got, ref::rope_score(q, t, k, j, base), 1e-9))
-            FAIL("your wrong_score equals RoPE's score (R_t q)·(R_j k) = (R_{t-j} q)·k; the slides' version turns "
-                 "BOTH q and k by the same t - j");
+            FAIL(
+                "your wrong_score equals RoPE's score (R_t q)·(R_j k) = (R_{t-j} q)·k; the slides' version turns "
+                "BOTH q and k by the same t - j");
         INFO("(R_{t-j} q)·(R_{t-j} k) = qᵀRᵀR k = q·k = " << dot(q, k) << ": the same rotation on both cancels");
         CHECK_CLOSE(got, dot(q, k), 1e-9);
         CHECK_CLOSE(got, ref::wrong_score(q, t, k, j, base), 1e-9);

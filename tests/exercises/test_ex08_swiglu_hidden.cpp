@@ -67,9 +67,9 @@ void check_hidden(int64_t d, int64_t m) {
 }  // namespace
 
 TEST_CASE("ex08 the lecture's sizes: Llama 2 7B's 11,008 and ModernLM's 172") {
-    check_hidden(4096, 256);   // 10,922.7 -> 11,008
-    check_hidden(64, 4);       // 170.7 -> 172
-    check_hidden(4096, 1);     // no rounding beyond the integer: 10,923
+    check_hidden(4096, 256);  // 10,922.7 -> 11,008
+    check_hidden(64, 4);      // 170.7 -> 172
+    check_hidden(4096, 1);    // no rounding beyond the integer: 10,923
 }
 
 TEST_CASE("ex08 the edges of rounding up: exact multiples stay, a large multiple, d = 1") {

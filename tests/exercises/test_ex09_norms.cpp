@@ -150,8 +150,9 @@ TEST_CASE("ex09 edges: one element, constant and zero vectors stay finite with e
                             << "var = 0, divided by sqrt(0 + eps)); RMSNorm is x / sqrt(mean(x²) + eps)\n rms_norm "
                             << grading::str(rms) << "\n layer_norm " << grading::str(ln));
                 if (!all_finite(rms) || !all_finite(ln))
-                    FAIL("NaN or inf: eps > 0 is there so that nothing is divided by zero, divide by "
-                         "sqrt(mean(x²) + eps) and sqrt(var + eps) (a constant vector or a single element has var = 0)");
+                    FAIL(
+                        "NaN or inf: eps > 0 is there so that nothing is divided by zero, divide by "
+                        "sqrt(mean(x²) + eps) and sqrt(var + eps) (a constant vector or a single element has var = 0)");
             }
             check_both(x, eps);
         }
@@ -179,12 +180,13 @@ TEST_CASE("ex09 LayerNorm keeps its digits when the mean is large (var = mean((x
         const double offset = (n % 2 ? 1.0 : -1.0) * rng.uniform(1e5, 1e6);
         for (double& v : x) v = offset + rng.normal();
         const Vec got = ex09::layer_norm(x, 1e-5), want = ref::layer_norm(x, 1e-5);
-        INFO("x = " << offset << " + N(0, 1), " << x.size() << " elements: LayerNorm expected "
-                    << grading::str(want) << "\n got " << grading::str(got));
+        INFO("x = " << offset << " + N(0, 1), " << x.size() << " elements: LayerNorm expected " << grading::str(want)
+                    << "\n got " << grading::str(got));
         REQUIRE(got.size() == x.size());
         if (!same(got, want, 1e-7))
-            FAIL("your LayerNorm loses its digits when the mean is large (if you compute var as mean(x²) - mean², "
-                 "that subtracts two huge, nearly equal numbers): subtract the mean first, var = mean((x - mean)²)");
+            FAIL(
+                "your LayerNorm loses its digits when the mean is large (if you compute var as mean(x²) - mean², "
+                "that subtracts two huge, nearly equal numbers): subtract the mean first, var = mean((x - mean)²)");
         check_both(x, 1e-5, 1e-7);
     }
 }

@@ -38,8 +38,8 @@ int64_t tensor_count(const nn::Module& m) { return static_cast<int64_t>(m.parame
 // wrong counts. `expected` = the numbers of the trainable parameters.
 void check_count(int64_t got, int64_t expected, const nn::Module& body, const nn::Module& head, bool probe) {
     INFO((probe ? "probe_trainable()" : "finetune_trainable()")
-         << " returned " << got << "; the optimiser trains " << expected << " numbers (body "
-         << body.num_parameters() << ", head " << head.num_parameters() << ")");
+         << " returned " << got << "; the optimiser trains " << expected << " numbers (body " << body.num_parameters()
+         << ", head " << head.num_parameters() << ")");
     if (got != expected) {
         if (got == (probe ? tensor_count(head) : tensor_count(body) + tensor_count(head)))
             FAIL("you counted parameter TENSORS; count the numbers in them (numel())");

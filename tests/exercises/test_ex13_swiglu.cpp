@@ -13,10 +13,10 @@
 #include <cmath>
 #include <string>
 
-#include "tensor_checks.h"
 #include "exercises/ex13_swiglu.h"
 #include "nn/feed_forward.h"
 #include "reference/ex13_swiglu.h"
+#include "tensor_checks.h"
 
 namespace ref = ex13_reference;
 using ag::Tensor;
@@ -34,10 +34,18 @@ Case random_case(grading::Random& rng, int n, double x_scale = 2.0) {
     const int64_t d = rng.integer(1, 12), d_ff = rng.integer(1, 20);
     ag::Shape xs;
     switch (n % 4) {
-        case 0: xs = {rng.integer(1, 3), rng.integer(1, 4), d}; break;
-        case 1: xs = {rng.integer(1, 6), d}; break;
-        case 2: xs = {d}; break;
-        default: xs = {2, rng.integer(1, 2), rng.integer(1, 3), d}; break;
+        case 0:
+            xs = {rng.integer(1, 3), rng.integer(1, 4), d};
+            break;
+        case 1:
+            xs = {rng.integer(1, 6), d};
+            break;
+        case 2:
+            xs = {d};
+            break;
+        default:
+            xs = {2, rng.integer(1, 2), rng.integer(1, 3), d};
+            break;
     }
     const double in_d = 1.0 / std::sqrt(static_cast<double>(d)), in_ff = 1.0 / std::sqrt(static_cast<double>(d_ff));
     return {grading::random_tensor(rng, xs, x_scale), grading::random_tensor(rng, {d_ff, d}, 2.0 * in_d),
@@ -94,9 +102,7 @@ Tensor strided_leaf(const Tensor& t) {
 }
 
 // Whether `ops` contains the engine's fused gate.
-bool ran_fused(const std::vector<std::string>& ops) {
-    return std::find(ops.begin(), ops.end(), "swiglu") != ops.end();
-}
+bool ran_fused(const std::vector<std::string>& ops) { return std::find(ops.begin(), ops.end(), "swiglu") != ops.end(); }
 
 const char* kNoFused =
     "you ran the engine's fused op \"swiglu\" (ag::swiglu, or nn::SwiGLU, which calls it): this exercise builds the "
@@ -195,8 +201,9 @@ TEST_CASE("ex13 swiglu stays finite and exact for large gate pre-activations") {
         const Tensor got = ex13::swiglu(c.x, c.w_gate, c.w_up, c.w_down);
         for (const double v : got.to_vector())
             if (!std::isfinite(v))
-                FAIL("NaN or inf in the output: SiLU(z) = z·σ(z) is finite for every z, but exp(z) overflows "
-                     "beyond 709 (σ(z) = exp(z)/(1 + exp(z)) gives inf/inf); ag::silu or ag::sigmoid are stable");
+                FAIL(
+                    "NaN or inf in the output: SiLU(z) = z·σ(z) is finite for every z, but exp(z) overflows "
+                    "beyond 709 (σ(z) = exp(z)/(1 + exp(z)) gives inf/inf); ag::silu or ag::sigmoid are stable");
         check_output(got, c);
     }
 }
@@ -252,8 +259,9 @@ TEST_CASE("ex13 the SwiGLU module: its members are the registered layers, drawn 
         const nn::SwiGLU want(d, d_ff, gen_nn);
         INFO("SwiGLU(" << d << ", " << d_ff << ") from ag::Generator(31)");
         if (!m.w_gate || !m.w_up || !m.w_down)
-            FAIL("the members w_gate, w_up, w_down must hold the registered layers: "
-                 "w_gate = register_module(\"w_gate\", std::make_shared<nn::Linear>(…))");
+            FAIL(
+                "the members w_gate, w_up, w_down must hold the registered layers: "
+                "w_gate = register_module(\"w_gate\", std::make_shared<nn::Linear>(…))");
         for (const auto& layer : {m.w_gate, m.w_up, m.w_down})
             if (layer->bias.defined()) FAIL("a member layer has a bias: nn::Linear(in, out, false, gen)");
         const auto params = m.named_parameters();

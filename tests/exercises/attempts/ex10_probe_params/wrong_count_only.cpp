@@ -12,8 +12,6 @@ int64_t probe_trainable(nn::Module& body, nn::Module& head) {
     return head.num_parameters();
 }
 
-int64_t finetune_trainable(nn::Module& body, nn::Module& head) {
-    return body.num_parameters() + head.num_parameters();
-}
+int64_t finetune_trainable(nn::Module& body, nn::Module& head) { return body.num_parameters() + head.num_parameters(); }
 
 }  // namespace ex10

@@ -16,8 +16,8 @@ ag::Tensor gate_times_up(const ag::Tensor& gate, const ag::Tensor& up) { return 
 ag::Tensor swiglu(const ag::Tensor& x, const ag::Tensor& w_gate, const ag::Tensor& w_up, const ag::Tensor& w_down) {
     const int64_t d = x.size(-1);
     const ag::Tensor rows = x.reshape({-1, d});
-    const ag::Tensor hidden = gate_times_up(ag::matmul(rows, ag::transpose(w_gate, 0, 1)),
-                                            ag::matmul(rows, ag::transpose(w_up, 0, 1)));
+    const ag::Tensor hidden =
+        gate_times_up(ag::matmul(rows, ag::transpose(w_gate, 0, 1)), ag::matmul(rows, ag::transpose(w_up, 0, 1)));
     ag::Shape shape = x.shape();
     shape.back() = w_down.size(0);
     return ag::matmul(hidden, ag::transpose(w_down, 0, 1)).reshape(shape);

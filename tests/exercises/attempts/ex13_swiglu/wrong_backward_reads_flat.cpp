@@ -37,30 +37,29 @@ ag::Tensor swiglu(const ag::Tensor& x, const ag::Tensor& w_gate, const ag::Tenso
             for (int64_t j = 0; j < f; ++j) s += h[static_cast<size_t>(r * f + j)] * dc.data()[k * f + j];
             y[static_cast<size_t>(r * d + k)] = s;
         }
-    return ag::record(
-        "swiglu_ffn", ag::Tensor::from(x.shape(), std::move(y)), {x, w_gate, w_up, w_down},
-        [=](const ag::Tensor& g) {
-            const double* dy = g.data();
-            ag::Tensor dx = ag::Tensor::zeros(x.shape()), dwg = ag::Tensor::zeros(w_gate.shape()),
-                       dwu = ag::Tensor::zeros(w_up.shape()), dwd = ag::Tensor::zeros(w_down.shape());
-            for (int64_t r = 0; r < rows; ++r)
-                for (int64_t j = 0; j < f; ++j) {
-                    const size_t i = static_cast<size_t>(r * f + j);
-                    double dh = 0;
-                    for (int64_t k = 0; k < d; ++k) {
-                        dh += dy[r * d + k] * dc.data()[k * f + j];
-                        dwd.data()[k * f + j] += dy[r * d + k] * h[i];
-                    }
-                    const double s = sigmoid(a[i]);
-                    const double da = dh * b[i] * s * (1.0 + a[i] * (1.0 - s)), db = dh * a[i] * s;
-                    for (int64_t k = 0; k < d; ++k) {
-                        dx.data()[r * d + k] += da * gc.data()[j * d + k] + db * uc.data()[j * d + k];
-                        dwg.data()[j * d + k] += da * xc.data()[r * d + k];
-                        dwu.data()[j * d + k] += db * xc.data()[r * d + k];
-                    }
-                }
-            return std::vector<ag::Tensor>{dx, dwg, dwu, dwd};
-        });
+    return ag::record("swiglu_ffn", ag::Tensor::from(x.shape(), std::move(y)), {x, w_gate, w_up, w_down},
+                      [=](const ag::Tensor& g) {
+                          const double* dy = g.data();
+                          ag::Tensor dx = ag::Tensor::zeros(x.shape()), dwg = ag::Tensor::zeros(w_gate.shape()),
+                                     dwu = ag::Tensor::zeros(w_up.shape()), dwd = ag::Tensor::zeros(w_down.shape());
+                          for (int64_t r = 0; r < rows; ++r)
+                              for (int64_t j = 0; j < f; ++j) {
+                                  const size_t i = static_cast<size_t>(r * f + j);
+                                  double dh = 0;
+                                  for (int64_t k = 0; k < d; ++k) {
+                                      dh += dy[r * d + k] * dc.data()[k * f + j];
+                                      dwd.data()[k * f + j] += dy[r * d + k] * h[i];
+                                  }
+                                  const double s = sigmoid(a[i]);
+                                  const double da = dh * b[i] * s * (1.0 + a[i] * (1.0 - s)), db = dh * a[i] * s;
+                                  for (int64_t k = 0; k < d; ++k) {
+                                      dx.data()[r * d + k] += da * gc.data()[j * d + k] + db * uc.data()[j * d + k];
+                                      dwg.data()[j * d + k] += da * xc.data()[r * d + k];
+                                      dwu.data()[j * d + k] += db * xc.data()[r * d + k];
+                                  }
+                              }
+                          return std::vector<ag::Tensor>{dx, dwg, dwu, dwd};
+                      });
 }
 
 SwiGLU::SwiGLU(int64_t d_model, int64_t d_ff, ag::Generator& gen) {
