@@ -101,16 +101,13 @@ void rebuild(const std::vector<int>& numbers, const std::filesystem::path& logs)
             grading::build_exercise(e, GRADE_BUILD_DIR, (logs / "variant.build.log").string());
 }
 
-// What a failure says in one line: its first message, else its check, else why.
-std::string first_line(const grading::Result& r) {
+// What a failure says in one line: its innermost message (a FAIL's text or
+// the INFO nearest the check), else its check, else why.
+std::string one_line(const grading::Result& r) {
     std::string text = r.why;
     for (const std::string& line : r.detail) {
-        const bool framing = line.rfind("in test", 0) == 0 || line.rfind("check:", 0) == 0 || line.rfind("got:", 0) == 0;
-        if (!framing) {
-            text = line;
-            break;
-        }
-        if (line.rfind("check:", 0) == 0 && line.find("FAIL") == std::string::npos) text = line;
+        const bool framing = line.rfind("in test", 0) == 0 || line.rfind("got:", 0) == 0;
+        if (!framing && (line.rfind("check:", 0) != 0 || line.find("FAIL") == std::string::npos)) text = line;
     }
     return text.substr(0, text.find('\n'));
 }
@@ -133,7 +130,7 @@ int check_mutants(const std::string& file, const std::vector<grading::Exercise>&
         ++checked;
         const grading::Result r =
             grade_variant(e, grading::apply(m, read_file(solutions / (e.id() + "_" + e.name + ".cpp"))), limits, logs);
-        std::string verdict = "caught: " + first_line(r);
+        std::string verdict = "caught: " + one_line(r);
         if (r.status == grading::Status::passed) {
             verdict = "SURVIVED: no test fails";
             ++problems;
@@ -189,14 +186,14 @@ int check_attempts(const std::string& dir, const std::vector<grading::Exercise>&
                 ++wrong;
                 const bool compiles = r.why.rfind("does not compile", 0) != 0;
                 const bool caught = compiles && r.status == grading::Status::failed;
-                verdict = caught ? "caught: " + first_line(r)
-                          : !compiles ? "BROKEN: a wrong attempt must compile (" + first_line(r) + ")"
+                verdict = caught ? "caught: " + one_line(r)
+                          : !compiles ? "BROKEN: a wrong attempt must compile (" + one_line(r) + ")"
                                       : "NOT CAUGHT: graded " + grading::to_string(r.status);
                 problems += caught ? 0 : 1;
             } else {
                 ++right;
                 const bool passed = r.status == grading::Status::passed;
-                verdict = passed ? "passed" : "REJECTED: " + grading::to_string(r.status) + ": " + first_line(r);
+                verdict = passed ? "passed" : "REJECTED: " + grading::to_string(r.status) + ": " + one_line(r);
                 problems += passed ? 0 : 1;
             }
             std::printf("%s %-45s %s\n", e.id().c_str(), name.c_str(), verdict.c_str());
