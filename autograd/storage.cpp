@@ -1,5 +1,6 @@
 #include "autograd/storage.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -34,11 +35,21 @@ std::size_t rounded(std::size_t bytes) {
     return (bytes + quarter - 1) / quarter * quarter;
 }
 
+std::atomic<std::size_t> live{0}, peak{0};
+
+void count_allocation(std::size_t size) {
+    const std::size_t now = live.fetch_add(size, std::memory_order_relaxed) + size;
+    std::size_t seen = peak.load(std::memory_order_relaxed);
+    while (now > seen && !peak.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
+    }
+}
+
 }  // namespace
 
 void* pool_allocate(std::size_t bytes) {
     if (bytes == 0) bytes = 64;
     const std::size_t size = rounded(bytes);
+    count_allocation(size);
     {
         Pool& p = pool();
         std::lock_guard<std::mutex> lock(p.mutex);
@@ -51,7 +62,10 @@ void* pool_allocate(std::size_t bytes) {
         }
     }
     void* block = std::aligned_alloc(64, size);
-    if (!block) throw std::bad_alloc();
+    if (!block) {
+        live.fetch_sub(size, std::memory_order_relaxed);
+        throw std::bad_alloc();
+    }
     return block;
 }
 
@@ -59,6 +73,7 @@ void pool_deallocate(void* block, std::size_t bytes) noexcept {
     if (!block) return;
     if (bytes == 0) bytes = 64;
     const std::size_t size = rounded(bytes);
+    live.fetch_sub(size, std::memory_order_relaxed);
     Pool& p = pool();
     {
         std::lock_guard<std::mutex> lock(p.mutex);
@@ -75,3 +90,13 @@ void pool_deallocate(void* block, std::size_t bytes) noexcept {
 }
 
 }  // namespace ag::detail
+
+namespace ag {
+
+MemoryStats memory_stats() {
+    return {detail::live.load(std::memory_order_relaxed), detail::peak.load(std::memory_order_relaxed)};
+}
+
+void reset_peak_memory() { detail::peak.store(detail::live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+
+}  // namespace ag

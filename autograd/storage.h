@@ -12,6 +12,17 @@
 
 namespace ag {
 
+// Bytes of tensor storage in use now (allocated and not yet freed) and the
+// most there has been since the last reset_peak_memory(): what a
+// computation needs in memory, counted rather than guessed (PyTorch's
+// torch.cuda.max_memory_allocated). Block sizes as allocated (rounded up
+// to the pool's size classes).
+struct MemoryStats {
+    std::size_t live_bytes = 0, peak_bytes = 0;
+};
+MemoryStats memory_stats();
+void reset_peak_memory();   // peak := live
+
 namespace detail {
 void* pool_allocate(std::size_t bytes);
 void pool_deallocate(void* p, std::size_t bytes) noexcept;

@@ -279,3 +279,20 @@ TEST_CASE("names are kept", "[engine][tensor]") {
     t.set_name("weights");
     CHECK(t.name() == "weights");
 }
+
+TEST_CASE("memory_stats counts the storage in use and its peak", "[engine][tensor]") {
+    ag::reset_peak_memory();
+    const ag::MemoryStats before = ag::memory_stats();
+    CHECK(before.peak_bytes == before.live_bytes);
+    {
+        const Tensor big = Tensor::zeros({1000, 100});   // 800,000 bytes, a size class of its own
+        const ag::MemoryStats during = ag::memory_stats();
+        CHECK(during.live_bytes >= before.live_bytes + 800000);
+        CHECK(during.live_bytes <= before.live_bytes + 800000 * 5 / 4);
+    }
+    const ag::MemoryStats after = ag::memory_stats();
+    CHECK(after.live_bytes == before.live_bytes);   // freed (even if the pool keeps the block)
+    CHECK(after.peak_bytes >= before.live_bytes + 800000);
+    ag::reset_peak_memory();
+    CHECK(ag::memory_stats().peak_bytes == after.live_bytes);
+}
