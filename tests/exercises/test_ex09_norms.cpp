@@ -8,6 +8,7 @@
 // zero-mean vectors.
 #include <cmath>
 #include <functional>
+#include <iomanip>
 
 #include "exercises/ex09_norms.h"
 #include "grading_checks.h"
@@ -180,9 +181,13 @@ TEST_CASE("ex09 LayerNorm keeps its digits when the mean is large (var = mean((x
         const double offset = (n % 2 ? 1.0 : -1.0) * rng.uniform(1e5, 1e6);
         for (double& v : x) v = offset + rng.normal();
         const Vec got = ex09::layer_norm(x, 1e-5), want = ref::layer_norm(x, 1e-5);
-        INFO("x = " << offset << " + N(0, 1), " << x.size() << " elements: LayerNorm expected " << grading::str(want)
-                    << "\n got " << grading::str(got));
         REQUIRE(got.size() == x.size());
+        size_t worst = 0;
+        for (size_t i = 0; i < x.size(); ++i)
+            if (!(std::fabs(got[i] - want[i]) <= std::fabs(got[worst] - want[worst]))) worst = i;
+        INFO("x = " << offset << " + N(0, 1), " << x.size() << " elements: LayerNorm's element " << worst
+                    << std::setprecision(12) << " (x = " << x[worst] << ") expected " << want[worst] << ", got "
+                    << got[worst]);
         if (!same(got, want, 1e-7))
             FAIL(
                 "your LayerNorm loses its digits when the mean is large (if you compute var as mean(x²) - mean², "
