@@ -32,7 +32,9 @@
 // scores of order 1000 (a softmax that does not subtract the row's max
 // overflows); with q, k, v given as non-contiguous views; its gradients (a gradient check, and equal to the engine's);
 // its graph keeping O(T·W) numbers (4 times T keeps about 4 times as much;
-// views of a T×T tensor count in full); the engine's fused attention never
+// views of a T×T tensor count in full) and needing O(T·W) memory at once
+// (temporary tensors too, e.g. a [T, T] mask sliced per chunk); the
+// engine's fused attention never
 // run (not even under NoGradGuard or in the backward). A wrong output is
 // named when it matches a usual wrong turn at every size probed: a window
 // of W+1, W-1 or the slides' w/2+1 tokens, one without t itself, mask

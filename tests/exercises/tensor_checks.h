@@ -154,6 +154,16 @@ inline int64_t graph_storage_elements(const ag::Tensor& y) {
     return total;
 }
 
+// The most tensor storage f needed at once, in bytes, beyond what was in
+// use before it ran (ag::memory_stats): what a method needs in memory,
+// temporary tensors included, even those no graph keeps.
+inline int64_t peak_bytes_of(const std::function<void()>& f) {
+    const ag::MemoryStats before = ag::memory_stats();
+    ag::reset_peak_memory();
+    f();
+    return static_cast<int64_t>(ag::memory_stats().peak_bytes) - static_cast<int64_t>(before.live_bytes);
+}
+
 // Every gradient of `got` arrived and equals `want`'s; names[i] names input i.
 inline void check_same_gradients(const ForwardBackward& got, const ForwardBackward& want,
                                  const std::vector<std::string>& names, double tol) {

@@ -2,7 +2,8 @@
 // its rule, the sliding chunks against the naive masked attention and the
 // engine for T = 1 … 50 and windows from 1 to wider than the sequence,
 // large scores, q, k, v given as views, their gradients, the O(T·W)
-// memory of their graph (counted in numbers kept, views included), and
+// memory of their graph (counted in numbers kept, views included) and of
+// the whole forward and backward (the peak of tensor storage), and
 // ag::attention never run. A wrong output is diagnosed against the usual
 // wrong turns (off-by-one windows, the slides' two-sided w, a window
 // without t itself, a forgotten previous chunk, query and key swapped, a
@@ -365,18 +366,35 @@ TEST_CASE("ex15 chunked_attention keeps O(T·W) numbers, never a T x T tensor") 
     // whole storage behind a view (a narrow of a T×T tensor keeps T²).
     grading::Random rng(17);
     const int64_t W = 4, d = 4, T_small = 256, T_large = 1024;
-    int64_t kept[2] = {0, 0};
+    int64_t kept[2] = {0, 0}, peak[2] = {0, 0};
     std::string largest;
     for (int i = 0; i < 2; ++i) {
         const int64_t T = i ? T_large : T_small;
         Qkv x = random_qkv(rng, T, d);
         for (Tensor* t : {&x.q, &x.k, &x.v}) t->requires_grad_(true);
-        const Tensor out = chunked(x.q, x.k, x.v, W);
+        const Tensor want = engine(x.q, x.k, x.v, W);
+        Tensor out;
+        peak[i] = grading::peak_bytes_of([&] {   // the forward and its backward, temporaries included
+            out = chunked(x.q, x.k, x.v, W);
+            if (out.requires_grad()) ag::sum(out).backward();
+        });
         if (!out.requires_grad()) FAIL(kNoGraph);
         INFO("T = " << T << ", W = " << W << ": against ag::causal_attention with the window");
-        CHECK_TENSOR(out, engine(x.q, x.k, x.v, W), 1e-12);
+        CHECK_TENSOR(out, want, 1e-12);
+        for (Tensor* t : {&x.q, &x.k, &x.v}) t->zero_grad();
+        out = chunked(x.q, x.k, x.v, W);
         kept[i] = grading::graph_storage_elements(out);
         largest = largest_kept(out);
+    }
+    {
+        // Even a [T, T] tensor that no graph keeps (a mask built whole and
+        // sliced, all scores computed then narrowed) needs T² numbers at once.
+        const double growth = static_cast<double>(peak[1]) / static_cast<double>(std::max<int64_t>(peak[0], 1));
+        INFO("W = " << W << ", d = " << d << ": the forward and backward needed at most " << peak[0]
+                    << " bytes of tensors at once at T = " << T_small << " and " << peak[1] << " at T = " << T_large
+                    << " (×" << growth << "; O(T·W) grows ×4, O(T²) ×16): a temporary tensor of T × T (or T × "
+                    << "chunk-of-T) numbers, even one the graph does not keep");
+        CHECK(growth < 8.0);
     }
     const double growth = static_cast<double>(kept[1]) / static_cast<double>(kept[0]);
     INFO("W = " << W << ", d = " << d << ": the graph keeps " << kept[0] << " numbers at T = " << T_small << " and "
