@@ -295,6 +295,21 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
             return result;
         case Stopped::no: break;
     }
+    // Catch's own signal handler may report a crash as a failure of the
+    // test it happened in before the program dies (under a sanitizer, with
+    // an exit status rather than the signal).
+    const auto fatal = std::find_if(report.failures.begin(), report.failures.end(),
+                                    [](const json::Value& f) { return f.at("fatal").as_bool(); });
+    if (fatal != report.failures.end()) {
+        const auto& messages = fatal->at("messages").as_array();
+        std::string what = messages.empty() ? "a fatal signal" : messages.back().as_string();
+        const std::pair<int, const char*> named[] = {
+            {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGFPE, "SIGFPE"}, {SIGBUS, "SIGBUS"}, {SIGILL, "SIGILL"}};
+        for (const auto& [sig, name] : named)
+            if (what.rfind(name, 0) == 0) what = signal_name(sig);
+        result.why = fmt::format("crashed in test \"{}\": {}", fatal->at("test").as_string(), what);
+        return result;
+    }
     if (WIFSIGNALED(status)) {
         result.why = fmt::format("crashed{}: {}", where, signal_name(WTERMSIG(status)));
         return result;

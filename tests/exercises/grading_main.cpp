@@ -6,7 +6,8 @@
 //   {"event": "start", "test": "..."}
 //   {"event": "failure", "test": "...", "check": "CHECK(x == Approx(0.5403))",
 //    "expanded": "0.8415 == Approx(0.5403)", "messages": ["..."],
-//    "not_implemented": false, "file": "...", "line": 42}
+//    "not_implemented": false, "fatal": false, "file": "...", "line": 42}
+//     ("fatal": Catch caught a signal such as SIGSEGV in that test)
 //   {"event": "test", "test": "...", "passed": true}
 //   {"event": "end", "registered": 6, "finished": 6}   after the last test
 //
@@ -118,6 +119,8 @@ public:
                                                                             : std::string())},
                                      {"messages", lessons::json::array(messages)},
                                      {"not_implemented", lessons::json::boolean(not_implemented)},
+                                     {"fatal", lessons::json::boolean(result.getResultType() ==
+                                                                      Catch::ResultWas::FatalErrorCondition)},
                                      {"file", lessons::json::string(result.getSourceInfo().file)},
                                      {"line", lessons::json::integer(
                                                   static_cast<long long>(result.getSourceInfo().line))}}));
