@@ -55,6 +55,17 @@ inline std::string tensor_diff(const ag::Tensor& actual, const ag::Tensor& expec
     return out.str();
 }
 
+// Whether any element is NaN / every element is finite (an undefined
+// tensor has no elements).
+inline bool has_nan(const ag::Tensor& t) {
+    const std::vector<double> v = t.defined() ? t.to_vector() : std::vector<double>{};
+    return std::any_of(v.begin(), v.end(), [](double x) { return std::isnan(x); });
+}
+inline bool all_finite(const ag::Tensor& t) {
+    const std::vector<double> v = t.defined() ? t.to_vector() : std::vector<double>{};
+    return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
 // A fresh leaf holding a copy of t's numbers, requiring grad.
 inline ag::Tensor leaf(const ag::Tensor& t) {
     ag::Tensor copy = t.detach().contiguous().clone();

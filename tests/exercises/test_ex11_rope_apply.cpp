@@ -10,9 +10,9 @@
 #include <cmath>
 #include <utility>
 
-#include "tensor_checks.h"
 #include "exercises/ex11_rope_apply.h"
 #include "reference/ex11_rope_apply.h"
+#include "tensor_checks.h"
 
 namespace ref = ex11_reference;
 using ag::RopePairing;
@@ -141,12 +141,6 @@ void diagnose(const Tensor& got, const Case& c) {
     if (is(c.x)) FAIL("you returned x unrotated");
 }
 
-bool has_nan(const Tensor& t) {
-    for (const double v : t.to_vector())
-        if (std::isnan(v)) return true;
-    return false;
-}
-
 // got must equal want (R x, however computed); if not, say which slip it is.
 void check_rotation(const Tensor& got, const Tensor& want, const Case& c) {
     if (!grading::same_tensor(got, want, 1e-9)) diagnose(got, c);
@@ -243,7 +237,7 @@ TEST_CASE("ex11 rope_apply reads x and dy that are not contiguous") {
         const Case c = random_case(rng, n, 8, 10);
         INFO(describe(c) << "; x and dy given as non-contiguous views (strides 2·d, 2)");
         const Tensor got = ex11::rope_apply(grading::strided_copy(c.x), c.positions, c.base, c.pairing);
-        if (has_nan(got))
+        if (grading::has_nan(got))
             FAIL(
                 "NaN in y: your forward read x.data() as if x were contiguous; call x.detach().contiguous() "
                 "before data()");
@@ -253,7 +247,7 @@ TEST_CASE("ex11 rope_apply reads x and dy that are not contiguous") {
         const std::vector<Tensor> grads = grading::run_recorded_backward(
             ex11::rope_apply(x, c.positions, c.base, c.pairing), grading::strided_copy(dy));
         if (grads.size() != 1) FAIL("the backward returned " << grads.size() << " gradients for one input x");
-        if (has_nan(grads[0]))
+        if (grading::has_nan(grads[0]))
             FAIL(
                 "NaN in dx: your backward read dy.data() as if dy were contiguous; an incoming gradient may be a "
                 "view (a transpose, a narrow): call dy.contiguous() before data()");

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "tensor_checks.h"
 #include "exercises/ex12_rms_norm_backward.h"
 #include "reference/ex12_rms_norm_backward.h"
+#include "tensor_checks.h"
 
 namespace ref = ex12_reference;
 using ag::Tensor;
@@ -37,11 +37,6 @@ Case random_case(grading::Random& rng, int n) {
     std::vector<double> x = grading::random_tensor(rng, {N, d}, rng.uniform(0.3, 3.0)).to_vector();
     if (n % 5 == 4) std::fill(x.begin(), x.begin() + d, 0.0);
     return {Tensor::from({N, d}, x), Tensor::from({d}, weight), grading::random_tensor(rng, {N, d}), eps};
-}
-
-bool has_nan(const Tensor& t) {
-    const std::vector<double> v = t.defined() ? t.to_vector() : std::vector<double>{};
-    return std::any_of(v.begin(), v.end(), [](double e) { return std::isnan(e); });
 }
 
 // "x has a row of zeros" for the messages.
@@ -73,7 +68,7 @@ std::string describe(const Case& c) {
 
 // When the forward is wrong: which usual slip? FAIL naming it.
 void diagnose_forward(const Tensor& got, const Case& c) {
-    if (has_nan(got) && zero_row(c))
+    if (grading::has_nan(got) && zero_row(c))
         FAIL(
             "NaN in y for a row of zeros: mean(x²) = 0 there, and eps is what keeps r = 1 / sqrt(mean(x²) + eps) "
             "finite");
@@ -94,7 +89,7 @@ void diagnose_forward(const Tensor& got, const Case& c) {
 
 // When the backward is wrong: which usual slip? FAIL naming it.
 void diagnose_backward(const Tensor& dx, const Tensor& dweight, const Case& c) {
-    if ((has_nan(dx) || has_nan(dweight)) && zero_row(c))
+    if ((grading::has_nan(dx) || grading::has_nan(dweight)) && zero_row(c))
         FAIL(
             "NaN in the gradients for a row of zeros: mean(x²) = 0 there, and eps is what keeps "
             "r = 1 / sqrt(mean(x²) + eps) finite");
@@ -212,7 +207,7 @@ TEST_CASE("ex12 rms_norm and rms_norm_backward read tensors that are not contigu
         const Case c = random_case(rng, n);
         INFO(describe(c) << "; given as non-contiguous views (every stride doubled)");
         const Tensor y = ex12::rms_norm(grading::strided_copy(c.x), grading::strided_copy(c.weight), c.eps);
-        if (has_nan(y) && !has_nan(ex12::rms_norm(c.x, c.weight, c.eps)))
+        if (grading::has_nan(y) && !grading::has_nan(ex12::rms_norm(c.x, c.weight, c.eps)))
             FAIL(
                 "NaN in y from a non-contiguous x or weight: call contiguous() before data() "
                 "(x.detach().contiguous())");
@@ -220,7 +215,7 @@ TEST_CASE("ex12 rms_norm and rms_norm_backward read tensors that are not contigu
 
         // rms_norm_backward with one argument at a time made a view, then all three.
         const ex12::RmsNormGrads plain = ex12::rms_norm_backward(c.x, c.weight, c.eps, c.dy);
-        const bool plain_nan = has_nan(plain.dx) || has_nan(plain.dweight);
+        const bool plain_nan = grading::has_nan(plain.dx) || grading::has_nan(plain.dweight);
         for (const int view : {0, 1, 2, 3}) {
             const auto as_view = [&](const Tensor& t, int which) {
                 return view == which || view == 3 ? grading::strided_copy(t) : t;
@@ -229,7 +224,7 @@ TEST_CASE("ex12 rms_norm and rms_norm_backward read tensors that are not contigu
                 ex12::rms_norm_backward(as_view(c.x, 0), as_view(c.weight, 1), c.eps, as_view(c.dy, 2));
             const char* const name = view == 0 ? "x" : view == 1 ? "weight" : view == 2 ? "dy" : "x, weight and dy";
             INFO("rms_norm_backward with " << name << " not contiguous");
-            if ((has_nan(grads.dx) || has_nan(grads.dweight)) && !plain_nan)
+            if ((grading::has_nan(grads.dx) || grading::has_nan(grads.dweight)) && !plain_nan)
                 FAIL("NaN in rms_norm_backward's result when " << name
                                                                << " is a view: you read data() without contiguous()");
             check_grads(grads.dx, grads.dweight, c);
@@ -240,7 +235,7 @@ TEST_CASE("ex12 rms_norm and rms_norm_backward read tensors that are not contigu
             grading::run_recorded_backward(ex12::rms_norm(x, weight, c.eps), grading::strided_copy(c.dy));
         if (recorded.size() != 2)
             FAIL("the backward returned " << recorded.size() << " gradients: it must return {dx, dweight}");
-        if ((has_nan(recorded[0]) || has_nan(recorded[1])) && !plain_nan)
+        if ((grading::has_nan(recorded[0]) || grading::has_nan(recorded[1])) && !plain_nan)
             FAIL(
                 "NaN in the gradients when dy arrives as a view: the backward (or rms_norm_backward) read dy.data() "
                 "without dy.contiguous()");

@@ -12,9 +12,9 @@
 #include <string>
 #include <utility>
 
-#include "tensor_checks.h"
 #include "exercises/ex14_gqa_attention.h"
 #include "reference/ex14_gqa_attention.h"
+#include "tensor_checks.h"
 
 namespace ref = ex14_reference;
 using ag::Tensor;
@@ -300,11 +300,6 @@ TEST_CASE("ex14 gqa_attention reads q, k and v that are not contiguous") {
 
 namespace {
 
-bool all_finite(const Tensor& t) {
-    const std::vector<double> values = t.to_vector();
-    return std::all_of(values.begin(), values.end(), [](double e) { return std::isfinite(e); });
-}
-
 // One head, dh = 1: q [T, 1, 1], k [T, 1, 1] from numbers, v = 1, 2, ….
 Case one_head(const std::vector<double>& q, const std::vector<double>& k) {
     const int64_t T = static_cast<int64_t>(q.size());
@@ -325,7 +320,7 @@ TEST_CASE("ex14 gqa_attention is numerically robust: large scores") {
         const Case c = one_head({30.0}, {30.0});
         const Tensor got = ex14::gqa_attention(c.q, c.k, c.v);
         INFO("T = 1, one head, dh = 1, q = k = 30: the one score is 900, so out[0] = v[0] = 1");
-        if (!all_finite(got))
+        if (!grading::all_finite(got))
             FAIL(
                 "NaN or infinity: exp(900) overflowed. softmax(s) = softmax(s - max s): subtract each row's largest "
                 "score before exp (ag::softmax does)");
@@ -338,12 +333,12 @@ TEST_CASE("ex14 gqa_attention is numerically robust: large scores") {
         INFO(
             "T = 2, one head, dh = 1, q = [1, 1], k = [0, 1000]: query 0 sees key 0 (score 0) only, so out[0] = "
             "v[0] = 1; query 1 puts all its weight on key 1 (1000 against 0), out[1] = v[1] = 2");
-        if (!all_finite(got.narrow(0, 0, 1)))
+        if (!grading::all_finite(got.narrow(0, 0, 1)))
             FAIL(
                 "NaN or infinity in out[0]: the future key's score 1000 took part in the softmax of query 0, and "
                 "exp(0 - 1000) underflowed to 0 for the one key it sees. Mask the future with -infinity BEFORE the "
                 "softmax, so the max is over the visible scores");
-        if (!all_finite(got))
+        if (!grading::all_finite(got))
             FAIL(
                 "NaN or infinity in out[1]: exp(1000) overflowed. Subtract each row's largest visible score before "
                 "exp (ag::softmax does)");
@@ -356,7 +351,7 @@ TEST_CASE("ex14 gqa_attention is numerically robust: large scores") {
         c.q = c.q * scale;
         INFO(describe(c) << ", q scaled by " << scale << ": scores of the order of ±" << 2.25 * scale);
         const Tensor got = ex14::gqa_attention(c.q, c.k, c.v);
-        if (!all_finite(got))
+        if (!grading::all_finite(got))
             FAIL(
                 "NaN or infinity in the output: exp overflowed (no max subtracted) or every visible weight "
                 "underflowed (the max taken over the future too); mask the future with -infinity, then take the "

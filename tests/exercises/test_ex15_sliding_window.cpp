@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "tensor_checks.h"
 #include "exercises/ex15_sliding_window.h"
+#include "tensor_checks.h"
 using ag::Tensor;
 
 namespace {
@@ -77,9 +77,9 @@ std::string first_difference(const Tensor& got, const Tensor& want) {
 // A diagnosis: a wrong rule, or the right one with a wrong scale.
 struct WrongTurn {
     Rule rule;
-    double scale_power;   // scores · d^(-scale_power); 0.5 is right
+    double scale_power;  // scores · d^(-scale_power); 0.5 is right
     const char* message;
-    Rule zeroed = nullptr;   // keys whose score is set to 0 instead of hidden (-inf)
+    Rule zeroed = nullptr;  // keys whose score is set to 0 instead of hidden (-inf)
 };
 
 const WrongTurn kMaskTurns[] = {
@@ -167,7 +167,8 @@ Tensor chunked(const Tensor& q, const Tensor& k, const Tensor& v, int64_t W, boo
         grading::ops_run([&] { return out = ex15::chunked_attention(q, k, v, W); }, backward_too);
     for (const std::string& op : ops)
         if (op.find("attention") != std::string::npos)
-            FAIL("your chunked_attention ran the engine's fused ag::" << op << " (W = " << W << ", T = " << q.size(0)
+            FAIL("your chunked_attention ran the engine's fused ag::"
+                 << op << " (W = " << W << ", T = " << q.size(0)
                  << "): build the chunks from narrow, matmul, masked_fill, softmax and cat");
     return out;
 }
@@ -214,11 +215,6 @@ const char* diagnose_attention() {
     return nullptr;
 }
 
-bool has_nan(const Tensor& t) {
-    const std::vector<double> values = t.to_vector();
-    return std::any_of(values.begin(), values.end(), [](double x) { return !std::isfinite(x); });
-}
-
 // Which op's inputs hold most of what y's graph keeps: "<op> (<n> numbers,
 // the largest read as <shape>)", each storage counted once.
 std::string largest_kept(const Tensor& y) {
@@ -256,9 +252,10 @@ const char* kNoGraph =
 TEST_CASE("ex15 window_mask is 1 exactly where t - W < j <= t") {
     for (int64_t T = 1; T <= 24; ++T)
         for (int64_t W : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 23, 24, 25, 26, 100}) {
-            INFO("T = " << T << ", W = " << W << (W >= T ? " (a window as wide as the sequence or wider: every "
-                                                           "query sees all of 0 … t)"
-                                                         : ""));
+            INFO("T = " << T << ", W = " << W
+                        << (W >= T ? " (a window as wide as the sequence or wider: every "
+                                     "query sees all of 0 … t)"
+                                   : ""));
             const Tensor got = ex15::window_mask(T, W), want = mask_of(in_window, T, W);
             {
                 INFO("expected shape [T, T], got " << ag::shape_str(got.shape()));
@@ -274,11 +271,12 @@ TEST_CASE("ex15 chunked_attention equals the naive masked attention and the engi
     grading::Random rng(15);
     for (int64_t T : {1, 2, 3, 5, 7, 8, 9, 12, 16, 17, 23, 31, 32, 33, 50})
         for (int64_t W : {1, 2, 3, 4, 5, 8, 13, 40, 64}) {
-            const int64_t d = 1 + T % 5;   // d = 1 … 5, odd or even
+            const int64_t d = 1 + T % 5;  // d = 1 … 5, odd or even
             const Qkv x = random_qkv(rng, T, d);
             INFO("T = " << T << ", W = " << W << ", d = " << d
-                        << (W >= T ? " (W >= T: one chunk, every query sees 0 … t)"
-                                   : T % W ? " (T not a multiple of W: the last chunk is shorter)" : ""));
+                        << (W >= T  ? " (W >= T: one chunk, every query sees 0 … t)"
+                            : T % W ? " (T not a multiple of W: the last chunk is shorter)"
+                                    : ""));
             const Tensor got = chunked(x.q, x.k, x.v, W), want = naive(x.q, x.k, x.v, in_window, W);
             {
                 INFO("expected shape [T, d], got " << ag::shape_str(got.shape()));
@@ -286,9 +284,10 @@ TEST_CASE("ex15 chunked_attention equals the naive masked attention and the engi
             }
             if (!same(got, want)) {
                 if (const char* turn = diagnose_attention()) FAIL(turn);
-                if (has_nan(got))
-                    FAIL("your output has NaN or inf: a row whose scores are all -inf (a query that sees no key) "
-                         "has no softmax; every query sees at least itself");
+                if (!grading::all_finite(got))
+                    FAIL(
+                        "your output has NaN or inf: a row whose scores are all -inf (a query that sees no key) "
+                        "has no softmax; every query sees at least itself");
             }
             CHECK_TENSOR(got, want, 1e-12);
             INFO("against ag::causal_attention with the window");
@@ -306,9 +305,11 @@ TEST_CASE("ex15 chunked_attention with large scores (softmax must not overflow)"
             const Qkv x = random_qkv(rng, T, 4, 40.0);
             INFO("T = " << T << ", W = " << W << ", d = 4, q and k ~ N(0, 40²): scores of order 1000");
             const Tensor got = chunked(x.q, x.k, x.v, W), want = engine(x.q, x.k, x.v, W);
-            if (has_nan(got) && !has_nan(ex15::chunked_attention(x.q / 40.0, x.k / 40.0, x.v, W)))
-                FAIL("your output has NaN or inf for large scores (fine for small ones): exp overflowed; subtract "
-                     "each row's max before exp, or use ag::softmax, which does");
+            if (!grading::all_finite(got) &&
+                grading::all_finite(ex15::chunked_attention(x.q / 40.0, x.k / 40.0, x.v, W)))
+                FAIL(
+                    "your output has NaN or inf for large scores (fine for small ones): exp overflowed; subtract "
+                    "each row's max before exp, or use ag::softmax, which does");
             CHECK_TENSOR(got, want, 1e-9);
         }
 }
@@ -323,8 +324,8 @@ TEST_CASE("ex15 chunked_attention of q, k, v given as views that are not contigu
             const Qkv x = random_qkv(rng, T, 3);
             INFO("T = " << T << ", W = " << W << ", d = 3, q, k, v as strided views (every number followed by a "
                         << "NaN gap)");
-            const Tensor got = chunked(grading::strided_copy(x.q), grading::strided_copy(x.k),
-                                       grading::strided_copy(x.v), W);
+            const Tensor got =
+                chunked(grading::strided_copy(x.q), grading::strided_copy(x.k), grading::strided_copy(x.v), W);
             CHECK_TENSOR(got, engine(x.q, x.k, x.v, W), 1e-12);
         }
 }
@@ -333,8 +334,8 @@ TEST_CASE("ex15 chunked_attention's gradients: a gradient check and the engine's
     grading::Random rng(16);
     // {T, W, d}: W = 1 (each query sees itself only), W = 2, T = 1, W = T,
     // W > T, T a multiple of W or not.
-    const int64_t cases[][3] = {{7, 3, 4}, {8, 4, 2}, {5, 1, 2}, {9, 2, 2}, {1, 3, 2}, {6, 6, 2},
-                                {6, 8, 4}, {10, 3, 2}, {11, 2, 6}};
+    const int64_t cases[][3] = {{7, 3, 4}, {8, 4, 2}, {5, 1, 2},  {9, 2, 2}, {1, 3, 2},
+                                {6, 6, 2}, {6, 8, 4}, {10, 3, 2}, {11, 2, 6}};
     for (const auto& c : cases) {
         const int64_t T = c[0], W = c[1], d = c[2];
         INFO("T = " << T << ", W = " << W << ", d = " << d);
@@ -342,7 +343,7 @@ TEST_CASE("ex15 chunked_attention's gradients: a gradient check and the engine's
         const std::vector<Tensor> qkv{x.q, x.k, x.v};
         const auto student = [W](const std::vector<Tensor>& in) { return chunked(in[0], in[1], in[2], W); };
         {
-            std::vector<Tensor> leaves;   // no fused op inside the backward either
+            std::vector<Tensor> leaves;  // no fused op inside the backward either
             for (const Tensor& t : qkv) leaves.push_back(grading::leaf(t));
             chunked(leaves[0], leaves[1], leaves[2], W, true);
         }
@@ -374,7 +375,7 @@ TEST_CASE("ex15 chunked_attention keeps O(T·W) numbers, never a T x T tensor") 
         for (Tensor* t : {&x.q, &x.k, &x.v}) t->requires_grad_(true);
         const Tensor want = engine(x.q, x.k, x.v, W);
         Tensor out;
-        peak[i] = grading::peak_bytes_of([&] {   // the forward and its backward, temporaries included
+        peak[i] = grading::peak_bytes_of([&] {  // the forward and its backward, temporaries included
             out = chunked(x.q, x.k, x.v, W);
             if (out.requires_grad()) ag::sum(out).backward();
         });

@@ -16,9 +16,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "tensor_checks.h"
 #include "exercises/ex16_rolling_cache.h"
 #include "reference/ex16_rolling_cache.h"
+#include "tensor_checks.h"
 
 namespace ref = ex16_reference;
 using ag::Tensor;
@@ -27,7 +27,7 @@ namespace {
 
 // How a decoder turns the token at absolute position p, right and wrong.
 struct Rope {
-    std::function<int64_t(int64_t p, int64_t W)> angle;   // the position RoPE is given
+    std::function<int64_t(int64_t p, int64_t W)> angle;  // the position RoPE is given
     double base;
     ag::RopePairing pairing = ag::RopePairing::Half;
 };
@@ -72,7 +72,7 @@ Tensor checked_step(ex16::RollingCache& cache, const Tensor& q, const Tensor& k,
     for (const std::string& op : ops)
         if (op.find("attention") != std::string::npos)
             FAIL("step() ran the engine's fused ag::" << op << ": write the attention over the cached keys and the "
-                 << "new one yourself (matmul, softmax)");
+                                                      << "new one yourself (matmul, softmax)");
     if (out.shape() != ag::Shape{q.numel()})
         FAIL("step() must return [head_dim] = [" << q.numel() << "], got " << ag::shape_str(out.shape()));
     return out;
@@ -107,11 +107,6 @@ Tensor decode(Cache& cache, const Qkv& x, int64_t p0, bool strided = false,
 
 bool same(const Tensor& a, const Tensor& b, double tol = 1e-12) {
     return a.shape() == b.shape() && ag::max_abs_diff(a, b) <= tol;
-}
-
-bool has_nan(const Tensor& t) {
-    const std::vector<double> values = t.to_vector();
-    return std::any_of(values.begin(), values.end(), [](double x) { return !std::isfinite(x); });
 }
 
 // The first row where two [T, d] outputs differ, or -1.
@@ -206,8 +201,9 @@ void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int
         REQUIRE(cache.values.shape() == ag::Shape{W - 1, d});
     }
     if (cache.keys.requires_grad() || cache.values.requires_grad())
-        FAIL("the buffer requires grad: it keeps the graph of every step (decoding needs no gradients; write into "
-             "keys.data() / values.data() under an ag::NoGradGuard)");
+        FAIL(
+            "the buffer requires grad: it keeps the graph of every step (decoding needs no gradients; write into "
+            "keys.data() / values.data() under an ag::NoGradGuard)");
     const Tensor rotated = rotate_rows(x.k, p0, W, absolute(base));
     for (int64_t r = std::max(p0, p - W + 2); r <= p; ++r) {
         const int64_t slot = r % (W - 1), t = r - p0;
@@ -226,29 +222,34 @@ void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int
         const Tensor k_row = x.k.narrow(0, t, 1);
         if (!same(key, rotated.narrow(0, t, 1))) {
             if (same(key, k_row))
-                FAIL("you cached the key before rotating it: store k rotated by its absolute position, so it never "
-                     "needs rotating again (§4.7)");
+                FAIL(
+                    "you cached the key before rotating it: store k rotated by its absolute position, so it never "
+                    "needs rotating again (§4.7)");
             if (same(key, rotate_rows(k_row, slot, W, absolute(base))))
                 FAIL("the cached key is rotated by its slot " << slot << ", not by its absolute position " << r);
             if (same(key, rotate_rows(k_row, t, W, absolute(base))))
-                FAIL("the cached key is rotated by " << t << ", the number of tokens decoded before it, not by its "
-                     "absolute position " << r);
+                FAIL("the cached key is rotated by " << t
+                                                     << ", the number of tokens decoded before it, not by its "
+                                                        "absolute position "
+                                                     << r);
             if (same(key, rotate_rows(k_row, r, W, absolute())))
                 FAIL("the cached key is rotated with base 10000, not the cache's RoPE base " << base);
-            if (has_nan(key))
-                FAIL("the key in slot " << slot << " holds NaN: were k's numbers read from data() without "
-                     "contiguous()?");
+            if (!grading::all_finite(key))
+                FAIL("the key in slot " << slot
+                                        << " holds NaN: were k's numbers read from data() without "
+                                           "contiguous()?");
             FAIL("the key in slot " << slot << " is not position " << r << "'s key rotated by " << r << ": "
-                 << grading::tensor_diff(key, rotated.narrow(0, t, 1)));
+                                    << grading::tensor_diff(key, rotated.narrow(0, t, 1)));
         }
         if (!same(value, x.v.narrow(0, t, 1))) {
-            if (has_nan(value))
-                FAIL("the value in slot " << slot << " holds NaN: v arrived as a view that is not contiguous; call "
-                     "contiguous() before reading its data()");
+            if (!grading::all_finite(value))
+                FAIL("the value in slot " << slot
+                                          << " holds NaN: v arrived as a view that is not contiguous; call "
+                                             "contiguous() before reading its data()");
             if (same(value, rotate_rows(x.v.narrow(0, t, 1), r, W, absolute(base))))
                 FAIL("the value in slot " << slot << " is rotated: RoPE turns q and k only, never v");
-            FAIL("the value in slot " << slot << " must be position " << r << "'s value: "
-                 << grading::tensor_diff(value, x.v.narrow(0, t, 1)));
+            FAIL("the value in slot " << slot << " must be position " << r
+                                      << "'s value: " << grading::tensor_diff(value, x.v.narrow(0, t, 1)));
         }
     }
 }
@@ -264,13 +265,14 @@ void check_decoding(const Qkv& x, int64_t W, int64_t p0, double base, bool strid
     const Tensor want = full_windowed(x, W, p0, absolute(base));
     if (!same(got, want)) {
         if (const char* turn = diagnose_outputs(p0, base)) FAIL(turn);
-        ex16::RollingCache again(W, x.q.size(1), base);   // names a wrongly stored key, value or slot
+        ex16::RollingCache again(W, x.q.size(1), base);  // names a wrongly stored key, value or slot
         decode(again, x, p0, strided, [&](int64_t p) { check_buffer(again, x, p0, p, base); });
         const int64_t t = first_wrong_row(got, want);
-        FAIL("the first wrong output is at position " << p0 + t << ": " << grading::tensor_diff(got, want)
-             << (has_nan(got) ? std::string(" (") + nan_hint + ")"
-                 : t < W - 1 ? " (before the buffer is full: are empty slots, position -1, being seen?)"
-                             : " (the buffer is full from position p0 + W-1 on)"));
+        FAIL("the first wrong output is at position "
+             << p0 + t << ": " << grading::tensor_diff(got, want)
+             << (!grading::all_finite(got) ? std::string(" (") + nan_hint + ")"
+                 : t < W - 1               ? " (before the buffer is full: are empty slots, position -1, being seen?)"
+                                           : " (the buffer is full from position p0 + W-1 on)"));
     }
     ref::RollingCache reference(W, x.q.size(1), base);
     INFO("against full windowed attention (RoPE at the absolute positions, ag::causal_attention with the window)");
@@ -292,13 +294,14 @@ TEST_CASE("ex16 a new cache has W-1 empty slots and slot_of(p) = p mod (W-1)") {
                 CHECK(cache.window == W);
                 CHECK(cache.base == base);
                 if (static_cast<int64_t>(cache.positions.size()) == W)
-                    FAIL("your buffer has W slots (the slides' i mod W); the convention here (nn/attention.h) is "
-                         "W-1: the new token's own key is the W-th one a query sees, it is not read from the cache");
+                    FAIL(
+                        "your buffer has W slots (the slides' i mod W); the convention here (nn/attention.h) is "
+                        "W-1: the new token's own key is the W-th one a query sees, it is not read from the cache");
                 {
                     INFO("W-1 slots, every position -1 (empty); keys and values [W-1, head_dim] of zeros");
                     REQUIRE(static_cast<int64_t>(cache.positions.size()) == W - 1);
-                    CHECK(std::all_of(cache.positions.begin(), cache.positions.end(),
-                                      [](int64_t p) { return p == -1; }));
+                    CHECK(
+                        std::all_of(cache.positions.begin(), cache.positions.end(), [](int64_t p) { return p == -1; }));
                     REQUIRE(cache.keys.shape() == ag::Shape{W - 1, d});
                     REQUIRE(cache.values.shape() == ag::Shape{W - 1, d});
                     CHECK(ag::max_abs(cache.keys) == 0.0);
