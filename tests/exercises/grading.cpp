@@ -32,7 +32,7 @@ const std::vector<Exercise>& exercises() {
         {1, "rope_by_hand", "§4.4", "§4.4 and exercise 1: rotate q by tθ and k by jθ, counter-clockwise; the score is their dot product"},
         {2, "rope_frequencies", "§4.5", "§4.5 and exercise 2: θ_i = base^(-2i/d) for i = 0 … d/2-1; a pair's period is 2π/θ_i positions"},
         {3, "kv_cache", "§5.1, §6.4", "§5.3 and exercise 3: per token, K and V (2) × layers × KV heads × head dim × bytes per number"},
-        {4, "attention_params", "§5.2", "exercise 4: W_q and W_o are d × d; W_k and W_v are d × (KV heads × head dim)"},
+        {4, "attention_params", "§5.2", "exercise 4: W_q maps d to query heads × head dim and W_o maps that back to d; W_k and W_v map d to KV heads × head dim"},
         {5, "window_fractions", "§6.2", "exercise 5: count the scores each implementation computes, divided by T²"},
         {6, "receptive_field", "§6.3", "§6.3: each layer reaches W-1 tokens further back, so L layers reach L(W-1)"},
         {7, "wrong_rope", "§4.3", "§4.3 and exercise 7: rotations are orthogonal, RᵀR = I"},
