@@ -20,7 +20,8 @@
 // positions shift, for j < t, j = t and j > t. A wrong answer that matches
 // a known wrong turn (clockwise, no turn or |m| for m < 0, only one vector
 // rotated, both by t - j as on the §4.3 slide, the relative angle's sign
-// flipped, cos((t - j)θ)·q·k) is named in the message.
+// flipped, cos((t - j)θ)·q·k, a float angle) is named in the message, and a
+// wrong score whose rotate() is wrong names the rotation first.
 #include "exercises/ex01_rope_by_hand.h"
 
 #include <cmath>

@@ -4,8 +4,11 @@
 // usual wrong turns: rotating clockwise, treating a negative m as no turn or
 // as |m|, a rotation that changes lengths, and scores that are not
 // (R_t q)·(R_j k): only one vector rotated, both by t - j (the §4.3 slide),
-// the positions swapped, a factor cos((t - j)θ) on q·k.
+// the positions swapped, the key turned back, a factor cos((t - j)θ) or
+// 1/√2 on the score; a wrong score behind a wrong rotate() names the
+// rotation (a float angle too).
 #include <functional>
+#include <iomanip>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,16 @@ const std::vector<WrongScore>& wrong_scores() {
          },
          "your score is cos((t - j)θ)·(q·k): a rotation also mixes the two components (the sin terms), it is "
          "not a scale factor on q·k"},
+        {[](const Vec2& q, int64_t t, const Vec2& k, int64_t j, double th) {
+             return dot(ref::rotate(q, t, th), ref::rotate(k, -j, th));
+         },
+         "your score is (R_t q)·(R_{-j} k), the key turned back by jθ: each vector turns forward by its own "
+         "position; the transpose in R_jᵀR_t = R_{t-j} comes from the dot product itself"},
+        {[](const Vec2& q, int64_t t, const Vec2& k, int64_t j, double th) {
+             return ref::rope_score(q, t, k, j, th) / std::sqrt(2.0);
+         },
+         "your score is (R_t q)·(R_j k) / √2: the score asked for here is the plain dot product q̃_t·k̃_j, "
+         "without the 1/√d_k of the attention layer"},
     };
     return all;
 }
@@ -75,8 +88,8 @@ const std::vector<WrongScore>& wrong_scores() {
 // idea when the answer is that idea's.
 void check_rotate(const Vec2& x, int64_t m, double theta) {
     const Vec2 got = ex01::rotate(x, m, theta), want = ref::rotate(x, m, theta);
-    INFO("rotate(x = " << grading::str(x) << ", m = " << m << ", θ = " << theta
-                       << "): expected R_m x = " << grading::str(want) << ", got " << grading::str(got));
+    INFO(std::setprecision(12) << "rotate(x = " << grading::str(x) << ", m = " << m << ", θ = " << theta
+                               << "): expected R_m x = " << grading::str(want) << ", got " << grading::str(got));
     if (same(got, want)) return;
     if (same(got, x)) {
         FAIL((m < 0 ? "x came back unturned: a negative m turns by mθ < 0 (clockwise, R_{-m} = R_mᵀ)"
@@ -84,6 +97,10 @@ void check_rotate(const Vec2& x, int64_t m, double theta) {
     }
     for (const WrongRotation& wrong : wrong_rotations())
         if (same(got, wrong.rotate(x, m, theta))) FAIL(wrong.diagnosis);
+    if (same(got, want, 1e-5))
+        FAIL(
+            "R_m x is right to only about 6 digits: compute the angle mθ, its cos and its sin in double (a float "
+            "angle loses the fraction of a turn at large m)");
     if (!grading::close(norm(got), norm(x), 1e-9))
         FAIL("|R_m x| must equal |x| = " << norm(x) << " (a rotation keeps the length), got " << norm(got));
     FAIL("rotate() is not R_m x = [x0 cos mθ - x1 sin mθ, x0 sin mθ + x1 cos mθ]");
@@ -92,11 +109,25 @@ void check_rotate(const Vec2& x, int64_t m, double theta) {
 // rope_score against (R_t q)·(R_j k), with diagnoses as above.
 void check_score(const Vec2& q, int64_t t, const Vec2& k, int64_t j, double theta) {
     const double got = ex01::rope_score(q, t, k, j, theta), want = ref::rope_score(q, t, k, j, theta);
-    INFO("rope_score(q = " << grading::str(q) << ", t = " << t << ", k = " << grading::str(k) << ", j = " << j
-                           << ", θ = " << theta << "): expected (R_t q)·(R_j k) = " << want << ", got " << got);
+    INFO(std::setprecision(12) << "rope_score(q = " << grading::str(q) << ", t = " << t << ", k = " << grading::str(k)
+                               << ", j = " << j << ", θ = " << theta << "): expected (R_t q)·(R_j k) = " << want
+                               << ", got " << got);
     if (grading::close(got, want, 1e-9)) return;
+    // A wrong score often comes from a wrong rotate(): name that first.
+    if (!same(ex01::rotate(q, t, theta), ref::rotate(q, t, theta))) {
+        INFO("the score is wrong, and so is your R_t q:");
+        check_rotate(q, t, theta);
+    }
+    if (!same(ex01::rotate(k, j, theta), ref::rotate(k, j, theta))) {
+        INFO("the score is wrong, and so is your R_j k:");
+        check_rotate(k, j, theta);
+    }
     for (const WrongScore& wrong : wrong_scores())
         if (grading::close(got, wrong.score(q, t, k, j, theta), 1e-9)) FAIL(wrong.diagnosis);
+    if (j > t)
+        FAIL(
+            "the score is the dot product of R_t q and R_j k; here the key comes after the query, so the relative "
+            "angle (t - j)θ is negative");
     FAIL("the score is the dot product of R_t q and R_j k");
 }
 
