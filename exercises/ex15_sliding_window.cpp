@@ -39,7 +39,8 @@
 // usual wrong turn at every size probed: a window of W+1, W-1 or the slides'
 // w/2+1 tokens, one without t itself, mask transposed or two-sided, the
 // previous chunk forgotten, query and key swapped in a chunk, no or a 1/d
-// scale, hidden scores set to 0, no window.
+// scale, hidden scores set to 0 or their weights zeroed after the softmax,
+// no window.
 #include "exercises/ex15_sliding_window.h"
 
 #include "autograd/ops.h"

@@ -7,8 +7,9 @@
 // ag::attention never run. A wrong output is diagnosed against the usual
 // wrong turns (off-by-one windows, the slides' two-sided w, a window
 // without t itself, a forgotten previous chunk, query and key swapped, a
-// wrong scale, hidden scores set to 0, no window at all), each named only
-// when it explains the output at every size probed.
+// wrong scale, hidden scores set to 0 or their weights zeroed after the
+// softmax, no window at all), each named only when it explains the output
+// at every size probed.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -79,7 +80,8 @@ struct WrongTurn {
     Rule rule;
     double scale_power;  // scores · d^(-scale_power); 0.5 is right
     const char* message;
-    Rule zeroed = nullptr;  // keys whose score is set to 0 instead of hidden (-inf)
+    Rule zeroed = nullptr;   // keys whose score is set to 0 instead of hidden (-inf)
+    Rule dropped = nullptr;  // keys in the softmax whose probability is then set to 0
 };
 
 const WrongTurn kMaskTurns[] = {
@@ -121,16 +123,22 @@ const WrongTurn kAttentionTurns[] = {
      "you set the hidden scores to 0: exp(0) = 1 still gives those keys weight; fill them with -inf, which the "
      "softmax turns into weight 0",
      outside_window},
+    {in_window, 0.5,
+     "you set the hidden keys' weights to 0 after the softmax: the softmax over the whole block gave them part "
+     "of each row's weight, so the visible weights no longer sum to 1; fill the hidden scores with -inf before "
+     "the softmax",
+     nullptr, block_outside_window},
 };
 
 // §6.2 (1) the naive way, in full: every T² score, -inf where `rule` hides
 // the key, softmax over the row, times v. A row that sees nothing (some
 // wrong rules) is given every key; `empty` marks it, for the caller to skip.
 Tensor naive(const Tensor& q, const Tensor& k, const Tensor& v, Rule rule, int64_t w, double scale_power = 0.5,
-             Rule zeroed = nullptr, std::vector<bool>* empty = nullptr) {
+             Rule zeroed = nullptr, std::vector<bool>* empty = nullptr, Rule dropped = nullptr) {
     const int64_t T = q.size(0);
     const Tensor zero = zeroed ? mask_of(zeroed, T, w) : Tensor::zeros({T, T});
-    Tensor hidden = 1.0 - mask_of(rule, T, w) - zero;
+    const Tensor drop = dropped ? mask_of(dropped, T, w) : Tensor::zeros({T, T});
+    Tensor hidden = 1.0 - mask_of(rule, T, w) - zero - drop;
     double* h = hidden.data();
     for (int64_t t = 0; t < T; ++t) {
         const bool none = std::all_of(h + t * T, h + t * T + T, [](double x) { return x == 1.0; });
@@ -141,7 +149,7 @@ Tensor naive(const Tensor& q, const Tensor& k, const Tensor& v, Rule rule, int64
     const Tensor scores = ag::matmul(q, k.t()) * scale;
     const Tensor filled =
         ag::masked_fill(ag::masked_fill(scores, zero, 0.0), hidden, -std::numeric_limits<double>::infinity());
-    return ag::matmul(ag::softmax(filled), v);
+    return ag::matmul(ag::masked_fill(ag::softmax(filled), drop, 0.0), v);
 }
 
 // The engine's fused op on one head: [T, d] as [1, T, 1, d].
@@ -193,7 +201,7 @@ const char* diagnose_mask() {
 // The rows of got that the wrong turn explains are all those it defines.
 bool explains(const WrongTurn& turn, const Tensor& got, const Qkv& x, int64_t W) {
     std::vector<bool> empty;
-    const Tensor want = naive(x.q, x.k, x.v, turn.rule, W, turn.scale_power, turn.zeroed, &empty);
+    const Tensor want = naive(x.q, x.k, x.v, turn.rule, W, turn.scale_power, turn.zeroed, &empty, turn.dropped);
     if (got.shape() != want.shape()) return false;
     for (int64_t t = 0; t < want.size(0); ++t)
         if (!empty[static_cast<size_t>(t)] && !same(got.narrow(0, t, 1), want.narrow(0, t, 1), 1e-10)) return false;
@@ -308,8 +316,9 @@ TEST_CASE("ex15 chunked_attention with large scores (softmax must not overflow)"
             if (!grading::all_finite(got) &&
                 grading::all_finite(ex15::chunked_attention(x.q / 40.0, x.k / 40.0, x.v, W)))
                 FAIL(
-                    "your output has NaN or inf for large scores (fine for small ones): exp overflowed; subtract "
-                    "each row's max before exp, or use ag::softmax, which does");
+                    "your output has NaN or inf for large scores (fine for small ones): an exp overflowed, or a "
+                    "row's visible weights underflowed to 0 and were divided by their sum 0; hide the keys with "
+                    "-inf before one softmax per row that subtracts the row's max (ag::softmax does)");
             CHECK_TENSOR(got, want, 1e-9);
         }
 }
