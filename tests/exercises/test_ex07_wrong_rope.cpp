@@ -7,6 +7,9 @@
 // turned by the distance and a score with no rotation left) and the wrong
 // version's blindness to position.
 #include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "exercises/ex07_wrong_rope.h"
 #include "grading_checks.h"
@@ -49,25 +52,60 @@ ex07::Vec rotate_half_pairing(const ex07::Vec& x, int64_t m, double base) {
     return out;
 }
 
+// Each pair turned in place: the second coordinate computed from the first
+// one already turned (x_2i' sin + x_2i+1 cos).
+ex07::Vec rotate_in_place(const ex07::Vec& x, int64_t m, double base) {
+    ex07::Vec out = x;
+    for (size_t i = 0; i < x.size() / 2; ++i) {
+        const double a =
+            static_cast<double>(m) * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(x.size()));
+        out[2 * i] = out[2 * i] * std::cos(a) - out[2 * i + 1] * std::sin(a);
+        out[2 * i + 1] = out[2 * i] * std::sin(a) + out[2 * i + 1] * std::cos(a);
+    }
+    return out;
+}
+
 // θ_i = base^(-2i/d) (§4.2) and the slips a student makes writing it down,
 // each as θ(i) for a vector of size d.
 double theta(size_t i, size_t d, double base) {
     return std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
 }
 
-// What went wrong in θ when pair i of a d-vector turned by `angle` at m = 1
-// instead of θ_i ("" when no known slip explains it).
-std::string theta_slip(double angle, size_t i, size_t d, double base) {
-    const double di = static_cast<double>(i), dd = static_cast<double>(d);
-    const auto is = [&](double want) { return grading::close(angle, want, 1e-9); };
-    if (is(-theta(i, d, base))) return "you turned clockwise: the angle is +m·θ_i (R = [[cos, -sin], [sin, cos]])";
-    if (is(2.0 * theta(i, d, base))) return "pair i turned by 2θ_i at m = 1: positions start at 0, turn by m·θ_i";
-    if (is(std::pow(base, -di / dd))) return "you used θ_i = base^(-i/d): the exponent is -2i/d";
-    if (is(std::pow(base, -4.0 * di / dd)))
+// What went wrong in θ when the pairs of a d-vector turned by `angles` at
+// m = 1 instead of θ_0, θ_1, … ("" when no known slip explains them all).
+// The whole pattern is matched, since one pair alone can fit two slips
+// (at d = 4, pair 0 turned by base^(-1/2) fits both pairs counted from 1 and
+// the frequencies in reverse order). `earlier` is a base that rotate() was
+// called with at this d just before.
+std::string theta_slip(const std::vector<double>& angles, size_t d, double base, double earlier) {
+    const double dd = static_cast<double>(d);
+    const auto all = [&](auto&& want) {
+        for (size_t i = 0; i < angles.size(); ++i)
+            if (!grading::close(angles[i], want(static_cast<double>(i)), 1e-9)) return false;
+        return true;
+    };
+    if (all([&](double i) { return -std::pow(base, -2.0 * i / dd); }))
+        return "you turned clockwise: the angle is +m·θ_i (R = [[cos, -sin], [sin, cos]])";
+    if (all([&](double i) { return 2.0 * std::pow(base, -2.0 * i / dd); }))
+        return "pair i turned by 2θ_i at m = 1: positions start at 0, turn by m·θ_i";
+    if (all([&](double i) { return std::pow(base, -i / dd); }))
+        return "you used θ_i = base^(-i/d): the exponent is -2i/d";
+    if (all([&](double i) { return std::pow(base, -4.0 * i / dd); }))
         return "you used the dimension index 2i in place of the pair index i: θ_i = base^(-2i/d) for pair i";
-    if (is(std::pow(base, -2.0 * (di + 1) / dd))) return "you counted pairs from 1: pair (0, 1) has θ_0 = base^0 = 1";
-    if (is(std::pow(10000.0, -2.0 * di / dd))) return "you ignored the base argument and used 10000";
-    if (i > 0 && is(1.0)) return "every pair turned by 1 rad: integer division in -2i/d? (compute it in double)";
+    if (all([&](double i) { return std::pow(base, -2.0 * (i + 1) / dd); }))
+        return "you counted pairs from 1: pair (0, 1) has θ_0 = base^0 = 1";
+    if (all([&](double i) { return std::pow(base, -2.0 * (dd / 2 - 1 - i) / dd); }))
+        return "your frequencies run the other way: pair 0 turns fastest (θ_0 = 1) and the last pair slowest";
+    if (all([&](double i) { return std::pow(10000.0, -2.0 * i / dd); }))
+        return "you ignored the base argument and used 10000";
+    if (earlier > 0 && all([&](double i) { return std::pow(earlier, -2.0 * i / dd); })) {
+        std::ostringstream out;
+        out << "your frequencies are those of the base of the previous call (" << earlier
+            << "), not of this one: is something kept between calls? rotate() must depend on its arguments only";
+        return out.str();
+    }
+    if (all([](double) { return 1.0; }))
+        return "every pair turned by 1 rad: integer division in -2i/d? (compute it in double)";
     return "";
 }
 
@@ -87,10 +125,31 @@ TEST_CASE("ex07 d = 2 by hand: θ_0 = 1 for any base, rotate([1, 0], m) = [cos m
                 FAIL("you turned clockwise: R = [[cos, -sin], [sin, cos]] turns [1, 0] towards [0, 1]");
             if (same(got, turned_by(mm + 1)))
                 FAIL("you turned by (m + 1)·θ: positions start at 0, and position m turns by m·θ_i");
+            if (m != 0 && same(got, rotate_in_place({1.0, 0.0}, m, base)))
+                FAIL(
+                    "the second coordinate was computed from the first one already turned: both new coordinates "
+                    "come from the old pair (x_2i, x_2i+1)");
+            if (!same(got, want) && grading::close(got[0], want[0], 1e-5) && grading::close(got[1], want[1], 1e-5))
+                FAIL("right to about 7 digits only: is the angle or its sine computed in float? Use double");
             CHECK(same(got, want));
         }
+    for (int64_t m = 1; m <= 12; ++m) {
+        const ex07::Vec got = ex07::rotate({0.0, 1.0}, m, 10000.0);
+        const double mm = static_cast<double>(m);
+        const ex07::Vec want{-std::sin(mm), std::cos(mm)};
+        INFO("rotate([0, 1], m = " << m << "): [x_0, x_1] -> [x_0 cos m - x_1 sin m, x_0 sin m + x_1 cos m] = "
+                                   << grading::str(want) << ", got " << grading::str(got)
+                                   << " (check the signs of the x_1 terms)");
+        REQUIRE(got.size() == 2);
+        CHECK(same(got, want));
+    }
     // Exercise 1's numbers (§4.4): q = k = [1, 0] at (1, 0) and at (5, 4) both score cos 1.
     INFO("q = k = [1, 0], d = 2: rope_score at (t, j) = (1, 0) and (5, 4) is cos(1) = 0.5403 (exercise 1)");
+    const double s10 = ex07::rope_score({1, 0}, 1, {1, 0}, 0, 10000.0);
+    if (grading::close(s10 * std::sqrt(2.0), std::cos(1.0), 1e-12))
+        FAIL(
+            "your score is cos(1)/sqrt(2): rope_score is the plain dot product (R_t q)·(R_j k), without "
+            "attention's 1/sqrt(d)");
     CHECK_CLOSE(ex07::rope_score({1, 0}, 1, {1, 0}, 0, 10000.0), std::cos(1.0), 1e-12);
     CHECK_CLOSE(ex07::rope_score({1, 0}, 5, {1, 0}, 4, 10000.0), std::cos(1.0), 1e-12);
 }
@@ -99,8 +158,10 @@ TEST_CASE("ex07 d = 2 by hand: θ_0 = 1 for any base, rotate([1, 0], m) = [cos m
 // only move within pair i: rotate(e_{2i}, 1) = cos θ_i e_{2i} + sin θ_i e_{2i+1}.
 // Reading the angle back tells which part of the formula went wrong.
 TEST_CASE("ex07 rotate() turns pair (2i, 2i+1) by m·θ_i, θ_i = base^(-2i/d), and touches nothing else") {
-    for (const size_t d : {2, 4, 6, 8, 16, 64})
-        for (const double base : {10000.0, 37.0})
+    for (const size_t d : {2, 4, 6, 8, 16, 64}) {
+        double earlier = 0;
+        for (const double base : {37.0, 10000.0}) {
+            std::vector<double> angles;
             for (size_t i = 0; i < d / 2; ++i) {
                 ex07::Vec e(d, 0.0);
                 e[2 * i] = 1.0;
@@ -112,15 +173,21 @@ TEST_CASE("ex07 rotate() turns pair (2i, 2i+1) by m·θ_i, θ_i = base^(-2i/d), 
                     if (k != 2 * i && k != 2 * i + 1 && std::fabs(got[k]) > 1e-12)
                         FAIL("dimension " << k << " changed: the slides pair dimension 2i with 2i+1 (here " << 2 * i
                                           << " with " << 2 * i + 1 << "); pairing i with i + d/2 is the other layout");
-                const double angle = std::atan2(got[2 * i + 1], got[2 * i]), want = theta(i, d, base);
-                INFO("pair " << i << " was turned by " << angle << " rad; θ_" << i << " = base^(-2·" << i << "/" << d
-                             << ") = " << want);
-                const std::string slip = theta_slip(angle, i, d, base);
-                if (!grading::close(angle, want, 1e-9) && !slip.empty()) FAIL(slip);
-                CHECK_CLOSE(angle, want, 1e-9);
                 INFO("a rotation keeps the length: |rotate(e)| must be 1");
                 CHECK_CLOSE(dot(got, got), 1.0, 1e-12);
+                angles.push_back(std::atan2(got[2 * i + 1], got[2 * i]));
             }
+            const std::string slip = theta_slip(angles, d, base, earlier);
+            for (size_t i = 0; i < d / 2; ++i) {
+                const double want = theta(i, d, base);
+                INFO("d = " << d << ", base = " << base << ": pair " << i << " was turned by " << angles[i]
+                            << " rad at m = 1; θ_" << i << " = base^(-2·" << i << "/" << d << ") = " << want);
+                if (!grading::close(angles[i], want, 1e-9) && !slip.empty()) FAIL(slip);
+                CHECK_CLOSE(angles[i], want, 1e-9);
+            }
+            earlier = base;
+        }
+    }
 }
 
 TEST_CASE("ex07 rotate() is the slides' R_{Θ,m} x") {
@@ -171,8 +238,8 @@ TEST_CASE("ex07 rope_score equals the reference for any base and depends on t - 
                                                                                << "): pass base on to rotate()");
             if (grading::close(got, dot(q, ref::rotate(k, t - j, base)), 1e-9))
                 FAIL(
-                    "you turned k by the distance t - j: (R_t q)·(R_j k) = qᵀR_{j-t} k, a turn of k by j - t; "
-                    "simplest is to turn each vector by its own position");
+                    "your score is qᵀR_{t-j} k, what turning k by the distance t - j (or q by j and k by t) gives; "
+                    "but (R_t q)·(R_j k) = qᵀR_{j-t} k: turn q by its own position t and k by its own j");
         }
         CHECK_CLOSE(got, want, 1e-9);
         INFO("shifting both positions by " << shift << " must not change the score (R_tᵀR_j = R_{j-t})");
@@ -195,6 +262,12 @@ TEST_CASE("ex07 the wrong version is exactly the unrotated score") {
             FAIL(
                 "your wrong_score equals RoPE's score (R_t q)·(R_j k) = (R_{t-j} q)·k; the slides' version turns "
                 "BOTH q and k by the same t - j");
+        if (grading::close(got, dot(ref::rotate(q, t - j, base), ref::rotate(k, j - t, base)), 1e-9))
+            FAIL(
+                "you turned q by t - j and k back by j - t: opposite turns add up; the slides' version turns both by "
+                "the same R_{t-j}");
+        if (grading::close(got * std::sqrt(static_cast<double>(d)), dot(q, k), 1e-9))
+            FAIL("your score is q·k / sqrt(d): wrong_score is the plain dot product (R_{t-j} q)·(R_{t-j} k)");
         INFO("(R_{t-j} q)·(R_{t-j} k) = qᵀRᵀR k = q·k = " << dot(q, k) << ": the same rotation on both cancels");
         CHECK_CLOSE(got, dot(q, k), 1e-9);
         CHECK_CLOSE(got, ref::wrong_score(q, t, k, j, base), 1e-9);
