@@ -20,7 +20,9 @@
 // slower than the one before; period() on fast and very slow θ. A known
 // wrong turn (d values instead of d/2, -2i/d computed in integers, -i/d,
 // i from 1, slowest first, a positive exponent, the slowest pair at exactly
-// 1/base; a period of 1/θ, π/θ or θ/2π) is named in the message.
+// 1/base, -4i/d, 2π·base^(-2i/d), float precision; a period of 1/θ, π/θ or
+// θ/2π, rounded to whole positions or with π rounded) is named in the
+// message.
 #include "exercises/ex02_rope_frequencies.h"
 
 #include <cmath>

@@ -3,9 +3,11 @@
 // θ are tiny) and the lecture's numbers, for one pair (d = 2) up to d = 256.
 // Diagnoses the usual wrong turns: one θ per dimension, the exponent
 // computed in integers, -i/d, pairs counted from 1, the slowest pair first,
-// a positive exponent, the slowest θ stretched to exactly 1/base; a period
-// of 1/θ, π/θ or θ/2π.
+// a positive exponent, the slowest θ stretched to exactly 1/base, -4i/d
+// (the dimension index for i), 2π·base^(-2i/d), float precision; a period
+// of 1/θ, π/θ or θ/2π, rounded to whole positions or with π rounded.
 #include <functional>
+#include <iomanip>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,18 @@ const std::vector<WrongThetas>& wrong_thetas() {
          },
          "your slowest θ is exactly 1/base: the exponent is -2i/d, so the last pair (i = d/2 - 1) turns "
          "base^(-(d-2)/d), a little faster than 1/base"},
+        {[](int64_t d, double base) {
+             return thetas_with(d, base, [d](double i) { return -4.0 * i / static_cast<double>(d); });
+         },
+         "your θ_i is base^(-4i/d): you put the pair's first dimension 2i where the formula has the pair index "
+         "i (θ_i = base^(-2i/d), i = 0, 1, 2, …)"},
+        {[](int64_t d, double base) {
+             std::vector<double> t = ref::rope_thetas(d, base);
+             for (double& v : t) v *= 2 * M_PI;
+             return t;
+         },
+         "your θ are 2π·base^(-2i/d), as if base^(2i/d) were a period: θ_i = base^(-2i/d) radians per position "
+         "itself, so the fastest pair turns θ_0 = 1 radian (period 2π)"},
     };
     return all;
 }
@@ -86,8 +100,16 @@ void check_thetas(int64_t d, double base) {
     if (all_relatively_close(got, want)) return;
     for (const WrongThetas& wrong : wrong_thetas())
         if (d > 2 && all_relatively_close(got, wrong.thetas(d, base))) FAIL(wrong.diagnosis);
+    bool only_digits_off = true;
+    for (size_t i = 0; i < got.size(); ++i)
+        only_digits_off = only_digits_off && relatively_close(got[i], want[i], 1e-5);
+    if (only_digits_off)
+        FAIL(
+            "your θ are right to only about 6 digits: compute base^(-2i/d) in double, not float (every θ is graded "
+            "to 1e-12 of its own size)");
     for (size_t i = 0; i < got.size(); ++i) {
-        INFO("θ_" << i << " = base^(-2·" << i << "/" << d << "): expected " << want[i] << ", got " << got[i]);
+        INFO(std::setprecision(15) << "θ_" << i << " = base^(-2·" << i << "/" << d << "): expected " << want[i]
+                                   << ", got " << got[i]);
         CHECK(relatively_close(got[i], want[i]));
     }
 }
@@ -95,13 +117,19 @@ void check_thetas(int64_t d, double base) {
 // period(θ) against 2π/θ, with the diagnoses of the usual slips.
 void check_period(double theta) {
     const double got = ex02::period(theta), want = ref::period(theta);
-    INFO("period(θ = " << theta << "): expected 2π/θ = " << want << " positions, got " << got);
+    INFO(std::setprecision(12) << "period(θ = " << theta << "): expected 2π/θ = " << want << " positions, got " << got);
     if (relatively_close(got, want)) return;
     if (relatively_close(got, 1 / theta, 1e-9))
         FAIL("1/θ is the positions per radian: a full turn is 2π radians, so it takes 2π/θ positions");
     if (relatively_close(got, M_PI / theta, 1e-9)) FAIL("π/θ positions is half a turn: a full turn is 2π radians");
     if (relatively_close(got, theta / (2 * M_PI), 1e-9))
         FAIL("θ/2π is the turns per position (a frequency); the period is the positions per turn, its inverse");
+    if (got == std::ceil(want) || got == std::round(want))
+        FAIL("your period is rounded to whole positions: 2π/θ is a real number (2π ≈ 6.283 for θ = 1)");
+    if (relatively_close(got, want, 1e-2))
+        FAIL(
+            "your period is close to 2π/θ but not exact: use π to double precision (M_PI or std::acos(-1)), not "
+            "a rounded 3.14 or 3.1416");
     FAIL("the period is the number of positions for one full turn of 2π radians");
 }
 
