@@ -21,9 +21,11 @@
 // without a window, 8 sequences with their buffers; Llama-3 8B's batch with
 // MHA, GQA, MQA; every window 1 … 5 against 1 … 8 tokens and batches 1 … 3;
 // the reference on random sizes. A known wrong turn (K without V, one
-// layer, values instead of bytes, W - 1 positions kept, a short sequence
-// padded to the window, window = 0 keeping nothing, the window ignored, one
-// buffer for the whole batch, the batch forgotten) is named in the message.
+// layer, values or KiB instead of bytes, 2 bytes per value whatever
+// bytes_per_value says, 32-bit overflow, K and V counted twice, W - 1,
+// W + 1 or tokens mod W positions kept, a short sequence padded to the
+// window, window = 0 keeping nothing, the window ignored, one buffer for the
+// whole batch, the batch forgotten) is named in the message.
 #include "exercises/ex03_kv_cache.h"
 
 #include "exercises/not_implemented.h"

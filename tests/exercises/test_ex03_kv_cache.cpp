@@ -1,7 +1,9 @@
 // Exercise 3 · the KV cache's size (§5.3, §6.4): Mistral's and Llama-3's
 // figures, small windows and batches counted by hand, and the reference on
 // random sizes. Diagnoses the usual wrong turns: K without V, one layer's
-// cache, numbers instead of bytes; a window of W keeping W - 1 positions,
+// cache, numbers instead of bytes, KiB instead of bytes, 2 bytes per value
+// whatever bytes_per_value says, 32-bit overflow; K and V counted twice, a
+// window of W keeping W - 1 or W + 1 or tokens mod W positions,
 // a short sequence padded to the window, window = 0 read as "keep nothing",
 // the window ignored, one buffer shared by the whole batch, the batch
 // forgotten.
@@ -19,6 +21,11 @@ namespace {
 
 constexpr int64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 
+// A size computed in 32-bit int wraps around past 2^31: what that gives.
+bool overflowed_32_bits(int64_t got, int64_t want) {
+    return want > INT32_MAX && got == static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(want)));
+}
+
 // kv_bytes_per_token(L, H_kv, d_h, bytes) = 2 · L · H_kv · d_h · bytes (K
 // and V, every layer, every KV head), with the diagnoses of the usual slips.
 void check_per_token(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t bytes) {
@@ -29,6 +36,9 @@ void check_per_token(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t
                                       << kv_heads << " · " << head_dim << " · " << bytes << " = " << want << ", got "
                                       << got);
     if (got == want) return;
+    if (got * KiB == want) FAIL("that is the size in KiB: return it in bytes");
+    if (bytes != 2 && got * bytes == want * 2)
+        FAIL("that is the size with 2 bytes per value (BF16): use bytes_per_value = " << bytes);
     if (2 * got == want) FAIL("count both K and V: every token leaves a key AND a value vector, a factor 2");
     if (layers > 1 && got * layers == want)
         FAIL("that is one layer's share: every layer keeps its own K and V of the token, times " << layers);
@@ -46,11 +56,26 @@ void check_cache(int64_t batch, int64_t tokens, int64_t per_token, int64_t windo
                                  << window << "): expected " << want << " bytes, got " << got);
     if (got == want) return;
     const int64_t sequence = per_token * batch;  // bytes of one position in every sequence
+    // Wrapping past 2^32 can give exactly 0, as "window = 0 keeps nothing"
+    // does: a small sequence without a window tells them apart.
+    const bool keeps_nothing = window == 0 && got == 0 && ex03::kv_cache_bytes(1, 3, 10, 0) == 0;
+    if (!keeps_nothing && overflowed_32_bits(got, want))
+        FAIL("the size overflowed 32 bits (" << want << " > 2^31 - 1): multiply in int64_t");
+    if (got == 2 * want)
+        FAIL(
+            "that is twice the cache: bytes_per_token already holds the token's K and V, so K and V are not "
+            "counted again here");
     if (window == 0 && got == 0)
         FAIL("window = 0 means no rolling buffer: every one of the " << tokens << " tokens stays");
     if (window > 0 && tokens >= window && got == (window - 1) * sequence)
         FAIL("you kept window - 1 = " << window - 1 << " positions per sequence: the rolling buffer has " << window
                                       << " slots, and a sequence keeps up to " << window << " positions");
+    if (window > 0 && tokens > window && got == (window + 1) * sequence)
+        FAIL("you kept window + 1 = " << window + 1 << " positions per sequence: a window of " << window
+                                      << " positions counts the current token among them");
+    if (window > 0 && tokens > window && got == (tokens % window) * sequence)
+        FAIL("you kept tokens mod window = " << tokens % window << " positions: i mod W is the slot position i is "
+                                             << "written to, a full buffer holds all " << window << " slots");
     if (window > tokens && got == window * sequence)
         FAIL("a sequence of " << tokens << " tokens shorter than the window keeps only its " << tokens
                               << " positions (min(tokens, window))");
