@@ -19,12 +19,16 @@
 // Graded: equals the full block-diagonal matrix R_{Θ,m} built entry by
 // entry, the reference and ag::rope, for both pairings, any base, given
 // positions and 0 … T-1 (T = 1 and d = 2 included); x and dy that arrive
-// as non-contiguous views; one recorded op whose backward gives Rᵀ dy;
-// ag::rope is never run (forward, backward, NoGradGuard or not); gradient
-// check. Diagnosed: the other pairing, positions from 1, the row index
-// used as the position, a clockwise turn, θ_i = base^(-i/d), an exponent
-// computed in integer arithmetic, a backward that turns forward, data()
-// read without contiguous().
+// as non-contiguous views and are left unchanged; one recorded op whose
+// backward gives Rᵀ dy with the positions of the call (even if the
+// caller's vector changes before backward); O(T·d) tensor memory for the
+// forward and backward, not a d×d matrix per token; ag::rope is never run
+// (forward, backward, NoGradGuard or not); gradient check. Diagnosed: the
+// other pairing, positions from 1, the row index used as the position, a
+// clockwise turn, θ_i = base^(-i/d), an exponent computed in integer
+// arithmetic, a backward that turns forward or passes dy through, data()
+// read without contiguous(), x overwritten, positions captured by
+// reference.
 #include "exercises/ex11_rope_apply.h"
 
 #include <cmath>

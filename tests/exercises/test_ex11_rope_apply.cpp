@@ -1,11 +1,12 @@
 // Exercise 11 · RoPE on a whole sequence, as an autograd op (§4.6): the
 // O(d) op against the full block-diagonal matrix R_{Θ,m}, the §4.6 matrix
 // version, the reference and ag::rope, for both pairings; x and dy that
-// arrive as views (not contiguous); one recorded op whose backward is Rᵀ dy;
-// ag::rope never run, in the forward or the backward; a gradient check.
-// Diagnoses the other pairing, positions from 1, the row index used as the
-// position, clockwise turns, θ_i = base^(-i/d), an exponent computed in
-// integer arithmetic, and a backward that turns forward.
+// arrive as views (not contiguous) and stay unchanged; one recorded op whose
+// backward is Rᵀ dy with the positions of the call; O(T·d) memory; ag::rope
+// never run, in the forward or the backward; a gradient check. Diagnoses the
+// other pairing, positions from 1, the row index used as the position,
+// clockwise turns, θ_i = base^(-i/d), an exponent computed in integer
+// arithmetic, a backward that turns forward, and positions kept by reference.
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -141,6 +142,16 @@ void diagnose(const Tensor& got, const Case& c) {
     if (is(c.x)) FAIL("you returned x unrotated");
 }
 
+// y = R x is a new tensor: rope_apply must not write into x (nor a
+// backward into dy). x.detach().contiguous() is x's own storage when x is
+// contiguous, so rotating its numbers in place overwrites the caller's x.
+void require_unchanged(const Tensor& t, const Tensor& before, const char* what) {
+    if (!grading::same_tensor(t, before, 0.0))
+        FAIL(what << " was changed by the call (" << grading::tensor_diff(t, before)
+                  << "): write the rotated numbers into a new tensor; x.detach().contiguous() shares x's storage "
+                     "when x is contiguous");
+}
+
 // got must equal want (R x, however computed); if not, say which slip it is.
 void check_rotation(const Tensor& got, const Tensor& want, const Case& c) {
     if (!grading::same_tensor(got, want, 1e-9)) diagnose(got, c);
@@ -170,7 +181,9 @@ TEST_CASE("ex11 rope_apply equals the full block-diagonal matrix R_{Θ,m}, the r
     for (int n = 0; n < 200; ++n) {
         const Case c = random_case(rng, n, 20, 32);
         INFO(describe(c));
+        const Tensor x_before = c.x.clone();
         const Tensor got = ex11::rope_apply(c.x, c.positions, c.base, c.pairing);
+        require_unchanged(c.x, x_before, "x");
         check_rotation(got, by_full_matrix(c.x, c.positions, c.base, c.pairing), c);
         CHECK_TENSOR(got, ref::rope_apply(c.x, c.positions, c.base, c.pairing), 1e-9);
         CHECK_TENSOR(got, engine_rope(c.x, c.positions, c.base, c.pairing), 1e-9);
@@ -220,10 +233,48 @@ TEST_CASE("ex11 rope_apply is one recorded op whose backward is the rotation by 
         const Case c = random_case(rng, n, 8, 10);
         INFO(describe(c));
         const Tensor x = grading::leaf(c.x), dy = grading::random_tensor(rng, c.x.shape());
-        const Tensor y = ex11::rope_apply(x, c.positions, c.base, c.pairing);
+        // The backward runs after rope_apply has returned, when the caller's
+        // positions may have changed (a decoding loop reuses its vector).
+        Positions positions = c.positions;
+        const Tensor y = ex11::rope_apply(x, positions, c.base, c.pairing);
         grading::require_one_op(y, "rope_apply", "{x}", {x});
+        positions = shifted(positions, 7);
+        const Tensor dy_before = dy.clone();
         y.backward(dy);
+        require_unchanged(dy, dy_before, "the incoming gradient dy");
+        const Tensor with_new_positions = ref::rope_apply(dy, shifted(positions, 0, -1), c.base, c.pairing);
+        if (x.grad().defined() && grading::same_tensor(x.grad(), with_new_positions, 1e-9))
+            FAIL(
+                "your backward turned dy back by the positions the caller's vector held when backward ran, not "
+                "those rope_apply was called with: the closure must keep its own copy of the positions (capture "
+                "by value, not by reference)");
         check_backward(x.grad(), dy, c);
+    }
+}
+
+// §4.6: R_{Θ,m} is block-diagonal, so applying it pair by pair costs O(d)
+// per token; a dense d×d matrix per token costs O(d²) numbers and work.
+// Counted as the tensor memory a forward and backward need at once.
+TEST_CASE("ex11 rope_apply needs O(T·d) memory, not a d×d matrix per token") {
+    grading::Random rng(1108);
+    const int64_t T = 8, d = 128;
+    for (const RopePairing pairing : {RopePairing::Half, RopePairing::Interleaved}) {
+        const Tensor x = grading::leaf(grading::random_tensor(rng, {T, d}));
+        const Tensor dy = grading::random_tensor(rng, {T, d});
+        const Positions positions = random_positions(rng, T);
+        const int64_t bytes =
+            grading::peak_bytes_of([&] { ex11::rope_apply(x, positions, 10000.0, pairing).backward(dy); });
+        // A few [T, d] tensors at once (x's copy, y, dy's copy, dx, cos and sin
+        // tables) are fine; a dense R per token is d = 128 of them.
+        const int64_t budget = 32 * T * d * static_cast<int64_t>(sizeof(double));
+        INFO(name_of(pairing) << " pairing, x [" << T << "," << d << "]: the forward and backward needed " << bytes
+                              << " bytes of tensors at once; " << T << "·" << d << " doubles are "
+                              << T * d * static_cast<int64_t>(sizeof(double)) << " bytes, one " << d << "×" << d
+                              << " matrix per token " << T * d * d * static_cast<int64_t>(sizeof(double)) << " bytes");
+        if (bytes > budget)
+            FAIL("more than " << budget
+                              << " bytes: turn each pair (a, b) by its angle directly, O(d) per token (§4.6), "
+                                 "rather than building the block-diagonal d×d matrix R_{Θ,m}");
     }
 }
 
