@@ -14,7 +14,7 @@
 // already a multiple stays as it is, a multiple larger than 8d/3, d = 1;
 // then for many d and multiples: a multiple, 3·d·d_ff >= 8d² (at least the
 // GELU MLP's weights, biases not counted), the smallest such, and the
-// reference.
+// reference; last, large d (up to 10^9) exact in 64-bit integers.
 #include "exercises/ex08_swiglu_hidden.h"
 
 #include "exercises/not_implemented.h"

@@ -6,6 +6,11 @@
 // rounding down or to the nearest multiple, truncating 8d/3 before
 // rounding, a step added to an exact multiple, d_ff = 4d/3 and counting
 // biases.
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
 #include "exercises/ex08_swiglu_hidden.h"
 #include "grading_checks.h"
 #include "reference/ex08_swiglu_hidden.h"
@@ -28,14 +33,19 @@ std::string why(int64_t d, int64_t m) {
 int64_t up_to_multiple(int64_t a, int64_t b, int64_t m) { return (a + b * m - 1) / (b * m) * m; }
 
 // The wrong turns that explain `got` for (d, m), "" when none does (all of
-// them when several give the same number).
-std::string diagnosis(int64_t d, int64_t m, int64_t got) {
+// them when several give the same number); with named_only, only the named
+// slips, not the broken property.
+std::string diagnosis(int64_t d, int64_t m, int64_t got, bool named_only = false) {
     const int64_t want = ref::swiglu_hidden(d, m);
     if (got == want) return "";
     std::string slips;
     const auto slip = [&](bool explains, const std::string& message) {
         if (explains) slips += (slips.empty() ? "" : "; or ") + message;
     };
+    if (d < (int64_t{1} << 28))
+        slip(got == up_to_multiple(8 * d * d, 3, m),
+             "your d_ff is 8d²/3: each SwiGLU matrix is d × d_ff and holds d·d_ff weights, so 3·d·d_ff = 2·d·4d "
+             "gives d_ff = 8d/3");
     slip(got == up_to_multiple(4 * d, 3, m),
          "you divided the GELU MLP's hidden 4d by 3: match the WEIGHTS, 3·d·d_ff = 2·d·4d, so d_ff = 8d/3");
     slip(m > 1 && got == want + m && (8 * d) % (3 * m) == 0,
@@ -47,7 +57,7 @@ std::string diagnosis(int64_t d, int64_t m, int64_t got) {
     slip(got == up_to_multiple(8 * d * d + 4 * d, 3 * d + 2, m),
          "you counted biases: the statement compares the matrices' weights, 3·d·d_ff = 2·d·4d "
          "(the lecture's models have no biases, §3.2)");
-    if (!slips.empty()) return slips;
+    if (!slips.empty() || named_only) return slips;
     if (got % m != 0) return "your d_ff is not a multiple of " + std::to_string(m);
     if (3 * got < 8 * d)
         return "your d_ff is below 8d/3, so SwiGLU has fewer weights than the GELU MLP (3·d·d_ff < 8d²): round UP";
@@ -98,5 +108,39 @@ TEST_CASE("ex08 many d and multiples: a multiple, at least 8d² weights, the sma
         INFO("the smallest such multiple: d_ff - multiple must be below 8d/3");
         REQUIRE(3 * (got - m) < 8 * d);
         REQUIRE(got == ref::swiglu_hidden(d, m));
+    }
+}
+
+// "In integer arithmetic": d is an int64_t; at large d a float (24 bits)
+// rounds the fraction of 8d/3 away, and 8·d no longer fits in 32 bits. The
+// sizes stay where 3·d·d_ff fits in 64 bits and a walk up the multiples
+// ends quickly.
+TEST_CASE("ex08 large d: exact in 64-bit integers") {
+    const int64_t big[][2] = {{int64_t{1} << 22, 1},
+                              {(int64_t{1} << 22) + 1, 1},
+                              {(int64_t{1} << 24) + 2, 7},
+                              {(int64_t{1} << 28) + 1, 256},
+                              {1000000007, 1024}};
+    for (const auto& dm : big) {
+        const int64_t d = dm[0], m = dm[1];
+        const int64_t got = ex08::swiglu_hidden(d, m), want = ref::swiglu_hidden(d, m);
+        INFO(why(d, m) << "; got " << got);
+        if (got != want) {
+            const double dd = static_cast<double>(d), dm_ = static_cast<double>(m);
+            const float fd = static_cast<float>(d), fm = static_cast<float>(m);
+            if (got == static_cast<int64_t>(std::ceil(8.0f * fd / 3.0f / fm)) * m ||
+                got == static_cast<int64_t>(std::ceil(8.0f * fd / (3.0f * fm))) * m ||
+                got == static_cast<int64_t>(std::ceil(8.0 * dd / (3.0 * dm_))) * m)
+                FAIL(
+                    "your result is what floating point gives: at this d it rounds away the fraction of 8d/3; "
+                    "compute in integers, as the statement asks (3·d_ff >= 8d)");
+            if (got <= 0 || got < want / 2 || got > 2 * want)
+                FAIL("far off at this d: did something overflow? 8·d = " << 8 * d
+                                                                         << " needs 64 bits: keep the arithmetic in "
+                                                                            "int64_t");
+            const std::string wrong = diagnosis(d, m, got);
+            if (!wrong.empty()) FAIL(wrong);
+        }
+        CHECK(got == want);
     }
 }
