@@ -16,9 +16,12 @@
 // and 2304 (MQA) for d = 32 with 8 heads of 4; one head, MQA and MHA at
 // several sizes; heads wider and narrower than d; the reference on random
 // shapes; the parameter counts of real nn::Attention modules (1 to 8 query
-// heads, every KV head count that divides them). A known wrong turn (K and
-// V with every query head, W_o missing or sized by the KV heads, K and V
-// as one matrix, W_q and W_o as d × d, biases) is named in the message.
+// heads, every KV head count that divides them); a layer of more than 2^31
+// weights (d = 32768). A known wrong turn (K and V with every query head,
+// W_o missing or sized by the KV heads, W_q sized by the KV heads, W_v
+// missing, K and V as one matrix, W_k and W_v sized by the group size,
+// W_q and W_o as d × d, heads of d / n_heads, biases or other extra
+// weights, 32-bit overflow) is named in the message.
 #include "exercises/ex04_attention_params.h"
 
 #include "exercises/not_implemented.h"

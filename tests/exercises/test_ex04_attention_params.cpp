@@ -2,7 +2,9 @@
 // total width n_heads·head_dim is not d, the edge cases (one head, MQA,
 // MHA), the reference, and real attention modules. Diagnoses the usual
 // wrong turns: K and V with every query head, W_o forgotten or sized by the
-// KV heads, K and V as one matrix, W_q and W_o taken as d × d, biases.
+// KV heads, K and V as one matrix, W_q and W_o taken as d × d, biases,
+// W_q sized by the KV heads, W_v forgotten, W_k and W_v sized by the group
+// size, heads of d / n_heads, d extra weights, 32-bit overflow.
 #include <functional>
 #include <string>
 #include <vector>
@@ -42,6 +44,27 @@ const std::vector<WrongCount>& wrong_counts() {
          "n_heads·head_dim need not equal d"},
         {[](int64_t d, int64_t q, int64_t kv, int64_t, int64_t) { return 2 * d * q + 2 * d * kv + q + 2 * kv + d; },
          "you counted biases: the layer has none (§3.2), only the four weight matrices"},
+        {[](int64_t d, int64_t q, int64_t kv, int64_t, int64_t) { return 3 * d * kv + q * d; },
+         "your W_q has n_kv_heads·head_dim outputs: every query head keeps its own query projection (W_q is "
+         "(n_heads·head_dim) × d), only K and V are shared by a group"},
+        {[](int64_t d, int64_t q, int64_t kv, int64_t, int64_t) { return 2 * d * q + d * kv; },
+         "W_v is missing: the values are a projection of x too (V = W_v x, kv·d_h × d), even though RoPE only "
+         "rotates q and k"},
+        {[](int64_t d, int64_t q, int64_t kv, int64_t heads, int64_t head_dim) {
+             const int64_t group = heads / (kv / head_dim);
+             return 2 * d * q + 2 * d * group * head_dim;
+         },
+         "your W_k and W_v have g = n_heads / n_kv_heads heads, the group size (query heads per KV head): they "
+         "have n_kv_heads heads of head_dim"},
+        {[](int64_t d, int64_t, int64_t kv, int64_t heads, int64_t head_dim) {
+             const int64_t split = d / heads, kv_heads = kv / head_dim;
+             return 2 * d * heads * split + 2 * d * kv_heads * split;
+         },
+         "your heads are d / n_heads wide: the head width is head_dim, whatever d is (n_heads·head_dim need not "
+         "equal d)"},
+        {[](int64_t d, int64_t q, int64_t kv, int64_t, int64_t) { return 2 * d * q + 2 * d * kv + d; },
+         "you counted d more weights than the four matrices (a norm's gains?): the layer is W_q, W_k, W_v and "
+         "W_o only"},
     };
     return all;
 }
@@ -54,14 +77,28 @@ void check_params(int64_t d, int64_t heads, int64_t kv_heads, int64_t head_dim) 
                                << head_dim << "): expected W_q " << q << "×" << d << " + W_k, W_v " << kv << "×" << d
                                << " + W_o " << d << "×" << q << " = " << want << ", got " << got);
     if (got == want) return;
-    // Every wrong idea that gives this count (at MHA, "W_o missing" and "K
-    // and V as one matrix" both count three d × d matrices).
-    std::string diagnoses;
+    if (want > INT32_MAX && got == static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(want))))
+        FAIL("the count overflowed 32 bits (" << want << " > 2^31 - 1): count in int64_t");
+    // Every wrong idea that gives this count. Some coincide at MHA (W_o
+    // missing, K and V as one matrix, W_v missing all count three d × d
+    // matrices): then a GQA layer whose heads are not d wide (d = 96, 6
+    // heads of 10, 2 KV heads) tells them apart, as far as numbers can (K and
+    // V as one matrix and W_v missing always count the same).
+    std::vector<const WrongCount*> matching;
     for (const WrongCount& wrong : wrong_counts()) {
         const int64_t wrong_count = wrong.count(d, q, kv, heads, head_dim);
-        if (wrong_count != want && got == wrong_count)
-            diagnoses += (diagnoses.empty() ? "" : "; or ") + std::string(wrong.diagnosis);
+        if (wrong_count != want && got == wrong_count) matching.push_back(&wrong);
     }
+    if (matching.size() > 1) {
+        const int64_t probe = ex04::attention_params(96, 6, 2, 10);
+        std::vector<const WrongCount*> still;
+        for (const WrongCount* wrong : matching)
+            if (wrong->count(96, 60, 20, 6, 10) == probe) still.push_back(wrong);
+        if (!still.empty()) matching = still;
+    }
+    std::string diagnoses;
+    for (const WrongCount* wrong : matching)
+        diagnoses += (diagnoses.empty() ? "" : "; or ") + std::string(wrong->diagnosis);
     if (!diagnoses.empty()) FAIL(diagnoses);
     FAIL("count W_q, W_k, W_v and W_o: rows × columns of each");
 }
@@ -103,6 +140,14 @@ TEST_CASE("ex04 the edges: one head, MQA, MHA, and heads wider or narrower than 
         CHECK(ex04::attention_params(3072, 16, 16, 256) == 4 * 3072 * 4096);
         check_params(512, 8, 2, 16);
         check_params(512, 8, 8, 16);
+    }
+    {
+        // A very wide layer has more weights than a 32-bit int holds.
+        INFO(
+            "d = 32768, 256 heads of 128: MHA has 4 × 32768² = 4,294,967,296 weights (more than 2^31), GQA with 32 "
+            "KV heads 2,415,919,104");
+        check_params(32768, 256, 256, 128);
+        check_params(32768, 256, 32, 128);
     }
 }
 
