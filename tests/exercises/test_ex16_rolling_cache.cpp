@@ -5,10 +5,12 @@
 // position, each in slot p mod (W-1), a fixed [W-1, head_dim] buffer that
 // keeps no graph), decoding from position 1000, another RoPE base, q, k, v
 // that arrive as views (not contiguous), large scores, and the engine's
-// fused ag::attention never run. Diagnoses rotating by the cache length or
-// the slot, no rotation, the default base, the other pairing, W±1 tokens
-// seen (each only when it explains the output at every W probed), and slots
-// off by one.
+// fused ag::attention never run, large scores (also all far below 0), and
+// outputs that stay as returned while later steps run. Diagnoses rotating
+// by the cache length or the slot, no rotation, the default base, the other
+// pairing, W±1 tokens seen, the new token's own key left unrotated (each
+// only when it explains the output at every W probed), and slots off by
+// one.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -86,12 +88,19 @@ Tensor row(const Tensor& x, int64_t t, bool strided) {
     return strided ? grading::strided_copy(r) : r;
 }
 
+// The same numbers (NaN equal to NaN).
+bool unchanged(const std::vector<double>& now, const std::vector<double>& then) {
+    return std::equal(now.begin(), now.end(), then.begin(), then.end(),
+                      [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); });
+}
+
 // Decoding row by row (positions p0 …) with a cache (the student's or the
 // reference's); after_step(p) runs after each step.
 template <class Cache>
 Tensor decode(Cache& cache, const Qkv& x, int64_t p0, bool strided = false,
               const std::function<void(int64_t p)>& after_step = nullptr) {
-    std::vector<Tensor> rows;
+    std::vector<Tensor> rows, returned;
+    std::vector<std::vector<double>> numbers;  // each output as it was when step() returned it
     for (int64_t t = 0; t < x.q.size(0); ++t) {
         const Tensor q = row(x.q, t, strided), k = row(x.k, t, strided), v = row(x.v, t, strided);
         Tensor out;
@@ -99,9 +108,17 @@ Tensor decode(Cache& cache, const Qkv& x, int64_t p0, bool strided = false,
             out = checked_step(cache, q, k, v, p0 + t);
         else
             out = cache.step(q, k, v, p0 + t);
+        returned.push_back(out);
+        numbers.push_back(out.to_vector());
         rows.push_back(out.reshape({1, x.q.size(1)}));
         if (after_step) after_step(p0 + t);
     }
+    for (size_t t = 0; t < returned.size(); ++t)
+        if (!unchanged(returned[t].to_vector(), numbers[t]))
+            FAIL("the output step() returned for position "
+                 << p0 + static_cast<int64_t>(t)
+                 << " changed when later steps ran: it shares its numbers with the buffer (or another tensor a "
+                    "later step writes into); return a tensor of its own");
     return ag::cat(rows, 0);
 }
 
@@ -114,6 +131,23 @@ int64_t first_wrong_row(const Tensor& got, const Tensor& want) {
     for (int64_t t = 0; t < want.size(0); ++t)
         if (!same(got.narrow(0, t, 1), want.narrow(0, t, 1))) return t;
     return -1;
+}
+
+// Windowed attention of the rotated q over the rotated cached keys, the
+// new token's own key as it came in (not rotated).
+Tensor own_key_unrotated(const Qkv& x, int64_t W, int64_t p0, double base) {
+    const int64_t T = x.q.size(0), d = x.q.size(1);
+    const Tensor q = rotate_rows(x.q, p0, W, absolute(base)), k = rotate_rows(x.k, p0, W, absolute(base));
+    std::vector<Tensor> rows;
+    for (int64_t t = 0; t < T; ++t) {
+        const int64_t from = std::max<int64_t>(0, t - W + 1);
+        std::vector<Tensor> keys;
+        if (t > from) keys.push_back(k.narrow(0, from, t - from));
+        keys.push_back(x.k.narrow(0, t, 1));
+        const Tensor scores = ag::matmul(q.narrow(0, t, 1), ag::cat(keys, 0).t()) / std::sqrt(static_cast<double>(d));
+        rows.push_back(ag::matmul(ag::softmax(scores), x.v.narrow(0, from, t - from + 1)));
+    }
+    return ag::cat(rows, 0);
 }
 
 // §6.4 the wrong turns, as what a whole-sequence pass would compute
@@ -155,6 +189,9 @@ const std::vector<WrongTurn>& wrong_turns() {
         {"your queries see W-1 tokens: W-1 cached positions and the new token itself make W (did you drop one slot, "
          "forget the new token's own key, or store it over the oldest slot before attending?)",
          [](const Qkv& x, int64_t W, int64_t p0, double b) { return full_windowed(x, W - 1, p0, absolute(b)); }},
+        {"the new token's own key is scored as it came in, not rotated: the query sees k rotated by p, the same key "
+         "that goes into the buffer",
+         own_key_unrotated},
     };
     return turns;
 }
@@ -232,6 +269,9 @@ void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int
                                                      << ", the number of tokens decoded before it, not by its "
                                                         "absolute position "
                                                      << r);
+            if (same(key, rotate_rows(k_row, r + 1, W, absolute(base))))
+                FAIL("the cached key is rotated by " << r + 1 << ", not by its absolute position " << r
+                                                     << ": positions count from 0 (the first token is position 0)");
             if (same(key, rotate_rows(k_row, r, W, absolute())))
                 FAIL("the cached key is rotated with base 10000, not the cache's RoPE base " << base);
             if (!grading::all_finite(key))
@@ -367,15 +407,26 @@ TEST_CASE("ex16 step() reads q, k and v given as views that are not contiguous")
     }
 }
 
+const char* const kLargeNan =
+    "NaN or inf in the output for large scores: exp(score) overflowed, or every weight underflowed to 0 and was "
+    "divided by their sum 0; subtract the max of the scores the query sees (not of empty slots) before exp "
+    "(softmax(s) = softmax(s - max s)), or use ag::softmax on those scores only";
+
 TEST_CASE("ex16 decoding with large scores (the softmax must not overflow)") {
     // q and k ~ N(0, 40²): scores q̃·k̃/√head_dim of order 1000; exp(1000)
     // overflows a double, so the softmax must subtract each row's max.
     grading::Random rng(21);
     for (int64_t W : {2, 3, 6}) {
         INFO("W = " << W << ", head_dim = 4, q and k ~ N(0, 40²)");
-        check_decoding(random_qkv(rng, 15, 4, 40.0), W, 0, 10000.0, false,
-                       "NaN or inf in the output for large scores: exp(score) overflowed; subtract the row's max "
-                       "before exp (softmax(s) = softmax(s - max s)), or use ag::softmax, which does");
+        check_decoding(random_qkv(rng, 15, 4, 40.0), W, 0, 10000.0, false, kLargeNan);
+    }
+    // k = -q: each token's own score is -|q|²/√head_dim, of order -3000, so
+    // while the buffer fills a row may have only scores far below 0.
+    for (int64_t W : {2, 3, 6}) {
+        INFO("W = " << W << ", head_dim = 4, q ~ N(0, 40²) and k = -q: every token's own score of order -3000");
+        Qkv x = random_qkv(rng, 15, 4, 40.0);
+        x.k = -x.q;
+        check_decoding(x, W, 0, 10000.0, false, kLargeNan);
     }
 }
 

@@ -1,0 +1,51 @@
+// Attempt (wrong): writes the softmax by hand over all W-1 slots and the new key, subtracts the
+// max of all those scores (empty slots score 0) and only then zeroes the empty slots, so with
+// large negative scores every visible weight underflows and the row is 0/0
+#include "exercises/ex16_rolling_cache.h"
+
+#include <cmath>
+#include <limits>
+
+#include "autograd/autograd.h"
+
+namespace ex16 {
+
+RollingCache::RollingCache(int64_t W, int64_t head_dim, double rope_base)
+    : window(W),
+      base(rope_base),
+      keys(ag::Tensor::zeros({W - 1, head_dim})),
+      values(ag::Tensor::zeros({W - 1, head_dim})),
+      positions(static_cast<size_t>(W - 1), -1) {}
+
+int64_t RollingCache::slot_of(int64_t position) const { return position % (window - 1); }
+
+ag::Tensor RollingCache::step(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t position) {
+    ag::NoGradGuard guard;
+    const int64_t dh = q.size(0);
+    const auto rot = [&](const ag::Tensor& x, int64_t p) {
+        return ag::rope(x.contiguous().reshape({1, 1, dh}), {p}, base, ag::RopePairing::Half).reshape({dh});
+    };
+    const ag::Tensor qr = rot(q, position), kr = rot(k, position);
+    const ag::Tensor vc = v.contiguous();
+    std::vector<ag::Tensor> ks{kr.reshape({1, dh})}, vs{vc.reshape({1, dh})};
+    ks.push_back(keys);
+    vs.push_back(values);
+    std::vector<double> filled{1.0};
+    for (const int64_t p : positions) filled.push_back(p >= 0 ? 1.0 : 0.0);
+    const ag::Tensor K = ag::cat(ks, 0), V = ag::cat(vs, 0);
+    const ag::Tensor scores = ag::matmul(qr.reshape({1, dh}), K.t()) / std::sqrt(static_cast<double>(dh));
+    const ag::Tensor e =
+        ag::exp(scores - ag::max(scores)) * ag::Tensor::from({1, static_cast<int64_t>(filled.size())}, filled);
+    const ag::Tensor out = ag::matmul(e / ag::sum(e), V).reshape({dh});
+    const int64_t s = slot_of(position);
+    const double* kp = kr.contiguous().data();
+    const double* vp = vc.data();
+    for (int64_t i = 0; i < dh; ++i) {
+        keys.data()[s * dh + i] = kp[i];
+        values.data()[s * dh + i] = vp[i];
+    }
+    positions[static_cast<size_t>(s)] = position;
+    return out;
+}
+
+}  // namespace ex16
