@@ -1,9 +1,11 @@
 // Exercise 9 · RMSNorm vs LayerNorm (§3.2, exercise 9): the lecture's
 // example; the edges (one element, a constant or zero vector: eps keeps
 // them finite); the reference on random vectors and eps, with the usual
-// slips named (eps outside the square root or only against zero, the
-// unbiased variance, the L2 norm in place of the RMS, RMSNorm centring,
-// LayerNorm's variance about 0, no square root); a large mean (the variance
+// slips named (eps outside the square root, only against zero or added
+// before the mean, the unbiased variance, the L2 norm, mean(|x|) or the root
+// before the mean in place of the RMS, RMSNorm centring, LayerNorm's
+// variance about 0, no square root, x returned unchanged, float precision);
+// a large mean (the variance
 // as mean((x - mean)²), not mean(x²) - mean²); and RMSNorm = LayerNorm on
 // zero-mean vectors.
 #include <cmath>
@@ -73,6 +75,24 @@ const std::vector<Slip>& rms_slips() {
              return normalized(x, 0, std::sqrt(mean_square(x) * n / (n - 1) + eps));
          },
          "you divided Σx² by n - 1: the mean of the squares divides by n"},
+        {[](const Vec& x, double eps) {
+             const double n = static_cast<double>(x.size());
+             return normalized(x, 0, std::sqrt((mean_square(x) * n + eps) / n));
+         },
+         "eps was added to Σx² before dividing by n: sqrt(mean(x²) + eps) adds it to the mean"},
+        {[](const Vec& x, double eps) {
+             double s = 0;
+             for (const double v : x) s += std::fabs(v);
+             return normalized(x, 0, s / static_cast<double>(x.size()) + eps);
+         },
+         "you divided by the mean absolute value mean(|x|): the RMS is the root of the mean of the SQUARES"},
+        {[](const Vec& x, double eps) {
+             const double n = static_cast<double>(x.size());
+             return normalized(x, 0, std::sqrt(mean_square(x) * n + eps) / n);
+         },
+         "you took the root before the mean, sqrt(Σx²)/n: the RMS is sqrt(Σx²/n + eps)"},
+        {[](const Vec& x, double) { return x; },
+         "you returned x unchanged: RMSNorm divides every x, even a single element, by sqrt(mean(x²) + eps)"},
     };
     return slips;
 }
@@ -95,6 +115,13 @@ const std::vector<Slip>& layer_slips() {
          "you divided by the standard deviation but did not subtract the mean from x"},
         {[](const Vec& x, double eps) { return normalized(x, mean(x), mean_square(x, mean(x)) + eps); },
          "you divided by var + eps: take its square root"},
+        {[](const Vec& x, double eps) {
+             const double n = static_cast<double>(x.size());
+             return normalized(x, mean(x), std::sqrt((mean_square(x, mean(x)) * n + eps) / n));
+         },
+         "eps was added to Σ(x - mean)² before dividing by n: sqrt(var + eps) adds it to the variance"},
+        {[](const Vec& x, double) { return x; },
+         "you returned x unchanged: LayerNorm subtracts the mean even from a single element (giving 0)"},
     };
     return slips;
 }
@@ -108,6 +135,8 @@ void check_norm(const char* what, const Vec& got, const Vec& want, const std::ve
     if (!same(got, want, tol))
         for (const Slip& s : slips)
             if (same(got, s.f(x, eps), tol)) FAIL(s.message);
+    if (!same(got, want, tol) && same(got, want, 1e-5))
+        FAIL("close, but right to only about 6 or 7 digits: is something summed or divided in float? Use double");
     CHECK(same(got, want, tol));
 }
 

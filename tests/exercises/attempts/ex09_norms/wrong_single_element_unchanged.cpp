@@ -1,0 +1,40 @@
+// Attempt (wrong): returns a one-element vector unchanged ("nothing to
+// normalise"); the formulas still apply: RMSNorm gives x / sqrt(x² + eps) and
+// LayerNorm 0.
+#include "exercises/ex09_norms.h"
+
+#include <cmath>
+
+namespace ex09 {
+namespace {
+
+double mean(const std::vector<double>& x) {
+    double s = 0;
+    for (double v : x) s += v;
+    return s / static_cast<double>(x.size());
+}
+
+}  // namespace
+
+std::vector<double> rms_norm(const std::vector<double>& x, double eps) {
+    if (x.size() == 1) return x;
+    double ms = 0;
+    for (double v : x) ms += v * v;
+    const double r = 1.0 / std::sqrt(ms / static_cast<double>(x.size()) + eps);
+    std::vector<double> y;
+    for (double v : x) y.push_back(v * r);
+    return y;
+}
+
+std::vector<double> layer_norm(const std::vector<double>& x, double eps) {
+    if (x.size() == 1) return x;
+    const double mu = mean(x);
+    double var = 0;
+    for (double v : x) var += (v - mu) * (v - mu);
+    const double r = 1.0 / std::sqrt(var / static_cast<double>(x.size()) + eps);
+    std::vector<double> y;
+    for (double v : x) y.push_back((v - mu) * r);
+    return y;
+}
+
+}  // namespace ex09
