@@ -18,9 +18,10 @@
 // the sequence too); W = 1 (1/T), W = T (the causal share), T = W = 1; the
 // exact counts on random T up to 2^20. A known wrong turn (exactly half
 // for causal, the diagonal left out, every query seeing W keys, a window
-// of W - 1 or W + 1, the query left out of its window, W > T not clipped,
-// shares of the causal pairs instead of T², TW chunk scores, integer
-// division) is named in the message.
+// of W - 1 or W + 1 or W/2 + 1, a two-sided window, the query left out of
+// its window, W > T not clipped or clipped to T - 1, shares of the causal
+// pairs instead of T², percentages, TW or 2TW - W² chunk scores, integer
+// division, 32-bit counts) is named in the message.
 #include "exercises/ex05_window_fractions.h"
 
 #include "exercises/not_implemented.h"

@@ -4,8 +4,11 @@
 // Diagnoses the usual wrong turns: the causal half without (or with half)
 // the diagonal, every query seeing W keys, a window of W ± 1, a window
 // longer than the sequence not clipped, shares of the causal pairs instead
-// of T², chunks of TW scores.
+// of T², chunks of TW or 2TW - W² scores, percentages, W/2 + 1 keys (the
+// Longformer ½w + 1), a two-sided window, W >= T clipped to T - 1, 32-bit
+// counts.
 #include <functional>
+#include <iomanip>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,14 @@ double window_pairs(int64_t T, int64_t W) {
 
 double squared(int64_t T) { return static_cast<double>(T) * static_cast<double>(T); }
 
+// The student's three shares for T = 1000, W = 100 (no count near 2^31).
+bool right_on_short_sequence() {
+    const ex05::Fractions got = ex05::window_fractions(1000, 100);
+    const ref::Fractions want = ref::window_fractions(1000, 100);
+    return grading::close(got.causal, want.causal) && grading::close(got.window, want.window) &&
+           grading::close(got.chunked, want.chunked);
+}
+
 // A share, a wrong idea of it, and what the idea is.
 struct WrongShare {
     std::function<double(int64_t T, int64_t W)> share;
@@ -44,13 +55,20 @@ struct WrongShare {
 // it differs from want).
 void check_share(const char* field, double got, double want, int64_t T, int64_t W,
                  const std::vector<WrongShare>& wrongs) {
-    INFO(field << " for T = " << T << ", W = " << W << ": expected " << want << " of T², got " << got);
+    INFO(std::setprecision(15) << field << " for T = " << T << ", W = " << W << ": expected " << want << " of T², got "
+                               << got);
     if (grading::close(got, want, 1e-12)) return;
+    if (want > 0 && grading::close(got, 100 * want, 1e-12))
+        FAIL("that is a percentage: return the share itself (0.5 for half of T², not 50)");
     for (const WrongShare& wrong : wrongs) {
         const double wrong_share = wrong.share(T, W);
         if (!grading::close(wrong_share, want, 1e-12) && grading::close(got, wrong_share, 1e-12)) FAIL(wrong.diagnosis);
     }
     if (got == 0 && want > 0) FAIL("0: an integer count divided by the integer T² truncates to 0; divide as doubles");
+    if (squared(T) > INT32_MAX && right_on_short_sequence())
+        FAIL("right for short sequences but not for T = " << T << ", where T² = " << T * T
+                                                          << " is more than 2^31: count in int64_t, a 32-bit int "
+                                                             "overflows");
     FAIL("count the pairs exactly, then divide by T²");
 }
 
@@ -81,6 +99,18 @@ const std::vector<WrongShare>& wrong_window() {
          },
          "TW - W(W+1)/2 counts min(t, W) keys for query t, leaving the query itself out: the window "
          "t - W < j <= t holds min(t + 1, W) keys"},
+        {[](int64_t T, int64_t W) { return window_pairs(T, std::min(W, std::max<int64_t>(T - 1, 1))) / squared(T); },
+         "a window of W >= T is the whole causal triangle: the last query sees all T keys, itself included, so "
+         "clip W to T (not T - 1)"},
+        {[](int64_t T, int64_t W) { return window_pairs(T, W / 2 + 1) / squared(T); },
+         "you gave each query W/2 + 1 keys, the ½w + 1 of the two-sided Longformer width w (§6.1): here W is the "
+         "number of keys a query sees, itself included"},
+        {[](int64_t T, int64_t W) {
+             const double w = static_cast<double>(std::min(W, T));
+             return (static_cast<double>(T) * (2 * w - 1) - w * (w - 1)) / squared(T);
+         },
+         "you counted the pairs with |t - j| < W, on both sides of the diagonal: the window is causal, "
+         "t - W < j <= t, only keys at or before the query"},
         {[](int64_t T, int64_t W) { return window_pairs(T, W - 1) / squared(T); },
          "you counted a window of W - 1 keys: a window of W sees W tokens, itself included (t - W < j <= t)"},
         {[](int64_t T, int64_t W) { return window_pairs(T, W + 1) / squared(T); },
@@ -103,6 +133,13 @@ const std::vector<WrongShare>& wrong_chunked() {
                     (static_cast<double>(T) * static_cast<double>(T + 1) / 2);
          },
          "that is 2TW as a share of the causal pairs: divide by all T² pairs"},
+        {[](int64_t T, int64_t W) {
+             return (2.0 * static_cast<double>(T) * static_cast<double>(W) -
+                     static_cast<double>(W) * static_cast<double>(W)) /
+                    squared(T);
+         },
+         "2TW - W² gives the first chunk only its own W × W block: the header counts 2TW, a W × 2W block for "
+         "every chunk (the first chunk's left half is masked)"},
     };
     return all;
 }
