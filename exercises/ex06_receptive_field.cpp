@@ -14,11 +14,14 @@
 //
 // Graded: Mistral's 131,040; 6 for 2 layers with W = 4; 0 for W = 1; one
 // layer (W - 1) for W = 1 … 10, W = 1 and W = 2 for 1 … 10 layers; the
-// reference on random sizes; and a measured check: change one token of a
-// real windowed model's input (1 … 3 layers, W = 1 … 4) and see how far its
-// outputs move. A known wrong turn (W per layer, one layer short, only the
-// top layer's window, the position itself counted, whole windows of W laid
-// end to end, windows multiplied) is named in the message.
+// reference on random sizes, and a reach beyond 2^31 (128 layers, W =
+// 2^25); and a measured check: change one token of a real windowed model's
+// input (1 … 3 layers, W = 1 … 4) and see how far its outputs move. A known
+// wrong turn (W or W/2 per layer, one layer short or too many, two steps
+// per layer, only the top layer's window, the position itself counted,
+// whole windows of W laid end to end, one off per junction, one position
+// per extra layer, windows multiplied, 32-bit overflow) is named in the
+// message.
 #include "exercises/ex06_receptive_field.h"
 
 #include "exercises/not_implemented.h"

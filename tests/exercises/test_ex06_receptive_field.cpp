@@ -2,7 +2,9 @@
 // numbers, the edges (one layer, W = 1, W = 2), the reference, and a
 // measurement on real windowed models. Diagnoses the usual wrong turns: W
 // per layer, one layer short, only the top layer's window, the position
-// itself counted, whole windows of W added, windows multiplied.
+// itself counted, whole windows of W added, windows multiplied, W/2 per
+// layer, a layer too many, two steps per layer, one off per junction, one
+// position per extra layer, 32-bit overflow.
 #include <functional>
 #include <vector>
 
@@ -48,6 +50,21 @@ const std::vector<WrongField>& wrong_fields() {
          "so each layer adds W - 1"},
         {[](int64_t L, int64_t W) { return power(W, L) < 0 ? -2 : power(W, L) - 1; },
          "the reach grows by W - 1 per layer (added, not multiplied: a window is not a dilated convolution)"},
+        {[](int64_t L, int64_t W) { return L * (W / 2); },
+         "you reach W/2 back per layer, half of a two-sided Longformer width: here a window of W is causal, "
+         "position t reads t - W + 1 … t, so W - 1 back"},
+        {[](int64_t L, int64_t W) { return (L + 1) * (W - 1); },
+         "one layer too many: the embeddings are per position, only the L windowed layers move information, "
+         "W - 1 each"},
+        {[](int64_t L, int64_t W) { return 2 * L * (W - 1); },
+         "you count two steps per layer: the feed-forward sublayer works on each position alone, only the "
+         "attention moves information, W - 1 positions per layer"},
+        {[](int64_t L, int64_t W) { return L * (W - 1) - (L - 1); },
+         "you took one position off per junction of two layers: the position a layer passes on is already not "
+         "counted in W - 1, so each layer adds the full W - 1"},
+        {[](int64_t L, int64_t W) { return (W - 1) + (L - 1); },
+         "every layer above the first reaches W - 1 further back too, not one position: position t - W + 1 of "
+         "the layer below already holds what reached it from W - 1 further back"},
     };
     return all;
 }
@@ -59,6 +76,8 @@ void check_field(int64_t layers, int64_t window) {
     INFO("receptive_field(" << layers << " layers, W = " << window << "): expected L(W - 1) = " << want << ", got "
                             << got);
     if (got == want) return;
+    if (want > INT32_MAX && got == static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(want))))
+        FAIL("the reach overflowed 32 bits (" << want << " > 2^31 - 1): compute L(W - 1) in int64_t");
     for (const WrongField& wrong : wrong_fields()) {
         const int64_t wrong_field = wrong.field(layers, window);
         if (wrong_field != want && got == wrong_field) FAIL(wrong.diagnosis);
@@ -106,6 +125,8 @@ TEST_CASE("ex06 the edges: one layer, W = 1, W = 2") {
 TEST_CASE("ex06 equals the reference") {
     grading::Random rng(7);
     for (int n = 0; n < 200; ++n) check_field(rng.integer(1, 100), rng.integer(1, 10000));
+    INFO("128 layers with a window of 2^25 tokens reach 128 × (2^25 - 1) = 4,294,967,168 back, more than 2^31");
+    check_field(128, int64_t{1} << 25);
 }
 
 namespace {
