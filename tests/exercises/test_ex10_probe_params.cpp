@@ -3,8 +3,8 @@
 // is frozen afterwards, named parameter by parameter; whatever state body
 // and head were left in before (a frozen head, a half-frozen body, one
 // set-up after the other, back and forth); other bodies and heads. Diagnoses
-// counting tensors instead of numbers, counting frozen parameters, and body
-// and head swapped.
+// counting tensors instead of numbers, counting frozen parameters, counting
+// before switching, eval() in place of freezing, and body and head swapped.
 #include "exercises/ex10_probe_params.h"
 #include "grading_checks.h"
 #include "nn/autoencoder.h"
@@ -34,17 +34,28 @@ void require_state(const nn::Module& m, const char* what, bool trainable, const 
 
 int64_t tensor_count(const nn::Module& m) { return static_cast<int64_t>(m.parameters().size()); }
 
+int64_t trainable_now(const nn::Module& body, const nn::Module& head) {
+    return body.num_trainable_parameters() + head.num_trainable_parameters();
+}
+
 // The count a set-up returned against what it trains; names the usual
-// wrong counts. `expected` = the numbers of the trainable parameters.
-void check_count(int64_t got, int64_t expected, const nn::Module& body, const nn::Module& head, bool probe) {
+// wrong counts. `expected` = the numbers of the trainable parameters,
+// `before` = those trainable before the call.
+void check_count(int64_t got, int64_t expected, int64_t before, const nn::Module& body, const nn::Module& head,
+                 bool probe) {
     INFO((probe ? "probe_trainable()" : "finetune_trainable()")
          << " returned " << got << "; the optimiser trains " << expected << " numbers (body " << body.num_parameters()
          << ", head " << head.num_parameters() << ")");
     if (got != expected) {
         if (got == (probe ? tensor_count(head) : tensor_count(body) + tensor_count(head)))
             FAIL("you counted parameter TENSORS; count the numbers in them (numel())");
-        if (probe && got == body.num_parameters() + head.num_parameters())
-            FAIL("you counted the frozen parameters too: count only those with requires_grad()");
+        const bool all = got == body.num_parameters() + head.num_parameters(), stale = got == before;
+        if (stale && (!probe || !all)) FAIL("that is the count from before the call: count after switching the flags");
+        if (stale && all)
+            FAIL(
+                "you counted the frozen parameters too (count only those with requires_grad()), or counted before "
+                "switching the flags (count after)");
+        if (probe && all) FAIL("you counted the frozen parameters too: count only those with requires_grad()");
         if (probe && got == body.num_parameters())
             FAIL("that is the body's size: the probe trains the head, the body is frozen");
         if (!probe && got == head.num_parameters())
@@ -56,18 +67,25 @@ void check_count(int64_t got, int64_t expected, const nn::Module& body, const nn
 
 // `expected`: what the count must be (-1: the head's size, or body + head's).
 void check_probe(nn::Module& body, nn::Module& head, int64_t expected = -1) {
+    const int64_t before = trainable_now(body, head);
     const int64_t got = ex10::probe_trainable(body, head);
+    if (!first_not(body, false).empty() && !body.is_training())
+        FAIL(
+            "the body is in eval mode but its parameters still require grad: eval() only switches the mode "
+            "(dropout and the like), the optimiser would still train the body; freeze with requires_grad_(false)");
     require_state(body, "the body", false, "after probe_trainable() the body must be frozen");
     require_state(head, "the head", true, "after probe_trainable() the head must be trainable");
-    check_count(got, expected >= 0 ? expected : head.num_parameters(), body, head, true);
+    check_count(got, expected >= 0 ? expected : head.num_parameters(), before, body, head, true);
 }
 
 void check_finetune(nn::Module& body, nn::Module& head, int64_t expected = -1) {
+    const int64_t before = trainable_now(body, head);
     const int64_t got = ex10::finetune_trainable(body, head);
     require_state(body, "the body", true,
                   "after finetune_trainable() the whole body must be trainable (it undoes any freezing)");
     require_state(head, "the head", true, "after finetune_trainable() the head must be trainable");
-    check_count(got, expected >= 0 ? expected : body.num_parameters() + head.num_parameters(), body, head, false);
+    check_count(got, expected >= 0 ? expected : body.num_parameters() + head.num_parameters(), before, body, head,
+                false);
 }
 
 }  // namespace

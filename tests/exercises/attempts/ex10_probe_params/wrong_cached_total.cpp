@@ -1,0 +1,31 @@
+// Attempt (wrong): remembers the model's size in a static after the first call
+// ("it never changes"); a later call with another body or head returns the
+// first model's count.
+#include "exercises/ex10_probe_params.h"
+
+namespace ex10 {
+namespace {
+
+int64_t trainable(const nn::Module& m) {
+    int64_t n = 0;
+    for (const nn::Tensor& p : m.parameters())
+        if (p.requires_grad()) n += p.numel();
+    return n;
+}
+
+}  // namespace
+
+int64_t probe_trainable(nn::Module& body, nn::Module& head) {
+    body.requires_grad_(false);
+    head.requires_grad_(true);
+    return trainable(body) + trainable(head);
+}
+
+int64_t finetune_trainable(nn::Module& body, nn::Module& head) {
+    body.requires_grad_(true);
+    head.requires_grad_(true);
+    static const int64_t total = trainable(body) + trainable(head);
+    return total;
+}
+
+}  // namespace ex10
