@@ -33,15 +33,16 @@
 //   std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, int64_t n_kv_heads);
 //
 // Graded: the shapes and the means against the reference on random weights
-// (strided groups, sums and picking each group's first head are named);
-// identity for H_new = H_old, the mean of all for H_new = 1; a w that is a
-// view (not contiguous); the exceptions (groups of unequal size, H_new < 1
-// or > H_old, rows that are not whole heads); the converted ModernLM, from
-// a config whose sizes, RoPE options and window differ from modern_lm()'s
-// (3 layers, 6 K/V heads -> 3, 2, 1 and 6; a model that already shares K/V
-// heads, 8 query heads and 4 K/V heads -> 2 and 1; one layer with one
-// head): the whole config kept but n_kv_heads, every other parameter copied
-// exactly, wk and wv pooled in every layer, its own storage, every
+// (strided groups, sums, sums over √g and picking each group's first head
+// are named); identity for H_new = H_old, the mean of all for H_new = 1; a w
+// that is a view (not contiguous); the exceptions (groups of unequal size,
+// H_new < 1 or > H_old, rows that are not whole heads); the converted
+// ModernLM, from a config whose sizes, RoPE options and window differ from
+// modern_lm()'s (3 layers, 6 K/V heads -> 3, 2, 1 and 6; a model that
+// already shares K/V heads, 8 query heads and 4 K/V heads -> 2 and 1; one
+// layer with one head): the whole config kept but n_kv_heads, every other
+// parameter copied exactly, wk and wv pooled in every layer (in the
+// registered parameters the layers compute with), its own storage, every
 // parameter trainable and without a gradient even when the old model had
 // frozen parameters and gradients, a backward through it reaching all its
 // parameters and none of the old model's, changing either model leaving the

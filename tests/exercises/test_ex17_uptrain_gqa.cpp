@@ -1,10 +1,10 @@
 // Exercise 17 · uptraining MHA -> GQA (§5.4): pooled weights against the
-// reference (diagnosing strided groups, sums and picked heads), any layout
-// of w, the exceptions, and the converted ModernLM: the whole config kept,
-// every parameter copied or pooled, its own trainable numbers that start
-// without gradients and train without touching the old model, one layer /
-// one head / one KV head, a model that already shares K/V heads, and
-// unchanged logits when the heads of each group already agreed.
+// reference (diagnosing strided groups, sums, sums over √g and picked
+// heads), any layout of w, the exceptions, and the converted ModernLM: the
+// whole config kept, every parameter copied or pooled, its own trainable
+// numbers that start without gradients and train without touching the old
+// model, one layer / one head / one KV head, a model that already shares K/V
+// heads, and unchanged logits when the heads of each group already agreed.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -46,6 +46,9 @@ void diagnose_pooling(const ag::Tensor& got, const ag::Tensor& w, int64_t dh, in
             "head j is the mean of the CONSECUTIVE heads j·g … j·g+g-1");
     if (same(got, want * static_cast<double>(g)))
         FAIL("you summed the heads of each group: divide by the group size g = " << g << " (a mean)");
+    if (g > 1 && same(got, want * std::sqrt(static_cast<double>(g))))
+        FAIL("you divided each group's sum by √g = " << std::sqrt(static_cast<double>(g))
+                                                     << ": the mean of the g = " << g << " heads divides by g");
     if (same(got, w.reshape({new_heads, g, dh, w.size(1)}).narrow(1, 0, 1).reshape(want.shape())))
         FAIL("you kept the first head of each group: new head j is the MEAN of heads j·g … j·g+g-1");
     FAIL("the pooled weight differs from the reference: " << grading::tensor_diff(got, want));
@@ -142,6 +145,21 @@ void check_conversion(const nn::LanguageModel& mha, const nn::LanguageModel& gqa
     }
     const auto from = mha.named_parameters(), to = gqa.named_parameters();
     REQUIRE(from.size() == to.size());
+    // The tensor a layer computes with must be the one it registered (the
+    // one named_parameters() and an optimizer see).
+    for (size_t l = 0; l < gqa.layers.size(); ++l) {
+        const auto& attn = gqa.layers[l]->attn;
+        if (!attn || !attn->wk) continue;
+        for (const auto& [proj, linear] : {std::pair{"wk", attn->wk}, std::pair{"wv", attn->wv}}) {
+            const std::string name = "layers." + std::to_string(l) + ".attn." + proj + ".weight";
+            for (const auto& [n, p] : to)
+                if (n == name && p.impl() != linear->weight.impl())
+                    FAIL(name << ": the layer computes with a different tensor than the parameter it registered "
+                              << "(a new tensor assigned to attn->" << proj
+                              << "->weight): named_parameters() and an optimizer still see the old one; copy the "
+                                 "numbers into the registered parameter instead");
+        }
+    }
     for (size_t i = 0; i < to.size(); ++i) {
         const std::string& name = to[i].first;
         const ag::Tensor& p = to[i].second;
@@ -156,11 +174,8 @@ void check_conversion(const nn::LanguageModel& mha, const nn::LanguageModel& gqa
                 "about to be uptrained), whatever the old model's flags were");
         if (is_kv(name)) {
             const nn::LMConfig& cfg = mha.config();
-            INFO("each K/V head has head_dim = d_model / n_heads = " << cfg.head_dim()
-                                                                     << " rows, as a query head has: "
-                                                                        "this weight holds "
-                                                                     << cfg.n_kv_heads << " heads of " << cfg.head_dim()
-                                                                     << " rows");
+            INFO("the old weight holds its " << cfg.n_kv_heads << " K/V heads of head_dim = d_model / n_heads = "
+                                             << cfg.head_dim() << " rows each");
             diagnose_pooling(p, from[i].second, cfg.head_dim(), kv);
         } else if (!same(p, from[i].second, 0.0)) {
             FAIL("not an exact copy of the old model's: " << grading::tensor_diff(p, from[i].second));
