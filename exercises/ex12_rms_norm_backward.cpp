@@ -24,11 +24,15 @@
 // against finite differences (gradcheck); x, weight and dy given as
 // non-contiguous views (to rms_norm, to rms_norm_backward, and dy to the
 // recorded backward); extreme but valid inputs (a row of zeros, zeros in
-// the weight, N = 1, d = 1); ag::rms_norm is never run (forward, backward,
-// rms_norm_backward; under NoGradGuard or not) and rms_norm() records its
-// own op. Diagnosed: one r for the whole tensor, a backward that treats r
-// as a constant (the second term missing), a forgotten eps, a second term
-// twice too large, dweight not summed over the rows or with a factor g.
+// the weight, N = 1, d = 1); x, weight and dy left unchanged (nothing
+// computed in place in their storage); the backward uses the x of the call
+// even when the caller's variable is reassigned (h = rms_norm(h, g, eps));
+// ag::rms_norm is never run (forward, backward, rms_norm_backward; under
+// NoGradGuard or not) and rms_norm() records its own op. Diagnosed: one r
+// for the whole tensor or one per column, a backward that treats r as a
+// constant (the second term missing), a forgotten eps, a second term twice
+// too large or without g, dweight not summed over the rows or with a
+// factor g.
 #include "exercises/ex12_rms_norm_backward.h"
 
 #include <cmath>

@@ -128,6 +128,18 @@ inline ag::Tensor strided_copy(const ag::Tensor& t) {
     return ag::Tensor(std::move(impl));
 }
 
+// `t` holds the same numbers as `before` (a clone taken before a call):
+// FAILs when the call wrote into it. A contiguous tensor's contiguous() and
+// detach() share its storage, so computing "in place" on them overwrites
+// the caller's input (or the incoming gradient, which the engine may hand
+// to other ops as well).
+inline void require_unchanged(const ag::Tensor& t, const ag::Tensor& before, const std::string& what) {
+    if (!same_tensor(t, before, 0.0))
+        FAIL(what << " was changed by the call (" << tensor_diff(t, before)
+                  << "): write results into new tensors; contiguous() and detach() of a contiguous tensor share "
+                     "its storage");
+}
+
 // y's recorded backward called directly with dy (not through the engine):
 // the input gradients it returns, e.g. for a dy made by strided_copy.
 inline std::vector<ag::Tensor> run_recorded_backward(const ag::Tensor& y, const ag::Tensor& dy) {

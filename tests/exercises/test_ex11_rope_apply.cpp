@@ -142,16 +142,6 @@ void diagnose(const Tensor& got, const Case& c) {
     if (is(c.x)) FAIL("you returned x unrotated");
 }
 
-// y = R x is a new tensor: rope_apply must not write into x (nor a
-// backward into dy). x.detach().contiguous() is x's own storage when x is
-// contiguous, so rotating its numbers in place overwrites the caller's x.
-void require_unchanged(const Tensor& t, const Tensor& before, const char* what) {
-    if (!grading::same_tensor(t, before, 0.0))
-        FAIL(what << " was changed by the call (" << grading::tensor_diff(t, before)
-                  << "): write the rotated numbers into a new tensor; x.detach().contiguous() shares x's storage "
-                     "when x is contiguous");
-}
-
 // got must equal want (R x, however computed); if not, say which slip it is.
 void check_rotation(const Tensor& got, const Tensor& want, const Case& c) {
     if (!grading::same_tensor(got, want, 1e-9)) diagnose(got, c);
@@ -183,7 +173,8 @@ TEST_CASE("ex11 rope_apply equals the full block-diagonal matrix R_{Θ,m}, the r
         INFO(describe(c));
         const Tensor x_before = c.x.clone();
         const Tensor got = ex11::rope_apply(c.x, c.positions, c.base, c.pairing);
-        require_unchanged(c.x, x_before, "x");
+        // y = R x is a new tensor: x stays as it was.
+        grading::require_unchanged(c.x, x_before, "x");
         check_rotation(got, by_full_matrix(c.x, c.positions, c.base, c.pairing), c);
         CHECK_TENSOR(got, ref::rope_apply(c.x, c.positions, c.base, c.pairing), 1e-9);
         CHECK_TENSOR(got, engine_rope(c.x, c.positions, c.base, c.pairing), 1e-9);
@@ -241,7 +232,7 @@ TEST_CASE("ex11 rope_apply is one recorded op whose backward is the rotation by 
         positions = shifted(positions, 7);
         const Tensor dy_before = dy.clone();
         y.backward(dy);
-        require_unchanged(dy, dy_before, "the incoming gradient dy");
+        grading::require_unchanged(dy, dy_before, "the incoming gradient dy");
         const Tensor with_new_positions = ref::rope_apply(dy, shifted(positions, 0, -1), c.base, c.pairing);
         if (x.grad().defined() && grading::same_tensor(x.grad(), with_new_positions, 1e-9))
             FAIL(

@@ -1,11 +1,13 @@
 // Exercise 12 · RMSNorm as an autograd op with a hand-written backward
 // (§3.2): the forward against the reference and ag::rms_norm, the backward
 // against the reference, one recorded op whose gradients equal
-// ag::rms_norm's, inputs and incoming gradients that are not contiguous,
+// ag::rms_norm's, inputs and incoming gradients that are not contiguous and
+// stay unchanged, a backward that keeps its own x (h = rms_norm(h, ...)),
 // ag::rms_norm never run (forward, backward, NoGradGuard), and a gradient
-// check. Diagnoses one r for the whole tensor instead of one per row, a
-// backward that treats r as a constant, a forgotten eps, a second term off
-// by a factor 2, dweight not summed over the rows or with a stray g.
+// check. Diagnoses one r for the whole tensor or per column instead of one
+// per row, a backward that treats r as a constant, a forgotten eps, a second
+// term off by a factor 2 or without g, dweight not summed over the rows or
+// with a stray g.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -85,6 +87,10 @@ void diagnose_forward(const Tensor& got, const Case& c) {
         FAIL(
             "you computed one r for the whole tensor; RMSNorm normalises each row on its own: "
             "r_n = 1 / sqrt(mean_j(x_nj²) + eps)");
+    if (c.x.size(0) > 1 && is(c.x / ag::sqrt(ag::mean(c.x * c.x, {0}, true) + c.eps) * c.weight))
+        FAIL(
+            "you took mean(x²) down each column, over the rows (one r per feature, as batch norm would); RMSNorm "
+            "takes it over the d features of each row: one r per token");
 }
 
 // When the backward is wrong: which usual slip? FAIL naming it.
@@ -111,6 +117,10 @@ void diagnose_backward(const Tensor& dx, const Tensor& dweight, const Case& c) {
             "your dx treats r as a constant: r depends on every x_k of its row (∂r/∂x_k = -r³ x_k / d), "
             "which adds the term -x r³ mean(g ⊙ dy ⊙ x)");
     if (is(dx_formula(c, 0.0, 3.0, true))) FAIL("your backward left out eps: r = 1 / sqrt(mean(x²) + eps)");
+    if (is(r * c.weight * c.dy - c.x * ag::pow(r, 3.0) * ag::mean(c.dy * c.x, {1}, true)))
+        FAIL(
+            "the mean in your second term has no g: dx_k = r g_k dy_k + Σ_j dy_j g_j x_j ∂r/∂x_k, so it is "
+            "mean(g ⊙ dy ⊙ x)");
     if (is(dx_formula(c, c.eps, 2.0, true))) FAIL("your second term has r² where r³ belongs: ∂r/∂x_k = -r³ x_k / d");
     // A sum over the row is d times the mean: at d = 2 it is the same slip
     // in the numbers as a dropped ½, so the message names both.
@@ -159,7 +169,10 @@ TEST_CASE("ex12 rms_norm's forward equals the reference and ag::rms_norm") {
     for (int n = 0; n < 150; ++n) {
         const Case c = random_case(rng, n);
         INFO(describe(c));
+        const Tensor x_before = c.x.clone(), weight_before = c.weight.clone();
         const Tensor got = ex12::rms_norm(c.x, c.weight, c.eps);
+        grading::require_unchanged(c.x, x_before, "x (given to rms_norm)");
+        grading::require_unchanged(c.weight, weight_before, "the weight (given to rms_norm)");
         check_forward(got, c);
         CHECK_TENSOR(got, ag::rms_norm(c.x, c.weight, c.eps), 1e-9);
     }
@@ -170,7 +183,13 @@ TEST_CASE("ex12 rms_norm_backward equals the reference") {
     for (int n = 0; n < 150; ++n) {
         const Case c = random_case(rng, n);
         INFO(describe(c));
+        // rms_norm_backward reads its three tensors and leaves them as they
+        // were: the engine passes the op's saved x and the incoming gradient.
+        const Tensor x_before = c.x.clone(), weight_before = c.weight.clone(), dy_before = c.dy.clone();
         const ex12::RmsNormGrads got = ex12::rms_norm_backward(c.x, c.weight, c.eps, c.dy);
+        grading::require_unchanged(c.x, x_before, "x (given to rms_norm_backward)");
+        grading::require_unchanged(c.weight, weight_before, "the weight (given to rms_norm_backward)");
+        grading::require_unchanged(c.dy, dy_before, "dy (given to rms_norm_backward)");
         check_grads(got.dx, got.dweight, c);
     }
 }
@@ -183,7 +202,10 @@ TEST_CASE("ex12 rms_norm is one recorded op whose gradients equal ag::rms_norm's
         const Tensor x = grading::leaf(c.x), weight = grading::leaf(c.weight);
         const Tensor y = ex12::rms_norm(x, weight, c.eps);
         grading::require_one_op(y, "rms_norm", "{x, weight}", {x, weight});
+        const Tensor dy_before = c.dy.clone();
         y.backward(c.dy);
+        grading::require_unchanged(x, c.x, "x (by rms_norm's backward)");
+        grading::require_unchanged(c.dy, dy_before, "the incoming gradient dy (by rms_norm's backward)");
         if (!x.grad().defined()) FAIL("no gradient reached x: the backward must return {dx, dweight}");
         if (!weight.grad().defined()) FAIL("no gradient reached the weight: the backward must return {dx, dweight}");
 
@@ -194,6 +216,30 @@ TEST_CASE("ex12 rms_norm is one recorded op whose gradients equal ag::rms_norm's
         CHECK_TENSOR(y, ag::rms_norm(c.x, c.weight, c.eps), 1e-9);
         CHECK_TENSOR(x.grad(), xe.grad(), 1e-9);
         CHECK_TENSOR(weight.grad(), we.grad(), 1e-9);
+    }
+}
+
+// §3.2 in a model: the residual stream is one variable, h = rms_norm(h, g,
+// eps), so by the time backward runs the caller's h is the op's output.
+// The backward must use the x the op was called with (x.detach() kept in
+// the closure), not whatever the caller's variable holds later.
+TEST_CASE("ex12 rms_norm's backward uses the x it was called with (h = rms_norm(h, g, eps))") {
+    grading::Random rng(1207);
+    for (int n = 0; n < 20; ++n) {
+        const Case c = random_case(rng, n);
+        INFO(describe(c));
+        const Tensor x = grading::leaf(c.x), weight = grading::leaf(c.weight);
+        Tensor h = x;
+        h = ex12::rms_norm(h, weight, c.eps);
+        h.backward(c.dy);
+        const ref::RmsNormGrads want = ref::rms_norm_backward(c.x, c.weight, c.eps, c.dy);
+        if (x.grad().defined() && !grading::same_tensor(x.grad(), want.dx, 1e-9) &&
+            grading::same_tensor(x.grad(), ref::rms_norm_backward(h.detach(), c.weight, c.eps, c.dy).dx, 1e-9))
+            FAIL(
+                "after h = rms_norm(h, g, eps) the backward differentiated at the output's numbers: the closure "
+                "must keep its own x_saved = x.detach() (captured by value), not a reference to the caller's "
+                "variable");
+        check_grads(x.grad(), weight.grad(), c);
     }
 }
 
