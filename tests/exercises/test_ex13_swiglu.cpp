@@ -84,6 +84,13 @@ void diagnose(const Tensor& got, const Case& c) {
     if (is(gated(c, ag::sigmoid))) FAIL("you gated with σ (that is GLU); SwiGLU uses SiLU(z) = z·σ(z)");
     if (is(ag::linear(ag::silu(ag::linear(c.x, c.w_gate) * ag::linear(c.x, c.w_up)), c.w_down)))
         FAIL("you applied SiLU to the product; it goes on the gate branch only: SiLU(W_gate x) ⊙ W_up x");
+    const Tensor gate = ag::linear(c.x, c.w_gate), up = ag::linear(c.x, c.w_up);
+    if (is(ag::linear(ag::silu(gate) + up, c.w_down)))
+        FAIL("you added the two branches: ⊙ is the elementwise product, the gate scales each channel of W_up x");
+    if (is(ag::linear(ag::silu(gate), c.w_down) * ag::linear(up, c.w_down)))
+        FAIL(
+            "you took each branch down to d before the product: multiply in the d_ff channels, then apply W_down "
+            "once");
 }
 
 // got must be SwiGLU(c); if not, say which slip it is.
@@ -148,6 +155,10 @@ TEST_CASE("ex13 swiglu's gradients through the engine equal the reference's") {
         const grading::ForwardBackward got = grading::forward_backward(student, inputs(c), seed);
         const grading::ForwardBackward want = grading::forward_backward(reference, inputs(c), seed);
         check_output(got.out, c);
+        if (got.out.defined() && !got.out.requires_grad())
+            FAIL(
+                "the output does not require grad, so nothing was recorded for the backward (a NoGradGuard, "
+                "detach(), or tensors rebuilt from the values?): build y from engine ops on the tensors given");
         grading::check_same_gradients(got, want, kNames, 1e-9);
     }
 }
@@ -192,7 +203,9 @@ TEST_CASE("ex13 swiglu with inputs that are not contiguous, and with a gradient 
 
 // SiLU(z) = z·σ(z) is finite for every z: about z for large z, about 0 for
 // very negative z. exp(z) overflows beyond z ≈ 709, so a SiLU written as
-// z·exp(z)/(1 + exp(z)) turns into inf/inf = NaN there.
+// z·exp(z)/(1 + exp(z)) turns into inf/inf = NaN there; and one written as
+// z/(1 + exp(-z)) is finite forward but its backward multiplies exp(1000) =
+// inf by 0. The gradients must be finite and exact too.
 TEST_CASE("ex13 swiglu stays finite and exact for large gate pre-activations") {
     grading::Random rng(1307);
     for (int n = 0; n < 8; ++n) {
@@ -205,6 +218,16 @@ TEST_CASE("ex13 swiglu stays finite and exact for large gate pre-activations") {
                     "NaN or inf in the output: SiLU(z) = z·σ(z) is finite for every z, but exp(z) overflows "
                     "beyond 709 (σ(z) = exp(z)/(1 + exp(z)) gives inf/inf); ag::silu or ag::sigmoid are stable");
         check_output(got, c);
+        const uint64_t seed = 1370 + static_cast<uint64_t>(n);
+        const grading::ForwardBackward fb = grading::forward_backward(student, inputs(c), seed);
+        for (size_t i = 0; i < fb.grads.size(); ++i)
+            if (fb.grads[i].defined() && !grading::all_finite(fb.grads[i]))
+                FAIL("NaN or inf in the gradient of "
+                     << kNames[i]
+                     << " although the output is finite: the engine differentiates the ops you wrote, and "
+                        "through exp(-z) = inf at z = -1000 (as in z/(1 + exp(-z))) it multiplies inf by 0; "
+                        "ag::silu or ag::sigmoid have stable backwards");
+        grading::check_same_gradients(fb, grading::forward_backward(reference, inputs(c), seed), kNames, 1e-9);
     }
 }
 
@@ -280,6 +303,13 @@ TEST_CASE("ex13 the SwiGLU module: its members are the registered layers, drawn 
                 FAIL(kNames[i + 1] << "'s weight is not the one nn::Linear(…, false, gen) draws in its turn: create "
                                    << "w_gate first, then w_up, then w_down, each from gen");
         CHECK(m.num_parameters() == want.num_parameters());
+        // Built from gen itself, the module leaves it where nn::SwiGLU leaves
+        // gen_nn, so the next module built from gen (the next block) gets new
+        // weights.
+        if (gen.next_u64() != gen_nn.next_u64())
+            FAIL(
+                "after the constructor gen is not where nn::SwiGLU leaves it: draw the layers from gen itself, not "
+                "from a copy, so that the next module built from gen gets weights of its own");
     }
 }
 

@@ -1,0 +1,28 @@
+// Attempt (wrong): draws the three layers from a copy of gen ("so the module
+// does not disturb the caller's generator"); the weights are right, but gen is
+// not advanced, so the next module built from the same gen gets the very same
+// weights.
+#include "exercises/ex13_swiglu.h"
+
+namespace ex13 {
+
+// W_down (SiLU(W_gate x) ⊙ W_up x). Every step is an engine op, so the
+// backward comes from the engine: through linear (x Wᵀ), silu, the product.
+ag::Tensor swiglu(const ag::Tensor& x, const ag::Tensor& w_gate, const ag::Tensor& w_up, const ag::Tensor& w_down) {
+    // gate: how far each of the d_ff channels opens; up: what goes through.
+    const ag::Tensor gate = ag::linear(x, w_gate), up = ag::linear(x, w_up);
+    return ag::linear(ag::silu(gate) * up, w_down);
+}
+
+SwiGLU::SwiGLU(int64_t d_model, int64_t d_ff, ag::Generator& caller_gen) {
+    ag::Generator gen = caller_gen;
+    w_gate = register_module("w_gate", std::make_shared<nn::Linear>(d_model, d_ff, false, gen));
+    w_up = register_module("w_up", std::make_shared<nn::Linear>(d_model, d_ff, false, gen));
+    w_down = register_module("w_down", std::make_shared<nn::Linear>(d_ff, d_model, false, gen));
+}
+
+ag::Tensor SwiGLU::forward(const ag::Tensor& x) const {
+    return swiglu(x, w_gate->weight, w_up->weight, w_down->weight);
+}
+
+}  // namespace ex13
