@@ -2,11 +2,13 @@
 // nn::Autoencoder's initialisation (diagnosing the order of the draws and
 // the decoder's bound), encode / decode / loss on fixed weights and on a
 // view of x (diagnosing a missing bias or sigmoid, tied weights, a summed
-// loss), a gradient check, training steps against the reference with no
-// gradient left behind, a decreasing loss, and the greedy stack: its
-// shapes and codes, earlier layers fixed and free of gradients, the
-// generator's draws, one layer / no layer / no step, and gradients through
-// the stacked encoder for fine-tuning.
+// loss), a saturated sigmoid without NaN for large pre-activations, a
+// gradient check, training steps against the reference with no gradient
+// left behind, a decreasing loss, and the greedy stack: its shapes and
+// codes (diagnosing layer 2 trained on x or on an untrained layer 1's
+// codes), earlier layers fixed and free of gradients, the generator's
+// draws, one layer / no layer / no step, and gradients through the stacked
+// encoder for fine-tuning.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -190,6 +192,33 @@ TEST_CASE("ex18 encode, decode and the loss on fixed weights equal nn::Autoencod
     }
 }
 
+TEST_CASE("ex18 encode and decode saturate for large pre-activations (no NaN)") {
+    // Inputs of order ±10000 put W x + b far past ±709, where exp overflows a
+    // double: the sigmoid is then 1 (or 0) and must be computed as such.
+    ag::Generator gen(181);
+    const nn::Autoencoder ae(12, 5, gen);
+    const ex18::Layer layer = layer_of(ae);
+    const ag::Tensor x = pixels(gen, 8, 12) * 20000.0 - 10000.0;
+    const ag::Tensor z = ex18::encode(layer, x), want_z = ae.encode(x);
+    INFO("in 12, hidden 5, N = 8, x uniform in ±10000: |W x + b| reaches "
+         << ag::max_abs(ag::linear(x, layer.enc_weight, layer.enc_bias)));
+    check_shape(z, want_z.shape(), "encode(x)");
+    const char* overflow =
+        "NaN or inf where the sigmoid is 1 or 0: an exp overflowed (exp(a) / (1 + exp(a)) is inf / inf for a > "
+        "709); ag::sigmoid computes it without overflow";
+    if (!grading::all_finite(z)) FAIL("encode: " << overflow);
+    {
+        INFO("encode(x): " << grading::tensor_diff(z, want_z));
+        CHECK(same(z, want_z));
+    }
+    const ag::Tensor big = ag::Tensor::uniform({8, 5}, gen, -1.0, 1.0) * 3000.0;  // codes of any size decode
+    const ag::Tensor rec = ex18::decode(layer, big), want_rec = ae.decode(big);
+    check_shape(rec, want_rec.shape(), "decode(z)");
+    if (!grading::all_finite(rec)) FAIL("decode: " << overflow);
+    INFO("decode(z) with z uniform in ±3000: " << grading::tensor_diff(rec, want_rec));
+    CHECK(same(rec, want_rec));
+}
+
 TEST_CASE("ex18 the loss's gradients: a gradient check w.r.t. W, b, W' and b'") {
     ag::Generator gen(19);
     for (const auto& [in, hidden] : std::vector<std::pair<int64_t, int64_t>>{{6, 3}, {4, 5}, {3, 3}}) {
@@ -304,6 +333,21 @@ TEST_CASE("ex18 greedy stacking trains layer 2 on layer 1's codes, layer 1 fixed
     for (int s = 0; s < 20; ++s) ref::train_step(on_x, x, 1.0);
     if (same(stack[1].enc_weight, on_x.enc_weight, 1e-9) && !same(stack[1].enc_weight, expected[1].enc_weight, 1e-9))
         FAIL("you trained layer 2 on x: greedy pre-training trains it on layer 1's codes z = h(W_1 x + b_1)");
+    // The wrong turn: layer 2 trained on the codes of layer 1 as drawn, before its training.
+    ag::Generator early(10);
+    const ref::Layer untrained = ref::new_layer(6, 6, early);
+    ag::Tensor untrained_codes;
+    {
+        ag::NoGradGuard no_grad;
+        untrained_codes = ref::encode(untrained, x);
+    }
+    ref::Layer on_early = ref::new_layer(6, 6, early);
+    for (int s = 0; s < 20; ++s) ref::train_step(on_early, untrained_codes, 1.0);
+    if (same(stack[1].enc_weight, on_early.enc_weight, 1e-9) &&
+        !same(stack[1].enc_weight, expected[1].enc_weight, 1e-9))
+        FAIL(
+            "you trained layer 2 on the codes of layer 1 as it was drawn, before its training: compute the codes "
+            "layer 2 learns from with layer 1 trained");
     {
         INFO(
             "layer 1 must be exactly layer 1 after its own 20 steps on x: it stays fixed while layer 2 trains "
