@@ -57,6 +57,10 @@ std::string diagnosis(int64_t d, int64_t m, int64_t got, bool named_only = false
     slip(got == up_to_multiple(8 * d * d + 4 * d, 3 * d + 2, m),
          "you counted biases: the statement compares the matrices' weights, 3·d·d_ff = 2·d·4d "
          "(the lecture's models have no biases, §3.2)");
+    const int64_t ceil_8d_3 = (8 * d + 2) / 3;
+    slip((m & (m - 1)) != 0 && got == ((ceil_8d_3 + m - 1) & ~(m - 1)),
+         "(x + m - 1) & ~(m - 1) rounds up to a multiple of m only when m is a power of two; " + std::to_string(m) +
+             " is not: round up with division, ceil(x / m)·m");
     if (!slips.empty() || named_only) return slips;
     if (got % m != 0) return "your d_ff is not a multiple of " + std::to_string(m);
     if (3 * got < 8 * d)
