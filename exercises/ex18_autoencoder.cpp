@@ -43,11 +43,12 @@
 // over training; the stack's layer and output shapes, its layers and codes
 // equal the reference's (training layer 2 on x, or on the codes of layer 1
 // before its training, is named), layer 1 left as its own training made it,
-// no gradient left on any layer (the codes below are fixed), the generator
-// moved on exactly as far as the reference's; one layer, no layer (widths =
-// {in}) and steps = 0; gradients of encode_stack's codes reaching every
-// layer's W and b (a gradient check) and no decoder, as fine-tuning the
-// stack under a classifier needs.
+// no gradient left on any layer (the codes below are fixed) and every
+// parameter still requiring grad (to be fine-tuned), the generator moved on
+// exactly as far as the reference's; one layer, no layer (widths = {in}) and
+// steps = 0; gradients of encode_stack's codes reaching every layer's W and
+// b (a gradient check) and no decoder, as fine-tuning the stack under a
+// classifier needs.
 #include "exercises/ex18_autoencoder.h"
 
 #include "autograd/autograd.h"

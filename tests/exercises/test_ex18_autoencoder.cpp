@@ -308,6 +308,15 @@ void check_stack_size(const std::vector<ex18::Layer>& stack, const std::vector<i
 // After train_stack: no layer holds a gradient, and the caller's generator
 // has moved on exactly as far as the reference's (one new_layer per layer).
 void check_stack_leftovers(const std::vector<ex18::Layer>& stack, ag::Generator& mine, ag::Generator& theirs) {
+    const char* names[] = {"enc_weight (W)", "enc_bias (b)", "dec_weight (W')", "dec_bias (b')"};
+    for (size_t l = 0; l < stack.size(); ++l)
+        for (size_t i = 0; i < 4; ++i)
+            if (!stack[l].parameters()[i].requires_grad())
+                FAIL("layer " << l + 1 << "'s " << names[i]
+                              << " no longer requires grad: the stack is pre-trained to be fine-tuned under a "
+                                 "classifier; a lower layer stays fixed while the next one trains because only that "
+                                 "one is stepped and its input codes are computed without gradient, not because it "
+                                 "is frozen");
     check_no_gradients(stack,
                        "the codes a layer trains on come from the layers below computed WITHOUT gradient "
                        "(they stay fixed), and train_step clears the gradients of the layer it trains");
