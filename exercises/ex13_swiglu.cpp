@@ -27,8 +27,9 @@
 // shapes, no biases, count 3·d·d_ff (ModernLM, d = 64, d_ff = 172: 33,024
 // per block); the members are the registered layers; the weights equal
 // nn::SwiGLU's from the same seed (the creation order) and gen is left
-// where nn::SwiGLU leaves it; forward() equals nn::SwiGLU's and uses the
-// current weights (after they change), and the gradients of all three
+// where nn::SwiGLU leaves it; forward() equals nn::SwiGLU's, uses the
+// current weights (after they change) and no fused op (also under
+// NoGradGuard), and the gradients of all three
 // weights equal the reference's. Diagnosed: gate and up swapped (SiLU on
 // the up branch), a missing SiLU, GELU or σ in SiLU's place, SiLU on the
 // product, the branches added, W_down on each branch, the wrong output

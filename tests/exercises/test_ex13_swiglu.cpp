@@ -336,6 +336,13 @@ TEST_CASE("ex13 SwiGLU::forward is swiglu() with the module's current weights, a
         const std::vector<std::string> ops = grading::ops_run([&] { return m.forward(x); }, true);
         INFO("the ops forward() ran: " << grading::str(ops));
         if (ran_fused(ops)) FAIL(kNoFused);
+        {
+            ag::NoGradGuard no_grad;
+            if (ran_fused(grading::ops_run([&] { return m.forward(x); })))
+                FAIL(
+                    "under NoGradGuard (inference) forward() ran the fused op \"swiglu\": the module builds the "
+                    "gate itself in every mode, through swiglu()");
+        }
         const Case c{x, m.w_gate->weight, m.w_up->weight, m.w_down->weight};
         {
             INFO("forward() after the weights changed (an optimiser step) must use the new weights");
