@@ -29,11 +29,11 @@
 // nn::SwiGLU's from the same seed (the creation order) and gen is left
 // where nn::SwiGLU leaves it; forward() equals nn::SwiGLU's, uses the
 // current weights (after they change) and no fused op (also under
-// NoGradGuard), and the gradients of all three
-// weights equal the reference's. Diagnosed: gate and up swapped (SiLU on
-// the up branch), a missing SiLU, GELU or σ in SiLU's place, SiLU on the
-// product, the branches added, W_down on each branch, the wrong output
-// shape, w_down the wrong way round, biases, another creation order.
+// NoGradGuard), and the gradients of all three weights equal the
+// reference's. Diagnosed: gate and up swapped (SiLU on the up branch), a
+// missing SiLU, GELU or σ in SiLU's place, SiLU on the product, the
+// branches added, W_down on each branch, the wrong output shape, w_down the
+// wrong way round, biases, another creation order.
 #include "exercises/ex13_swiglu.h"
 
 #include "exercises/not_implemented.h"
