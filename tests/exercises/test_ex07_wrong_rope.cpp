@@ -7,6 +7,7 @@
 // turned by the distance and a score with no rotation left) and the wrong
 // version's blindness to position.
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -183,6 +184,10 @@ TEST_CASE("ex07 rotate() turns pair (2i, 2i+1) by m·θ_i, θ_i = base^(-2i/d), 
                 INFO("d = " << d << ", base = " << base << ": pair " << i << " was turned by " << angles[i]
                             << " rad at m = 1; θ_" << i << " = base^(-2·" << i << "/" << d << ") = " << want);
                 if (!grading::close(angles[i], want, 1e-9) && !slip.empty()) FAIL(slip);
+                if (!grading::close(angles[i], want, 1e-9) && grading::close(angles[i], want, 1e-6))
+                    FAIL("θ_" << i << " is right to about 7 digits only (" << std::setprecision(12) << angles[i]
+                              << " rad, θ_" << i << " = " << want
+                              << "): is it computed or kept in float? m·θ_i multiplies its error by m; use double");
                 CHECK_CLOSE(angles[i], want, 1e-9);
             }
             earlier = base;
