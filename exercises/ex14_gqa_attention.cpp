@@ -24,9 +24,11 @@
 // the max of the visible scores); ag::attention / ag::causal_attention
 // never run (forward or backward, NoGradGuard or not); gradients reach q, k
 // and v and pass the gradient check. Diagnosed: heads grouped the wrong way
-// (h % Hkv, h / Hkv), a missing causal mask or one off by one, the future's
-// scores set to 0 instead of -infinity, a missing 1/sqrt(dh), 1/dh or
-// 1/sqrt(Hq·dh), exp overflowing or underflowing.
+// (h % Hkv, h / Hkv), a missing causal mask, one off by one, one that hides
+// a query's own key or the wrong triangle, the future's scores set to 0
+// instead of -infinity, a missing 1/sqrt(dh), 1/dh or 1/sqrt(Hq·dh),
+// weights that do not sum to 1 over the visible keys, heads and tokens
+// mixed up by a reshape, exp overflowing or underflowing.
 #include "exercises/ex14_gqa_attention.h"
 
 #include "exercises/not_implemented.h"

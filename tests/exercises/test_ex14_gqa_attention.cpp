@@ -5,8 +5,10 @@
 // inputs that are views, causality, large scores (a softmax that does not
 // subtract the max overflows), ag::attention and ag::causal_attention never
 // run, and gradients. Diagnoses heads grouped the wrong way (h % Hkv, h /
-// Hkv), a missing or shifted causal mask, future scores set to 0 instead of
-// -infinity, and a scale other than 1/sqrt(dh).
+// Hkv), a missing or shifted causal mask, one hiding the query's own key or
+// the wrong triangle, future scores set to 0 instead of -infinity, a scale
+// other than 1/sqrt(dh), weights that do not sum to 1 (v = 1 gives 1), and
+// heads and tokens mixed up by reshaping instead of permuting back.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -93,25 +95,29 @@ Tensor causal(const Tensor& q, const Tensor& k, const Tensor& v) {
 }
 
 // Attention written out for every query head h reading K/V head heads[h]:
-//   out[t, h] = Σ_{j ≤ t} softmax_j(q[t,h]·k[j,heads[h]] / √dh) v[j,heads[h]].
-Tensor by_hand(const Case& c, const Indices& heads) {
+//   out[t, h] = Σ_{j ≤ t} softmax_j(q[t,h]·k[j,heads[h]] / √dh) v[j,heads[h]],
+// or over the keys j with sees(t, j) for a usual slip of the mask (a query
+// that sees no key gets NaN, as a softmax over nothing does).
+bool causal_mask(int64_t t, int64_t j) { return j <= t; }
+Tensor by_hand(const Case& c, const Indices& heads, bool (*sees)(int64_t, int64_t) = causal_mask) {
     std::vector<double> out;
     const auto at = [](const Tensor& x, int64_t t, int64_t h, int64_t i) { return x.at({t, h, i}); };
     for (int64_t t = 0; t < c.T; ++t)
         for (int64_t h = 0; h < c.Hq; ++h) {
             const int64_t kv = heads[static_cast<size_t>(h)];
-            std::vector<double> score;
+            std::vector<double> score(static_cast<size_t>(c.T), -INFINITY);
             double top = -INFINITY, total = 0.0;
-            for (int64_t j = 0; j <= t; ++j) {
+            for (int64_t j = 0; j < c.T; ++j) {
+                if (!sees(t, j)) continue;
                 double s = 0.0;
                 for (int64_t i = 0; i < c.dh; ++i) s += at(c.q, t, h, i) * at(c.k, j, kv, i);
-                score.push_back(s / std::sqrt(static_cast<double>(c.dh)));
-                top = std::max(top, score.back());
+                score[static_cast<size_t>(j)] = s / std::sqrt(static_cast<double>(c.dh));
+                top = std::max(top, score[static_cast<size_t>(j)]);
             }
-            for (double& s : score) total += (s = std::exp(s - top));
+            for (double& s : score) total += (s = std::isinf(s) ? 0.0 : std::exp(s - top));
             for (int64_t i = 0; i < c.dh; ++i) {
                 double o = 0.0;
-                for (int64_t j = 0; j <= t; ++j) o += score[static_cast<size_t>(j)] / total * at(c.v, j, kv, i);
+                for (int64_t j = 0; j < c.T; ++j) o += score[static_cast<size_t>(j)] / total * at(c.v, j, kv, i);
                 out.push_back(o);
             }
         }
@@ -151,6 +157,24 @@ void diagnose_slip(const Tensor& got, const Case& c) {
         FAIL("you left out the causal mask: query t may only see keys j ≤ t");
     if (c.T > 2 && is(engine(c.q, k, v, shifted_positions(c.T, 1))))
         FAIL("your mask is off by one: query t sees keys j ≤ t, itself included, and no later one");
+    if (c.T > 1) {
+        const auto rows_after_first = [&](const Tensor& wrong) {
+            return grading::same_tensor(got.narrow(0, 1, c.T - 1), wrong.narrow(0, 1, c.T - 1), 1e-9);
+        };
+        if (rows_after_first(by_hand(c, heads, [](int64_t t, int64_t j) { return j < t; })))
+            FAIL(
+                "query t did not see its own key: your mask hid keys j ≥ t. Query t sees keys j ≤ t, itself "
+                "included (query 0 sees key 0 and nothing else)");
+        if (is(by_hand(c, heads, [](int64_t t, int64_t j) { return j >= t; })))
+            FAIL(
+                "query t saw keys j ≥ t and not the earlier ones: your mask hid the wrong triangle. Row t of the "
+                "scores [T, T] belongs to query t; hide its entries j > t");
+    }
+    if (c.T > 1 && c.Hq > 1 &&
+        is(ref::gqa_attention(c.q, c.k, c.v).permute({1, 0, 2}).contiguous().reshape({c.T, c.Hq, c.dh})))
+        FAIL(
+            "your output is [Hq, T, dh] reshaped to [T, Hq, dh]; reshape keeps the order of the numbers, so heads "
+            "and tokens are mixed up: permute the heads back");
     if (c.dh > 1 && is(causal(c.q * std::sqrt(static_cast<double>(c.dh)), k, v)))
         FAIL("you left out the scale: scores are q·k / sqrt(dh)");
     if (c.dh > 1 && is(causal(c.q / std::sqrt(static_cast<double>(c.dh)), k, v)))
@@ -163,6 +187,16 @@ void diagnose_slip(const Tensor& got, const Case& c) {
         FAIL(
             "the future's scores were set to 0, and exp(0) = 1 still gives those keys weight: fill them with "
             "-infinity before the softmax, so that their weight is exactly 0");
+    // With v = 1 everywhere the output is Σ_j weight_j = 1: each query's
+    // weights over the keys it sees sum to 1.
+    const Tensor sums = ex14::gqa_attention(c.q, c.k, Tensor::ones(c.v.shape()));
+    if (!grading::same_tensor(sums, Tensor::ones(c.q.shape()), 1e-9))
+        FAIL(
+            "with v = 1 everywhere your output should be 1 everywhere (each query's weights over the keys it sees "
+            "sum to 1), but "
+            << grading::tensor_diff(sums, Tensor::ones(c.q.shape()))
+            << ": is the softmax taken over the keys (the last dim of the [Hq, T, T] scores), and is the scale "
+               "applied to the scores before it, not to the weights?");
 }
 
 // check(c, got, rng) for `count` random cases with Hkv in 1 … max_kv and g
@@ -335,9 +369,10 @@ TEST_CASE("ex14 gqa_attention is numerically robust: large scores") {
             "v[0] = 1; query 1 puts all its weight on key 1 (1000 against 0), out[1] = v[1] = 2");
         if (!grading::all_finite(got.narrow(0, 0, 1)))
             FAIL(
-                "NaN or infinity in out[0]: the future key's score 1000 took part in the softmax of query 0, and "
-                "exp(0 - 1000) underflowed to 0 for the one key it sees. Mask the future with -infinity BEFORE the "
-                "softmax, so the max is over the visible scores");
+                "NaN or infinity in out[0]: query 0 sees key 0 only (score 0), yet a score of 1000 (key 1's, in "
+                "query 0's future) entered the max subtracted in its row, and exp(0 - 1000) underflowed to 0. "
+                "Mask the future with -infinity BEFORE the softmax and subtract each row's own largest visible "
+                "score (not one max over the whole tensor)");
         if (!grading::all_finite(got))
             FAIL(
                 "NaN or infinity in out[1]: exp(1000) overflowed. Subtract each row's largest visible score before "

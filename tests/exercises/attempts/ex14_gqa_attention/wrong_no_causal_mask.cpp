@@ -1,0 +1,39 @@
+// Attempt (wrong): writes attention as in §4.2, s = k·q / sqrt(d_k) and a
+// softmax over every key, without the causal mask: each token reads the
+// whole sequence, the future included, which a language model must not.
+#include "exercises/ex14_gqa_attention.h"
+
+#include <cmath>
+#include <vector>
+
+#include "exercises/not_implemented.h"
+
+namespace ex14 {
+
+namespace {
+
+// The K/V heads of every query head: [T, Hkv, dh] -> [T, Hq, dh].
+ag::Tensor per_query_head(const ag::Tensor& kv, int64_t q_heads) {
+    const int64_t kv_heads = kv.size(1);
+    std::vector<double> index;
+    for (int64_t h = 0; h < q_heads; ++h) index.push_back(static_cast<double>(kv_head(h, q_heads, kv_heads)));
+    return ag::index_select(kv, 1, ag::Tensor::from({q_heads}, index));
+}
+
+}  // namespace
+
+int64_t kv_head(int64_t h, int64_t q_heads, int64_t kv_heads) { return h / (q_heads / kv_heads); }
+
+ag::Tensor gqa_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v) {
+    const int64_t T = q.size(0), Hq = q.size(1), dh = q.size(2);
+    const ag::Tensor qh = ag::permute(q, {1, 0, 2});                      // [Hq, T, dh]
+    const ag::Tensor kh = ag::permute(per_query_head(k, Hq), {1, 0, 2});  // [Hq, T, dh]
+    const ag::Tensor vh = ag::permute(per_query_head(v, Hq), {1, 0, 2});  // [Hq, T, dh]
+    ag::Tensor scores = ag::matmul(qh, ag::transpose(kh, 1, 2)) / std::sqrt(static_cast<double>(dh));
+    (void)T;
+    const ag::Tensor weights = ag::softmax(scores);  // over the keys
+    const ag::Tensor out = ag::matmul(weights, vh);  // [Hq, T, dh]
+    return ag::permute(out, {1, 0, 2});
+}
+
+}  // namespace ex14
