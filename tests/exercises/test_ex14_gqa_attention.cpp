@@ -391,6 +391,10 @@ TEST_CASE("ex14 gqa_attention is numerically robust: large scores") {
                 "NaN or infinity in the output: exp overflowed (no max subtracted) or every visible weight "
                 "underflowed (the max taken over the future too); mask the future with -infinity, then take the "
                 "softmax of each row after subtracting its largest visible score");
+        INFO(
+            "large scores change nothing: softmax(s) = softmax(s - max_j s_j) exactly, so subtracting each row's "
+            "max is the only change a softmax may make to the scores (clipping or rescaling them changes the "
+            "weights)");
         CHECK_TENSOR(got, by_hand(c, grouped(c.Hq, c.Hkv)), 1e-9);
     }
 }
