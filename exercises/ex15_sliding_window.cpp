@@ -30,17 +30,17 @@
 // + mask + softmax) and ag::causal_attention with the window, for T = 1 … 50
 // (multiples of W or not) and W = 1, 2, … up to W > T; with scores of order
 // 1000 (a softmax that does not subtract the row's max overflows); with q,
-// k, v given as non-contiguous views; its gradients (a gradient check, and
-// equal to the engine's); its graph keeping O(T·W) numbers (4 times T keeps
-// about 4 times as much; views of a T×T tensor count in full) and needing
-// O(T·W) memory at once (temporary tensors too, e.g. a [T, T] mask sliced
-// per chunk); the engine's fused attention never run (not even under
-// NoGradGuard or in the backward). A wrong output is named when it matches a
-// usual wrong turn at every size probed: a window of W+1, W-1 or the slides'
-// w/2+1 tokens, one without t itself, mask transposed or two-sided, the
-// previous chunk forgotten, query and key swapped in a chunk, no or a 1/d
-// scale, hidden scores set to 0 or their weights zeroed after the softmax,
-// no window.
+// k, v given as non-contiguous views; q, k, v left unchanged; its gradients
+// (a gradient check, and equal to the engine's); its graph keeping O(T·W)
+// numbers (4 times T keeps about 4 times as much; views of a T×T tensor
+// count in full) and needing O(T·W) memory at once (temporary tensors too,
+// e.g. a [T, T] mask sliced per chunk); the engine's fused attention never
+// run (not even under NoGradGuard or in the backward). A wrong output is
+// named when it matches a usual wrong turn at every size probed: a window of
+// W+1, W-1 or the slides' w/2+1 tokens, one without t itself, mask
+// transposed or two-sided, the previous chunk forgotten, query and key
+// swapped in a chunk, no or a 1/d scale, hidden scores set to 0 or their
+// weights zeroed after the softmax, no window.
 #include "exercises/ex15_sliding_window.h"
 
 #include "autograd/ops.h"
