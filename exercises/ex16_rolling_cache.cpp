@@ -36,18 +36,17 @@
 // (wider than the sequence) equals full windowed attention over the whole
 // sequence (RoPE at positions 0 … T-1, then ag::causal_attention with the
 // window); after each step the buffer is [W-1, head_dim], keeps no graph,
-// and holds the last W-1 positions, keys rotated by their absolute
-// position, each in slot p mod (W-1); the same when decoding starts at
-// position 1000, with RoPE base 500000 or 10, with q, k, v given as
-// non-contiguous views, with scores of order 1000 (the softmax must not
+// and holds the last W-1 positions, keys rotated by their absolute position,
+// each in slot p mod (W-1); the same when decoding starts at position 1000,
+// with RoPE base 500000 or 10, with q, k, v given as non-contiguous views
+// (q, k, v left unchanged), with scores of order 1000 (the softmax must not
 // overflow, nor a row of scores all far below 0 underflow); each output
-// unchanged by later steps (a tensor of its own, not a view of the
-// buffer); ag::attention never run. Named when they explain the outputs
-// for every W probed: rotating by the cache length, by the slot, not at
-// all, with base 10000, with the Interleaved pairing, W+1 or W-1 tokens
-// seen, and the new token's own key scored unrotated; a key stored
-// unrotated or rotated by its slot, a rotated value, a slot off by one,
-// and W slots are named too.
+// unchanged by later steps (a tensor of its own, not a view of the buffer);
+// ag::attention never run. Named when they explain the outputs for every W
+// probed: rotating by the cache length, by the slot, not at all, with base
+// 10000, with the Interleaved pairing, W+1 or W-1 tokens seen, and the new
+// token's own key scored unrotated; a key stored unrotated or rotated by its
+// slot, a rotated value, a slot off by one, and W slots are named too.
 #include "exercises/ex16_rolling_cache.h"
 
 #include "autograd/autograd.h"

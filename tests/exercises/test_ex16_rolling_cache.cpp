@@ -15,6 +15,7 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -65,12 +66,24 @@ Tensor full_windowed(const Qkv& x, int64_t seen, int64_t p0, const Rope& rope) {
         .reshape({T, d});
 }
 
+// The same numbers (NaN equal to NaN).
+bool unchanged(const std::vector<double>& now, const std::vector<double>& then) {
+    return std::equal(now.begin(), now.end(), then.begin(), then.end(),
+                      [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); });
+}
+
 // One step of the student's cache, refusing the engine's fused attention
 // (it knows about empty slots and windows: the exercise is to write that
 // part), even under NoGradGuard.
 Tensor checked_step(ex16::RollingCache& cache, const Tensor& q, const Tensor& k, const Tensor& v, int64_t p) {
     Tensor out;
+    const std::vector<double> q0 = q.to_vector(), k0 = k.to_vector(), v0 = v.to_vector();
     const std::vector<std::string> ops = grading::ops_run([&] { return out = cache.step(q, k, v, p); });
+    for (const auto& [name, x, before] : {std::tuple{"q", q, q0}, std::tuple{"k", k, k0}, std::tuple{"v", v, v0}})
+        if (!unchanged(x.to_vector(), before))
+            FAIL("step() at position " << p << " changed the numbers of its input " << name
+                                       << ": leave q, k and v as they were; rotate into new tensors (ag::rope "
+                                          "returns one)");
     for (const std::string& op : ops)
         if (op.find("attention") != std::string::npos)
             FAIL("step() ran the engine's fused ag::" << op << ": write the attention over the cached keys and the "
@@ -86,12 +99,6 @@ Tensor checked_step(ex16::RollingCache& cache, const Tensor& q, const Tensor& k,
 Tensor row(const Tensor& x, int64_t t, bool strided) {
     const Tensor r = x.narrow(0, t, 1).reshape({x.size(1)});
     return strided ? grading::strided_copy(r) : r;
-}
-
-// The same numbers (NaN equal to NaN).
-bool unchanged(const std::vector<double>& now, const std::vector<double>& then) {
-    return std::equal(now.begin(), now.end(), then.begin(), then.end(),
-                      [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); });
 }
 
 // Decoding row by row (positions p0 …) with a cache (the student's or the
