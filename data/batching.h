@@ -5,7 +5,7 @@
 // Every batch is right-padded with PAD to its own longest row. For language
 // modelling the padded positions are masked out of the loss: their target is
 // IGNORE_INDEX, which ag::cross_entropy skips. Perplexity counts every
-// predicted token after <s>, </s> included, <pad> excluded (farm_language.md).
+// predicted token after <s>, </s> included, <pad> excluded (docs/farm_language.md).
 //
 // Order: with shuffle == nullptr the sentences keep their order; otherwise
 // they are taken in the order farm::permutation(n, *shuffle) gives

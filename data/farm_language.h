@@ -1,6 +1,6 @@
 #pragma once
 // The farm language: the tiny synthetic English every language-model lesson
-// runs on, exactly as shared/design/farm_language.md fixes it.
+// runs on, exactly as docs/farm_language.md fixes it.
 //
 //   sentence := <s> the SUBJ PP{k} VERB OBJ? ADV? </s>
 //   PP       := PREP the NOUN

@@ -14,7 +14,7 @@ namespace ex13 {
 // w_gate, w_up [d_ff, d], w_down [d, d_ff]. Returns [..., d].
 ag::Tensor swiglu(const ag::Tensor& x, const ag::Tensor& w_gate, const ag::Tensor& w_up, const ag::Tensor& w_down);
 
-// The same as a module, named as in models.md: three nn::Linear without
+// The same as a module, named as in docs/models.md: three nn::Linear without
 // bias, constructed from `gen` in this order and registered as
 //   w_gate (d_model -> d_ff), w_up (d_model -> d_ff), w_down (d_ff -> d_model),
 // so its parameters are w_gate.weight, w_up.weight, w_down.weight.

@@ -1,5 +1,5 @@
 #pragma once
-// The lecture's two language models on one skeleton (models.md):
+// The lecture's two language models on one skeleton (docs/models.md):
 //   logits = head(final_norm(blocks(tok_emb(ids) [+ positions])))
 // GPT (lecture 2): learned positions, LayerNorm ln_f, GELU blocks, biases.
 // ModernLM (§7, the HW1 TransformerLM): RoPE inside attention (or another

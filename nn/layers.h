@@ -1,7 +1,7 @@
 #pragma once
 // The basic layers, with PyTorch's parameter names, layouts and default
-// initialisation (models.md), drawn from the project's seeded generator in
-// construction order: weight first, then bias.
+// initialisation (docs/models.md), drawn from the project's seeded
+// generator in construction order: weight first, then bias.
 #include "nn/module.h"
 
 namespace nn {

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """PyTorch reference for bench_train: language-model training throughput on
 the farm language, measured on this machine, so the C++ engine can be
-compared with PyTorch by same-machine ratios (anchors.md quotes PyTorch on
-another CPU).
+compared with PyTorch by same-machine ratios (docs/reference_figures.md
+also quotes PyTorch on another CPU).
 
-The work is anchors.md's: one epoch = 625 steps of 32 sentences, right-padded
-to each batch's longest sentence; forward, masked cross-entropy (padding
+The work is docs/reference_figures.md's: one epoch = 625 steps of 32
+sentences, right-padded to each batch's longest sentence; forward, masked cross-entropy (padding
 ignored), backward, AdamW (lr 1e-3, betas (0.9, 0.95), eps 1e-8, weight
 decay 0.01). tokens/s = non-pad target tokens / wall time of the timed steps
 (data generation, model construction and 5 warm-up steps excluded).
@@ -16,7 +16,7 @@ the two pools can fight for the cores. Both pools read their size from the
 environment when the libraries load, so every thread configuration runs in
 a fresh subprocess with OMP_NUM_THREADS / OPENBLAS_NUM_THREADS set before
 torch is imported. At n > 1 threads several configurations are tried and
-the best is reported, as anchors.md does ("best threading config per row").
+the best is reported ("best threading config per row").
 A bad configuration can be 20x slower, so a row's timed loop stops after
 --max-seconds and reports its rate over the steps it did.
 
@@ -84,7 +84,7 @@ def worker(args):
     @torch.no_grad()
     def perplexity(model, sentences):
         """exp(mean cross-entropy) over every predicted token (all after <s>,
-        </s> included, <pad> excluded), as farm_language.md defines it."""
+        </s> included, <pad> excluded), as docs/farm_language.md defines it."""
         model.eval()
         total, count = 0.0, 0
         for inputs, targets, n in farm_data.make_lm_batches(sentences, 100):

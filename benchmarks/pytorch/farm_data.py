@@ -1,4 +1,4 @@
-"""The farm language (shared/design/farm_language.md) in plain Python, for the
+"""The farm language (docs/farm_language.md) in plain Python, for the
 PyTorch reference benchmark.
 
 It follows the specification exactly -- same vocabulary in the same id
@@ -18,7 +18,7 @@ import random
 import torch
 
 # ---------------------------------------------------------------- vocabulary
-# Ids 0..67 in exactly the order of farm_language.md.
+# Ids 0..67 in exactly the order of docs/farm_language.md.
 _ANIMALS = ["dog", "cat", "cow", "pig", "horse", "goat", "hen", "duck", "fox",
             "rabbit", "farmer", "donkey"]
 _PLURALS = ["dogs", "cats", "cows", "pigs", "horses", "goats", "hens", "ducks",

@@ -1,7 +1,7 @@
-"""GPT and ModernLM in PyTorch, exactly as shared/design/models.md fixes them.
+"""GPT and ModernLM in PyTorch, exactly as docs/models.md fixes them.
 
 This is the reference the C++ engine is compared against, so every detail
-that changes a number follows models.md: parameter names and shapes (the
+that changes a number follows docs/models.md: parameter names and shapes (the
 checkpoint names), PyTorch's default initialisation, exact GELU, RMSNorm
 with eps 1e-5, RoPE with the "half" pairing, grouped-query attention in
 which query head h reads KV head h // g, and causal (optionally windowed)
@@ -17,7 +17,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-V = 68       # vocabulary (farm_language.md)
+V = 68       # vocabulary (docs/farm_language.md)
 T_MAX = 40   # context length
 
 
@@ -277,7 +277,7 @@ def count_parameters(model):
 def build(name, dtype=torch.float32, seed=0):
     """The lesson model `name` ("gpt" | "modern_lm") with PyTorch's default
     initialisation from torch.manual_seed(seed), converted to dtype.
-    Asserts the parameter counts of models.md."""
+    Asserts the parameter counts of docs/models.md."""
     torch.manual_seed(seed)
     if name == "gpt":
         model, expected = GPT(), 111_360
@@ -286,5 +286,5 @@ def build(name, dtype=torch.float32, seed=0):
     else:
         raise ValueError(f"unknown model {name!r}")
     n = count_parameters(model)
-    assert n == expected, f"{name}: {n} parameters, models.md says {expected}"
+    assert n == expected, f"{name}: {n} parameters, docs/models.md says {expected}"
     return model.to(dtype)

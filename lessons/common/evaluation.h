@@ -1,5 +1,5 @@
 #pragma once
-// Measuring a language model on the farm language (farm_language.md):
+// Measuring a language model on the farm language (docs/farm_language.md):
 // perplexity, the subject-verb agreement test, and text generation with
 // the KV cache. Everything here runs without recording a graph.
 #include <cstdint>
@@ -21,8 +21,8 @@ double perplexity(const nn::LanguageModel& model, const std::vector<farm::Senten
 // The farm grammar's own perplexity, the floor under every trained model's
 // test perplexity (§5.4, §7.2): exp of the mean over predicted tokens (every token after <s>, as
 // lessons::perplexity counts them) of -log p(token | prefix) under the
-// grammar that generated the sentences (farm_language.md). A sentence's
-// conditionals multiply to its probability,
+// grammar that generated the sentences (docs/farm_language.md). A
+// sentence's conditionals multiply to its probability,
 //   p = 1/4 (k) · 1/24 (SUBJ) · (1/6 · 1/24)^k (PPs) · 1/12 (verb lemma)
 //       · p(OBJ) · p(ADV),
 // with p(OBJ) = 1/2 · 1/24 (the NOUN), 1/4 · 1/5 (MASS) or 1/4 (none) and

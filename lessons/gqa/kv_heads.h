@@ -3,8 +3,8 @@
 //
 // Query head h reads K/V head floor(h / g), g = n_heads / n_kv_heads, and
 // the heads are consecutive blocks of head_dim rows of wk.weight and
-// wv.weight (models.md). Both functions return a new model whose every
-// other parameter is an exact copy of the source's.
+// wv.weight (docs/models.md). Both functions return a new model whose
+// every other parameter is an exact copy of the source's.
 #include <cstdint>
 #include <memory>
 

@@ -235,8 +235,8 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
            floor);
     r.text("probabilities, token by token; {:.4f} on the training sentences): no model does better on average.",
            grammar_perplexity(runs.train));
-    r.text("(anchors.md quotes 6.396 on the test set of its PyTorch reference; our exact computation on our test set");
-    r.text("gives the figure above, so the reference's sample or its computation differs slightly.)");
+    r.text("(docs/reference_figures.md quotes 6.396 on the test set of its PyTorch reference; our exact computation");
+    r.text("on our test set gives the figure above, so the reference's sample or its computation differs slightly.)");
     r.text("(lecture: GPT 111,360 / 2.5305, ModernLM 99,648 / 2.5262 -- perplexities on the lecture's own data,");
     r.text("so not comparable with ours; only the comparison between the two models carries over.)");
     r.text("Here ModernLM has {} fewer parameters and its perplexity is {} GPT's by {:.4f}, {:.1f}% of GPT's gap above "
@@ -365,15 +365,17 @@ void compare_with_lecture(Report& r, const Options& options, const std::array<En
     r.text("Seed by seed, RoPE is the lowest of the three at k=4-6 in {} of {} seed(s).", rope_lowest, options.seeds);
     if (rope_worst && rope_lowest < options.seeds)
         r.text("So the mean rests on RoPE's bad seeds (like the lecture's \"min 0.000\"): RoPE extrapolates the most "
-               "erratically rather than always worst here, where models.md reports 8 of 8 seeds for PyTorch.");
+               "erratically rather than always worst here, where docs/reference_figures.md reports 8 of 8 "
+               "seeds for PyTorch.");
     if (!lecture_order) r.text("The lecture's order (none > learned > RoPE on k=4-6) does not hold here.");
     if (!rope_worst || !lecture_order)
         r.text("Why it may differ: beyond the training lengths nothing constrains the models, so each initialisation "
                "extrapolates its own way (the lecture's own RoPE seeds range down to 0.000); ours come from a "
                "different generator, engine and data than the lecture's PyTorch runs.");
     if (options.seeds < 8)
-        r.text("With {} seed(s) this is a small sample: --seeds 8 makes the comparison firmer (models.md reports the "
-               "finding in 8 of 8 seeds for a PyTorch implementation with these initialisations).",
+        r.text("With {} seed(s) this is a small sample: --seeds 8 makes the comparison firmer "
+               "(docs/reference_figures.md reports the finding in 8 of 8 seeds for a PyTorch implementation "
+               "with these initialisations).",
                options.seeds);
 }
 

@@ -6,7 +6,7 @@
 namespace lessons::modern_transformer {
 
 // The same split nn::count_parameters computes from a config, but counted
-// from a built module's parameters, sorted by their names (models.md):
+// from a built module's parameters, sorted by their names (docs/models.md):
 // tok_emb / pos_emb -> embeddings, *.attn.* -> attention, *.mlp.* -> FFN,
 // head -> head, ln* / *norm -> norms. An unknown name throws.
 nn::ParamCount count_module_parameters(const nn::Module& model);

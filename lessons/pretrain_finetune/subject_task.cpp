@@ -46,7 +46,7 @@ SubjectRun run_one(const MethodSpec& spec, const std::vector<farm::Sentence>& tr
 
 // The top block's attention read at each prefix's last token only: that
 // token's query against its own prefix's keys and values, then the output
-// projection, [B, d]. GPT (models.md): qkv.weight holds the q, k, v blocks
+// projection, [B, d]. GPT (docs/models.md): qkv.weight holds the q, k, v blocks
 // of rows in that order, and heads are consecutive blocks of head_dim
 // columns. One attention call per prefix length: [n, 1, H, dh] queries
 // against [n, L, H, dh] keys.
@@ -105,7 +105,7 @@ PackedPrefixes pack_prefixes(const std::vector<farm::Sentence>& prefixes) {
 ag::Tensor last_hidden(const nn::LanguageModel& gpt, const PackedPrefixes& prefixes) {
     if (!gpt.ln_f || !gpt.pos_emb)
         throw std::invalid_argument("last_hidden: the lecture-2 GPT only (LayerNorm, learned positions)");
-    // x = tok_emb + pos_emb; x += attn(ln1(x)); x += mlp(ln2(x)) per block (models.md)
+    // x = tok_emb + pos_emb; x += attn(ln1(x)); x += mlp(ln2(x)) per block (docs/models.md)
     ag::Tensor x = gpt.tok_emb->forward(prefixes.ids) + gpt.pos_emb->forward(prefixes.positions);
     for (size_t l = 0; l + 1 < gpt.layers.size(); ++l) x = gpt.layers[l]->forward(x, prefixes.packing);
     // The top block at the last tokens only (their attention still reads

@@ -1,7 +1,7 @@
 #pragma once
 // §2.8 pre-training + fine-tuning vs training from scratch, on the
-// subject-number task (farm_language.md): read "<s> the dogs near the cat
-// behind the cow" up to the verb and say whether the subject is singular or
+// subject-number task (docs/farm_language.md): read "<s> the dogs near the
+// cat behind the cow" up to the verb and say whether the subject is singular or
 // plural. Every method puts nn::ClassifierHead(d, 2) (d = 64) on the final-norm
 // hidden state at the last prefix position and trains 200 full-batch Adam
 // steps (no weight decay); the methods differ only in the body under it:

@@ -9,7 +9,7 @@
 
 namespace lessons::sliding_window {
 
-// §6.1 the mask rule (the engine's, models.md): query t sees key j iff
+// §6.1 the mask rule (the engine's, docs/models.md): query t sees key j iff
 //   t - W < j <= t,
 // the W most recent tokens with t itself on the diagonal. The slides' w is
 // Longformer's two-sided width: a causal window of w/2 + 1 tokens, W.

@@ -1,4 +1,4 @@
-// The farm language against its spec (shared/design/farm_language.md):
+// The farm language against its spec (docs/farm_language.md):
 // vocabulary, tokenizer, grammar, distributions, corpora and task sets.
 #include <algorithm>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 // The shared training and evaluation code (lessons/common): language-model
-// training, perplexity as farm_language.md defines it, the agreement test,
+// training, perplexity as docs/farm_language.md defines it, the agreement test,
 // generation with and without the KV cache, the §2.8 classifier, and the
 // progress reporter. Tiny models keep it fast (d 16, one layer).
 #include <algorithm>

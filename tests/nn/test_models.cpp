@@ -29,7 +29,7 @@ std::vector<std::string> names(const nn::Module& m) {
 
 }  // namespace
 
-TEST_CASE("GPT has lecture 2's 111,360 parameters with models.md's names", "[nn][models]") {
+TEST_CASE("GPT has lecture 2's 111,360 parameters with docs/models.md's names", "[nn][models]") {
     const nn::LanguageModel gpt(LMConfig::gpt(), 0);
     CHECK(gpt.num_parameters() == 111360);
     CHECK(nn::count_parameters(LMConfig::gpt()).total() == 111360);
@@ -51,7 +51,7 @@ TEST_CASE("GPT has lecture 2's 111,360 parameters with models.md's names", "[nn]
     }
 }
 
-TEST_CASE("ModernLM has 99,648 parameters with models.md's names", "[nn][models]") {
+TEST_CASE("ModernLM has 99,648 parameters with docs/models.md's names", "[nn][models]") {
     const nn::LanguageModel lm(LMConfig::modern_lm(), 0);
     CHECK(lm.num_parameters() == 99648);
     CHECK(nn::count_parameters(LMConfig::modern_lm()).total() == 99648);
