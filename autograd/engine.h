@@ -92,4 +92,17 @@ void run_backward(const Tensor& root, const Tensor& grad_output);
 void set_num_threads(int n);
 int num_threads();
 
+// RAII: the thread count set for a scope and restored when it ends, however
+// it ends (a failed test, an exception).
+class ThreadCountGuard {
+public:
+    explicit ThreadCountGuard(int n) : previous_(num_threads()) { set_num_threads(n); }
+    ~ThreadCountGuard() { set_num_threads(previous_); }
+    ThreadCountGuard(const ThreadCountGuard&) = delete;
+    ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
+
+private:
+    int previous_;
+};
+
 }  // namespace ag

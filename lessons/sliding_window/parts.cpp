@@ -89,18 +89,6 @@ void part1_masks(Report& r, const Options& options) {
 
 // ---- part 2 ------------------------------------------------------------------
 
-// Sets the engine's thread count for a scope and restores it.
-class ThreadsFor {
-public:
-    explicit ThreadsFor(int n) : saved_(ag::num_threads()) { ag::set_num_threads(n); }
-    ~ThreadsFor() { ag::set_num_threads(saved_); }
-    ThreadsFor(const ThreadsFor&) = delete;
-    ThreadsFor& operator=(const ThreadsFor&) = delete;
-
-private:
-    int saved_;
-};
-
 using Implementation = std::function<ag::Tensor(const ag::Tensor&, const ag::Tensor&, const ag::Tensor&, int64_t)>;
 
 ag::Tensor engine_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window) {
@@ -179,7 +167,7 @@ void part2_implementations(Report& r, const Options& options) {
     std::vector<std::vector<double>> ms(kImplementations.size() + 1);
     double worst_timed = 0.0;
     {
-        const ThreadsFor one_thread(1);
+        const ag::ThreadCountGuard one_thread(1);
         for (const int64_t length : lengths) {
             const Qkv x = random_qkv(length, D, 0);
             ag::Tensor reference;

@@ -364,16 +364,12 @@ TEST_CASE("attention weights: a distribution over the visible keys, without grad
 
 namespace {
 
-struct ThreadsGuard {  // restores the thread count however the test ends
-    int previous = ag::num_threads();
-    ~ThreadsGuard() { ag::set_num_threads(previous); }
-};
-
 using Results = std::vector<std::pair<std::string, std::vector<double>>>;
 
 // A training-sized attention layer (RoPE on q and k, then attention), forward and backward.
 Results run_layer(int threads, int64_t Hkv, int64_t window) {
-    ag::set_num_threads(threads);
+    const ag::ThreadCountGuard use(threads);
+    REQUIRE(ag::num_threads() == threads);
     ag::Generator gen(31);
     const int64_t B = 8, T = 40, Hq = 4, dh = 16;
     Tensor q = Tensor::randn({B, T, Hq, dh}, gen, 0, 1, true);
@@ -409,15 +405,12 @@ void check_bitwise_equal(const std::string& what, const Results& one, const Resu
 }  // namespace
 
 TEST_CASE("attention forward and backward are bitwise equal for 1 and 2 threads", "[attention][threads]") {
-    ThreadsGuard guard;
     // B=8, T=40, Hq=4, dh=16: GQA (Hkv=2) as trained, and MQA (all query heads add into one KV head)
     for (const int64_t Hkv : {2, 1}) {
         for (const int64_t W : {0, 8}) {
             const std::string name = fmt::format("Hkv {}, window {}", Hkv, W);
             const Results one = run_layer(1, Hkv, W);
-            REQUIRE(ag::num_threads() == 1);
             const Results two = run_layer(2, Hkv, W);
-            REQUIRE(ag::num_threads() == 2);
             check_bitwise_equal(name + ": 1 vs 2 threads", one, two);
             check_bitwise_equal(name + ": 2 threads twice", two, run_layer(2, Hkv, W));
         }

@@ -214,7 +214,6 @@ TEST_CASE("gemm_batched matches a naive loop, with broadcast operands", "[engine
 }
 
 TEST_CASE("gemm and gemm_batched are bitwise equal for 1 and 2 threads", "[engine][gemm][threads]") {
-    const int previous = ag::num_threads();
     ag::Generator gen(35);
     const int64_t M = 130, N = 257, K = 129;
     const auto A = make_matrix(M, K, K, gen, 0.0);
@@ -227,10 +226,11 @@ TEST_CASE("gemm and gemm_batched are bitwise equal for 1 and 2 threads", "[engin
         // B as [K,N] (ldb N) or, transposed, read as [N,K] rows of the same buffer (ldb K)
         const int64_t ldb = tb ? K : N;
         std::vector<double> c1(M * N), c2(M * N);
-        ag::set_num_threads(1);
-        ag::kernels::gemm(ta, tb, M, N, K, a.data(), lda, B.data(), ldb, c1.data(), N, false);
-        ag::set_num_threads(2);
-        ag::kernels::gemm(ta, tb, M, N, K, a.data(), lda, B.data(), ldb, c2.data(), N, false);
+        for (const int threads : {1, 2}) {
+            const ag::ThreadCountGuard use(threads);
+            ag::kernels::gemm(ta, tb, M, N, K, a.data(), lda, B.data(), ldb, (threads == 1 ? c1 : c2).data(), N,
+                              false);
+        }
         CAPTURE(ta, tb);
         CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(double)) == 0);
     }
@@ -238,12 +238,10 @@ TEST_CASE("gemm and gemm_batched are bitwise equal for 1 and 2 threads", "[engin
     const auto BA = make_matrix(batch, m * k, m * k, gen, 0.0);
     const auto BB = make_matrix(1, k * n, k * n, gen, 0.0);
     std::vector<double> c1(batch * m * n), c2(batch * m * n);
-    ag::set_num_threads(1);
-    ag::kernels::gemm_batched(false, false, batch, m, n, k, BA.data(), k, m * k, BB.data(), n, 0, c1.data(), n,
-                              m * n, false);
-    ag::set_num_threads(2);
-    ag::kernels::gemm_batched(false, false, batch, m, n, k, BA.data(), k, m * k, BB.data(), n, 0, c2.data(), n,
-                              m * n, false);
+    for (const int threads : {1, 2}) {
+        const ag::ThreadCountGuard use(threads);
+        ag::kernels::gemm_batched(false, false, batch, m, n, k, BA.data(), k, m * k, BB.data(), n, 0,
+                                  (threads == 1 ? c1 : c2).data(), n, m * n, false);
+    }
     CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(double)) == 0);
-    ag::set_num_threads(previous);
 }

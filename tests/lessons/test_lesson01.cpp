@@ -64,17 +64,15 @@ TEST_CASE("lesson 01 runs both parts, each with its section and takeaway", "[les
 }
 
 TEST_CASE("lesson 01 gives the same numbers with 1 and 2 threads", "[lessons][lesson01]") {
-    const int threads = ag::num_threads();
     std::string tables[2];
     for (int t = 1; t <= 2; ++t) {
         const auto out = test::scratch_path("lesson01_threads" + std::to_string(t));
-        ag::set_num_threads(t);
+        const ag::ThreadCountGuard use(t);
         const test::LessonRun run(pf::lesson(), test::quick_options(out, 0, 2));
         const std::string json = run.report.to_json();
         tables[t - 1] = json.substr(json.find("\"parts\""));   // the settings differ: threads
         std::filesystem::remove_all(out);
     }
-    ag::set_num_threads(threads);
     CHECK(tables[0] == tables[1]);
 }
 

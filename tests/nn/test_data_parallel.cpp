@@ -64,10 +64,9 @@ TEST_CASE("DataParallel gives the whole batch's loss and gradient", "[nn][data_p
 
 TEST_CASE("DataParallel replicas share the model's numbers and give the same bits on 1 and 2 threads",
           "[nn][data_parallel]") {
-    const int before = ag::num_threads();
     std::vector<std::vector<double>> by_threads[2];
     for (int threads : {1, 2}) {
-        ag::set_num_threads(threads);
+        const ag::ThreadCountGuard use(threads);
         nn::LanguageModel model(nn::LMConfig::modern_lm(), 8);
         nn::DataParallel parallel(model);
         const Batch b = random_batch(9);
@@ -78,6 +77,5 @@ TEST_CASE("DataParallel replicas share the model's numbers and give the same bit
         model.parameters()[0].data()[static_cast<int64_t>(b.ids.to_vector()[0]) * 64] += 1.0;
         CHECK(parallel.forward_backward(b.ids, b.targets, b.starts) != first);
     }
-    ag::set_num_threads(before);
     CHECK(by_threads[0] == by_threads[1]);
 }

@@ -252,7 +252,7 @@ TEST_CASE("optimiser steps on large tensors are the same for any thread count", 
     ag::Generator gen(3);
     const Tensor init = Tensor::randn({n}, gen), grad = Tensor::randn({n}, gen);
     auto run = [&](int threads, bool adam) {
-        ag::set_num_threads(threads);
+        const ag::ThreadCountGuard use(threads);
         Tensor p = init.clone().detach().requires_grad_();
         std::unique_ptr<optim::Optimizer> opt;
         if (adam) opt = std::make_unique<optim::AdamW>(std::vector<Tensor>{p}, 0.01);
@@ -260,13 +260,11 @@ TEST_CASE("optimiser steps on large tensors are the same for any thread count", 
         for (int t = 0; t < 3; ++t) step_with(*opt, p, grad.to_vector());
         return p.to_vector();
     };
-    const int threads = ag::num_threads();
     for (const bool adam : {true, false}) {
         INFO((adam ? "AdamW" : "SGD"));
         const auto one = run(1, adam), many = run(4, adam);
         CHECK(one == many);
     }
-    ag::set_num_threads(threads);
 }
 
 // ---- schedules --------------------------------------------------------------
