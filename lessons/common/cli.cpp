@@ -2,108 +2,141 @@
 
 #include <charconv>
 #include <climits>
-#include <optional>
+#include <cmath>
+#include <cstdint>
+#include <memory>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 namespace lessons {
 namespace {
 
-// The whole of `text` as an int, or nothing ("12x", "" and "1e3" are not).
-std::optional<int> whole_number(std::string_view text) {
-    int value = 0;
-    const char* end = text.data() + text.size();
-    const auto [stop, error] = std::from_chars(text.data(), end, value);
-    if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
-    return value;
+// A CLI::Range whose bounds the help text already gives in words.
+CLI::Validator quiet_range(int min, int max) {
+    CLI::Validator range = CLI::Range(min, max);
+    range.description("");
+    return range;
 }
 
-struct NumericFlag {
-    const char* name;
-    int* target;
-    int min, max;
-};
+// The lessons' command line, every flag declared once: the parser, the
+// checks and the help all come from here.
+std::unique_ptr<CLI::App> lesson_app(const CommandLine& cli, Options& o) {
+    auto app = std::make_unique<CLI::App>(cli.about, cli.program);
+    // As before CLI11: a flag given twice keeps its last value.
+    app->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+
+    const int n_parts = static_cast<int>(cli.parts.size());
+    CLI::Option* part =
+        app->add_option("--part", o.part,
+                        n_parts > 0 ? fmt::format("run only part N, 1-{} (default: every part, in order)", n_parts)
+                                    : std::string("run only part N (default: every part, in order)"))
+            ->type_name("N")
+            ->transform(whole_number());
+    if (n_parts > 0)
+        part->check(quiet_range(1, n_parts));
+    else
+        part->check(CLI::Validator([program = cli.program](std::string&) { return program + " has no parts"; }, ""));
+    app->add_option("--seeds", o.seeds, fmt::format("run seeds 0 … N-1 (default {})", cli.default_seeds))
+        ->type_name("N")
+        ->transform(whole_number())
+        ->check(quiet_range(1, INT_MAX));
+    app->add_flag("--quick", o.quick, "tiny settings that finish in seconds (used by the tests)")
+        ->disable_flag_override();
+    add_threads(*app, o.threads, INT_MAX);
+    app->add_option("--json", o.json, "write every reported number to FILE as JSON")->type_name("FILE")->check(text_value());
+    app->add_option("--out", o.out, "figures and cached checkpoints (default out/)")->type_name("DIR")->check(text_value());
+    app->set_help_flag("-h,--help", "show this help");
+
+    std::string footer = n_parts > 0 ? "parts:\n" : "";
+    for (int p = 0; p < n_parts; ++p) footer += fmt::format("  {}  {}\n", p + 1, cli.parts[static_cast<size_t>(p)]);
+    app->footer(footer);
+    return app;
+}
 
 }  // namespace
 
 ParsedOptions parse_options(const std::vector<std::string>& args, const CommandLine& cli) {
     ParsedOptions parsed;
-    Options& o = parsed.options;
-    o.seeds = cli.default_seeds;
-    const int n_parts = static_cast<int>(cli.parts.size());
-    const NumericFlag numeric[] = {{"--part", &o.part, 1, n_parts},
-                                   {"--seeds", &o.seeds, 1, INT_MAX},
-                                   {"--threads", &o.threads, 1, INT_MAX}};
-    const auto fail = [&](std::string message) {
-        parsed.error = std::move(message);
-        return parsed;
-    };
-
-    for (size_t i = 0; i < args.size(); ++i) {
-        // "--flag value" or "--flag=value"
-        std::string flag = args[i];
-        std::optional<std::string> inline_value;
-        if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-            inline_value = flag.substr(eq + 1);
-            flag.resize(eq);
-        }
-        const auto value = [&]() -> std::optional<std::string> {
-            if (inline_value) return inline_value;
-            if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) return args[++i];
-            return std::nullopt;
-        };
-
-        if (flag == "--quick" || flag == "--help") {
-            if (inline_value) return fail(fmt::format("{} takes no value", flag));
-            (flag == "--quick" ? o.quick : o.help) = true;
-        } else if (flag == "--json" || flag == "--out") {
-            const auto text = value();
-            if (!text || text->empty()) return fail(fmt::format("{} needs a value", flag));
-            (flag == "--json" ? o.json : o.out) = *text;
-        } else {
-            const NumericFlag* known = nullptr;
-            for (const auto& f : numeric)
-                if (flag == f.name) known = &f;
-            if (!known) return fail(fmt::format("unknown argument '{}'", args[i]));
-            const auto text = value();
-            if (!text) return fail(fmt::format("{} needs a value", flag));
-            const auto n = whole_number(*text);
-            if (!n) return fail(fmt::format("{} wants a whole number, got '{}'", flag, *text));
-            if (known->max < known->min)
-                return fail(fmt::format("{}: {} has no parts", flag, cli.program));
-            if (*n < known->min || *n > known->max)
-                return fail(known->max == INT_MAX
-                                ? fmt::format("{} must be at least {}, got {}", flag, known->min, *n)
-                                : fmt::format("{} must be between {} and {}, got {}", flag,
-                                              known->min, known->max, *n));
-            *known->target = *n;
-        }
+    parsed.options.seeds = cli.default_seeds;
+    const auto app = lesson_app(cli, parsed.options);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+    try {
+        app->parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+        parsed.options.help = true;
+    } catch (const CLI::ParseError& e) {
+        parsed.error = e.what();
     }
     return parsed;
 }
 
 std::string usage(const CommandLine& cli) {
-    const int n_parts = static_cast<int>(cli.parts.size());
-    std::string text = fmt::format(
-        "usage: {} [--part N] [--seeds N] [--quick] [--threads N] [--json FILE] [--out DIR] [--help]\n"
-        "{}\n\n"
-        "  --part N      run only part N{} (default: every part, in order)\n"
-        "  --seeds N     run seeds 0 … N-1 (default {})\n"
-        "  --quick       tiny settings that finish in seconds (used by the tests)\n"
-        "  --threads N   OpenMP threads for the kernels; results do not depend on it\n"
-        "  --json FILE   write every reported number to FILE as JSON\n"
-        "  --out DIR     figures and cached checkpoints (default out/)\n"
-        "  --help        show this help\n",
-        cli.program, cli.about, n_parts > 0 ? fmt::format(", 1-{}", n_parts) : "",
-        cli.default_seeds);
-    if (n_parts > 0) text += "\nparts:\n";
-    for (int p = 0; p < n_parts; ++p) text += fmt::format("  {}  {}\n", p + 1, cli.parts[p]);
-    return text;
+    Options unused;
+    return lesson_app(cli, unused)->help();
 }
 
 std::filesystem::path output_path(const Options& options, std::string_view name) {
     std::filesystem::create_directories(options.out);
     return std::filesystem::path(options.out) / name;
+}
+
+// ---- shared with farm_lm, grade and bench_train -----------------------------
+
+std::string usage_error(std::string_view who, std::string_view message) {
+    return fmt::format("{}: {} ({} --help shows the usage)", who, message, who);
+}
+
+CLI::Option* add_threads(CLI::App& app, int& threads, int max) {
+    return app.add_option("--threads", threads, "OpenMP threads for the kernels; results do not depend on it")
+        ->type_name("N")
+        ->transform(whole_number())
+        ->check(quiet_range(1, max));
+}
+
+CLI::Validator whole_number() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            uint64_t n = 0;
+            const char* end = text.data() + text.size();
+            const auto [stop, error] = std::from_chars(text.data(), end, n);
+            if (text.empty() || error != std::errc() || stop != end)
+                return fmt::format("wants a whole number, got '{}'", text);
+            text = std::to_string(n);  // "010" is ten: CLI11 gets "10", not C's octal
+            return {};
+        },
+        "");
+}
+
+CLI::Validator positive_number(double max) {
+    return CLI::Validator(
+        [max](std::string& text) -> std::string {
+            double x = 0;
+            const char* end = text.data() + text.size();
+            const auto [stop, error] = std::from_chars(text.data(), end, x);  // "0.001" or "1e-3", any locale
+            if (text.empty() || error != std::errc() || stop != end || !std::isfinite(x) || x <= 0)
+                return fmt::format("wants a number > 0, got '{}'", text);
+            if (x > max) return fmt::format("must be at most {:g}, got {}", max, text);
+            // CLI11 converts through long double, which can round a decimal
+            // differently from a direct conversion; a hexadecimal float is
+            // exact in both, so the value is the one from_chars read.
+            text = fmt::format("{:a}", x);
+            return {};
+        },
+        "");
+}
+
+// CLI11 takes the next argument as the value even when it is a flag:
+// "--json --quick" would write a file named "--quick". A value that starts
+// with "--" is a forgotten value (a file of that name is ./--quick).
+CLI::Validator text_value() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            if (text.empty()) return "needs a value";
+            if (text.rfind("--", 0) == 0) return fmt::format("needs a value, got the flag '{}'", text);
+            return {};
+        },
+        "");
 }
 
 }  // namespace lessons

@@ -11,11 +11,21 @@
 //
 // A value may also be written --flag=value. Anything else (an unknown flag,
 // a missing or non-numeric value, a part out of range, seeds or threads
-// below 1) is an error: the program prints it with the usage and exits 2.
+// below 1) is an error: the program prints it on one line and exits 2.
+//
+// CLI11 parses (cli.cpp declares each flag once, with its help and its
+// check); only the .cpp files that parse include it, so this header names
+// its types without including it.
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace CLI {
+class App;
+class Option;
+class Validator;
+}  // namespace CLI
 
 namespace lessons {
 
@@ -45,9 +55,27 @@ struct ParsedOptions {
 
 // args: argv[1 …], without the program name.
 ParsedOptions parse_options(const std::vector<std::string>& args, const CommandLine& cli);
-std::string usage(const CommandLine& cli);
+std::string usage(const CommandLine& cli);   // CLI11's help
 
 // out/<name>, creating out/ first if it does not exist yet.
 std::filesystem::path output_path(const Options& options, std::string_view name);
+
+// ---- what the other command lines (farm_lm, grade, bench_train) share -------
+
+// A bad command line's one line on stderr: "<who>: <message> (<who> --help
+// shows the usage)".
+std::string usage_error(std::string_view who, std::string_view message);
+
+// --threads N: OpenMP threads for the kernels, 1 … max; `threads` stays 0
+// (OpenMP's default) when the flag is not given.
+CLI::Option* add_threads(CLI::App& app, int& threads, int max);
+
+// Numbers exactly as the user wrote them. CLI11 alone would read "010" as
+// octal, "-1" as a huge unsigned seed and a real through long double (a
+// different rounding now and then); these checks accept plain decimal
+// spellings only and hand CLI11 a spelling it converts exactly.
+CLI::Validator whole_number();                  // 0, 1, 2, …; then CLI::Range for bounds
+CLI::Validator positive_number(double max);     // a finite real in (0, max]
+CLI::Validator text_value();                    // not "" and not the next flag
 
 }  // namespace lessons

@@ -33,7 +33,7 @@ int run_lesson(int argc, const char* const* argv, const Lesson& lesson) {
     const CommandLine cli = command_line(lesson);
     const ParsedOptions parsed = parse_options(std::vector<std::string>(argv + 1, argv + argc), cli);
     if (!parsed.ok()) {
-        fmt::print(stderr, "{}: {}\n{}", lesson.name, parsed.error, usage(cli));
+        fmt::print(stderr, "{}\n", usage_error(lesson.name, parsed.error));
         return 2;
     }
     const Options& options = parsed.options;

@@ -33,10 +33,11 @@ CommandLine command_line(const Lesson& lesson);
 // each opened by report.section(). Exceptions from a part propagate.
 void run_parts(const Lesson& lesson, const Options& options, Report& report);
 
-// The whole program: parse the arguments (bad ones: message and usage on
-// stderr, return 2; --help: usage on stdout, return 0), set the thread count,
-// run the parts, write --json. An exception from a part, or a JSON file that
-// cannot be written, prints a one-line error on stderr and returns 1.
+// The whole program: parse the arguments (a bad one: one line on stderr
+// naming it, return 2; --help: CLI11's help on stdout, return 0), set the
+// thread count, run the parts, write --json. An exception from a part, or a
+// JSON file that cannot be written, prints a one-line error on stderr and
+// returns 1.
 int run_lesson(int argc, const char* const* argv, const Lesson& lesson);
 
 }  // namespace lessons

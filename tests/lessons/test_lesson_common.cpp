@@ -1,7 +1,12 @@
 // The shared lesson framework (lessons/common): the command line, the JSON
 // writer, the report, and run_lesson's exit statuses.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -37,6 +42,24 @@ const lessons::Lesson& toy_lesson() {
           }},
          {"§0", "Fails", "throws", [](Report&, const Options&) { throw std::runtime_error("boom"); }}}};
     return toy;
+}
+
+// What `run` printed on file descriptor `fd` (1 or 2), where run_lesson
+// writes.
+std::string printed_on(int fd, const std::function<void()>& run) {
+    std::fflush(nullptr);
+    std::FILE* file = std::tmpfile();
+    const int saved = ::dup(fd);
+    ::dup2(::fileno(file), fd);
+    run();
+    std::fflush(nullptr);
+    ::dup2(saved, fd);
+    ::close(saved);
+    std::rewind(file);
+    std::string text;
+    for (int c; (c = std::fgetc(file)) != EOF;) text += static_cast<char>(c);
+    std::fclose(file);
+    return text;
 }
 
 }  // namespace
@@ -77,11 +100,54 @@ TEST_CASE("options: every bad argument is an error", "[lessons][cli]") {
         INFO("args: " << fmt::format("{}", fmt::join(args, " ")));
         CHECK_FALSE(parsed.ok());
     }
-    CHECK(parse({"--part", "9"}).error == "--part must be between 1 and 3, got 9");
-    CHECK(parse({"--seeds", "x"}).error == "--seeds wants a whole number, got 'x'");
-    CHECK(parse({"--nope"}).error == "unknown argument '--nope'");
+    CHECK(parse({"--part", "9"}).error == "--part: Value 9 not in range 1 to 3");
+    CHECK(parse({"--seeds", "x"}).error == "--seeds: wants a whole number, got 'x'");
+    CHECK(parse({"--nope"}).error == "The following argument was not expected: --nope");
+    CHECK(parse({"--json", "--quick"}).error == "--json: needs a value, got the flag '--quick'");
     CHECK(lessons::parse_options({"--part", "1"}, {"tool", "no parts", {}, 1}).error ==
           "--part: tool has no parts");
+}
+
+TEST_CASE("options: numbers are read as the decimals they are written as", "[lessons][cli]") {
+    CHECK(parse({"--seeds", "010"}).options.seeds == 10);   // not C's octal 8
+    CHECK(parse({"--part=03"}).options.part == 3);
+    CHECK(parse({"--threads", "0x2"}).error == "--threads: wants a whole number, got '0x2'");
+    CHECK(parse({"--seeds", "+2"}).error == "--seeds: wants a whole number, got '+2'");
+    CHECK(parse({"--seeds", "3", "--seeds", "4"}).options.seeds == 4);   // the last one counts
+}
+
+TEST_CASE("run_lesson: a bad argument is one line naming it, exit status 2", "[lessons][cli]") {
+    struct Case {
+        std::vector<std::string> args;
+        std::string says;
+    };
+    const std::vector<Case> cases = {{{"--bogus"}, "not expected: --bogus"},
+                                     {{"--part", "3"}, "--part: Value 3 not in range 1 to 2"},   // a range
+                                     {{"--seeds", "0"}, "--seeds: Value 0 not in range"},
+                                     {{"--threads", "two"}, "--threads: wants a whole number, got 'two'"},
+                                     {{"--out"}, "--out"}};
+    for (const Case& c : cases) {
+        int status = 0;
+        const std::string err = printed_on(2, [&] { status = test::run_program(toy_lesson(), c.args); });
+        INFO("args: " << fmt::format("{}", fmt::join(c.args, " ")) << "\nstderr: " << err);
+        CHECK(status == 2);
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+        CHECK_THAT(err, Catch::StartsWith("toy: ") && Catch::Contains(c.says) &&
+                            Catch::EndsWith("(toy --help shows the usage)\n"));
+    }
+}
+
+TEST_CASE("run_lesson: --help prints CLI11's help on stdout, exit status 0", "[lessons][cli]") {
+    for (const char* flag : {"--help", "-h"}) {
+        int status = 1;
+        std::string err;
+        const std::string out =
+            printed_on(1, [&] { err = printed_on(2, [&] { status = test::run_program(toy_lesson(), {flag}); }); });
+        CHECK(status == 0);
+        CHECK(err.empty());
+        CHECK_THAT(out, Catch::StartsWith("Lesson toy: A toy lesson") && Catch::Contains("Usage: toy [OPTIONS]") &&
+                            Catch::Contains("--part N") && Catch::Contains("1  §0  Records"));
+    }
 }
 
 TEST_CASE("usage names every flag and every part", "[lessons][cli]") {
