@@ -4,76 +4,201 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "lessons/common/cli.h"
 #include "lessons/common/evaluation.h"
 #include "lessons/common/training.h"
-#include "lessons/farm_lm/args.h"
 #include "nn/checkpoint.h"
 #include "nn/json.h"
 
 namespace lessons::farm_lm {
 namespace {
 
-constexpr int64_t kAgreementPrefixes = 500;  // per k, farm_language.md
+constexpr int64_t kAgreementPrefixes = 500;  // per k, docs/farm_language.md
 constexpr int64_t kMaxCount = 1'000'000;     // upper bound of counting flags
 
-// ---- the usage text ------------------------------------------------------
+// Something the user gave is wrong (a flag, a file, a word): farm_lm
+// prints the message on one line and exits with status 2.
+struct InputError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// A mistake in the flags that only shows once they are combined with the
+// model or the data (a config that does not validate, a warmup longer than
+// the run): the message also points to --help, like CLI11's own.
+struct UsageError : InputError {
+    using InputError::InputError;
+};
 
-const char* const kUsage = R"(usage: farm_lm <command> [options]
-A playground for the farm-language models: GPT (lecture 2) and ModernLM (§7).
+// ---- the command line ------------------------------------------------------
 
-commands:
-  train    train a model on the farm corpus, report it and save a checkpoint
-  eval     test perplexity and agreement per k of a checkpoint
-  sample   continue a prompt with a checkpoint's model (KV cache)
-  help     show this help (also --help)
+// Every value the commands read; CLI11 fills it, each flag declared once in
+// make_app() with its help and its check.
+struct Flags {
+    // train
+    std::string model, pos, pairing, out;
+    int64_t kv_heads = 0, window = -1;  // 0 and -1: the model's own
+    int64_t epochs = LmTrainOptions{}.epochs, warmup = 0;
+    double lr = LmTrainOptions{}.lr;
+    bool cosine = false;
+    // eval and sample
+    std::string checkpoint, data, json;
+    std::string prompt;
+    bool greedy = false;
+    double temperature = 1.0;
+    int64_t max_tokens = 40, count = 1;
+    // several commands
+    uint64_t seed = 0, data_seed = 0;
+    int64_t limit = 0;  // 0: every sentence
+    int threads = 0;    // 0: OpenMP's default
+};
 
-farm_lm train --model gpt|modern_lm --out FILE.safetensors [options]
-  --model M          gpt (111,360 parameters) or modern_lm (99,648)
-  --kv-heads N       KV heads: 4 = MHA, 2 = GQA (modern_lm's default), 1 = MQA (§5)
-  --pos P            rope (modern_lm's default), learned, sinusoidal or none (§4, §7.3)
-  --pairing P        RoPE pairing: half (default, Llama) or interleaved (RoFormer)
-  --window W         sliding window of W visible tokens; 0 = full attention (§6)
-  --epochs N         passes over the 20,000 training sentences (default 5)
-  --lr X             AdamW learning rate (default 0.001), constant unless --cosine
-  --cosine           linear warmup, then a cosine decay to lr/10 at the last step
-  --warmup N         warmup steps for --cosine (default 0)
-  --seed S           initialisation and batch order (default 0)
-  --data-seed S      the corpora and the agreement sets (default 0)
-  --out FILE         the checkpoint to write (safetensors, with the config)
-  GPT is lecture 2's model: learned positions, 4 heads, no window.
+// A name nn:: knows (positions, pairings): nn's own parser is the check.
+template <class Parse>
+CLI::Validator parsed_by(Parse parse) {
+    return CLI::Validator(
+        [parse](std::string& text) -> std::string {
+            try {
+                parse(text);
+                return {};
+            } catch (const std::invalid_argument& e) {
+                return e.what();
+            }
+        },
+        "");
+}
 
-farm_lm eval CKPT [--data FILE] [--json FILE] [--data-seed S]
-  --data FILE        perplexity of FILE's sentences instead of the test set's:
-                     one sentence per line, farm-language words separated by
-                     spaces; <s> and </s> are added where missing; blank lines
-                     are skipped
-  --json FILE        also write the results to FILE as JSON
+CLI::Validator counting(int64_t min) { return CLI::Range(min, kMaxCount).description(""); }
 
-farm_lm sample CKPT [--prompt TEXT] [--greedy | --temperature T] [options]
-  --prompt TEXT      the start of a sentence, e.g. "the dogs near the cat"
-                     (default: nothing, a whole sentence is generated)
-  --greedy           take the most likely token at each step
-  --temperature T    sample from softmax(logits / T) (default 1)
-  --seed S           the sampling seed (default 0)
-  --max-tokens N     new tokens at most (default 40); a sentence stops at </s>
-  --count N          how many continuations (default 1)
+std::unique_ptr<CLI::App> make_app(Flags& f) {
+    auto app = std::make_unique<CLI::App>(
+        "A playground for the farm-language models: GPT (lecture 2) and ModernLM (§7).", "farm_lm");
+    app->require_subcommand(1);
+    app->set_help_flag("-h,--help", "show this help (every command's flags)");
+    app->footer(
+        "exit status: 0 done; 2 a bad flag, checkpoint, data file or word (one line\n"
+        "on stderr says which); 1 any other error.");
+    const auto threads = [&](CLI::App* command) { add_threads(*command, f.threads, 1024); };
+    const auto limit = [&](CLI::App* command) {
+        command
+            ->add_option("--limit", f.limit,
+                         "use only N sentences of each set (training, test, each agreement k)")
+            ->type_name("N")
+            ->transform(whole_number())
+            ->check(counting(1));
+    };
+    const auto data_seed = [&](CLI::App* command) {
+        command->add_option("--data-seed", f.data_seed, "the corpora and the agreement sets (default 0)")
+            ->type_name("S")
+            ->transform(whole_number());
+    };
+    const auto checkpoint = [&](CLI::App* command) {
+        command->add_option("checkpoint", f.checkpoint, "a checkpoint written by farm_lm train or a lesson")
+            ->type_name("CKPT")
+            ->required()
+            ->check(CLI::ExistingFile);
+    };
+    const int max_heads = static_cast<int>(std::max(nn::LMConfig::gpt().n_heads, nn::LMConfig::modern_lm().n_heads));
 
-every command:
-  --threads N        OpenMP threads for the kernels; results do not depend on it
-train and eval:
-  --limit N          use only N sentences of each set (training, test, each
-                     agreement k): for quick checks and the tests
+    CLI::App* train = app->add_subcommand("train", "train a model on the farm corpus, report it and save a checkpoint");
+    train->footer("GPT is lecture 2's model: learned positions, 4 heads, no window.");
+    train->add_option("--model", f.model, "gpt (111,360 parameters) or modern_lm (99,648)")
+        ->type_name("M")
+        ->required()
+        ->check(CLI::IsMember({"gpt", "modern_lm"}));
+    train->add_option("--kv-heads", f.kv_heads, "KV heads: 4 = MHA, 2 = GQA (modern_lm's default), 1 = MQA (§5)")
+        ->type_name("N")
+        ->transform(whole_number())
+        ->check(CLI::Range(1, max_heads));
+    train->add_option("--pos", f.pos, "rope (modern_lm's default), learned, sinusoidal or none (§4, §7.3)")
+        ->type_name("P")
+        ->check(parsed_by(nn::pos_encoding_from_string));
+    train->add_option("--pairing", f.pairing, "RoPE pairing: half (default, Llama) or interleaved (RoFormer)")
+        ->type_name("P")
+        ->check(parsed_by(nn::rope_pairing_from_string));
+    train->add_option("--window", f.window, "sliding window of W visible tokens; 0 = full attention (§6)")
+        ->type_name("W")
+        ->transform(whole_number())
+        ->check(counting(0));
+    train->add_option("--epochs", f.epochs, "passes over the 20,000 training sentences (default 5)")
+        ->type_name("N")
+        ->transform(whole_number())
+        ->check(counting(1));
+    train->add_option("--lr", f.lr, "AdamW learning rate (default 0.001), constant unless --cosine")
+        ->type_name("X")
+        ->transform(positive_number(HUGE_VAL));
+    CLI::Option* cosine =
+        train->add_flag("--cosine", f.cosine, "linear warmup, then a cosine decay to lr/10 at the last step");
+    train->add_option("--warmup", f.warmup, "warmup steps for --cosine (default 0)")
+        ->type_name("N")
+        ->transform(whole_number())
+        ->check(counting(0))
+        ->needs(cosine);
+    train->add_option("--seed", f.seed, "initialisation and batch order (default 0)")
+        ->type_name("S")
+        ->transform(whole_number());
+    data_seed(train);
+    train->add_option("--out", f.out, "the checkpoint to write (safetensors, with the config)")
+        ->type_name("FILE")
+        ->required()
+        ->check(text_value())
+        ->check(CLI::Validator(
+            [](std::string& path) -> std::string {
+                const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+                if (!folder.empty() && !std::filesystem::is_directory(folder))
+                    return fmt::format("the folder '{}' does not exist", folder.string());
+                return {};
+            },
+            ""));
+    limit(train);
+    threads(train);
 
-exit status: 0 done; 2 a bad flag, checkpoint, data file or word (one line
-on stderr says which); 1 any other error.
-)";
+    CLI::App* eval = app->add_subcommand("eval", "test perplexity and agreement per k of a checkpoint");
+    checkpoint(eval);
+    eval->add_option("--data", f.data,
+                     "perplexity of FILE's sentences instead of the test set's (one per line, words separated "
+                     "by spaces, <s> and </s> added where missing, blank lines skipped)")
+        ->type_name("FILE")
+        ->check(CLI::ExistingFile);
+    eval->add_option("--json", f.json, "also write the results to FILE as JSON")->type_name("FILE")->check(text_value());
+    data_seed(eval);
+    limit(eval);
+    threads(eval);
+
+    CLI::App* sample = app->add_subcommand("sample", "continue a prompt with a checkpoint's model (KV cache)");
+    checkpoint(sample);
+    sample
+        ->add_option("--prompt", f.prompt,
+                     "the start of a sentence, e.g. \"the dogs near the cat\" (default: nothing, a whole sentence "
+                     "is generated)")
+        ->type_name("TEXT")
+        ->check(text_value());
+    CLI::Option* greedy = sample->add_flag("--greedy", f.greedy, "take the most likely token at each step");
+    sample->add_option("--temperature", f.temperature, "sample from softmax(logits / T) (default 1)")
+        ->type_name("T")
+        ->transform(positive_number(HUGE_VAL))
+        ->excludes(greedy);
+    sample->add_option("--seed", f.seed, "the sampling seed (default 0)")->type_name("S")->transform(whole_number());
+    sample->add_option("--max-tokens", f.max_tokens, "new tokens at most (default 40); a sentence stops at </s>")
+        ->type_name("N")
+        ->transform(whole_number())
+        ->check(counting(1));
+    sample->add_option("--count", f.count, "how many continuations (default 1)")
+        ->type_name("N")
+        ->transform(whole_number())
+        ->check(counting(1));
+    threads(sample);
+
+    app->add_subcommand("help", "show this help (also --help)")->allow_extras();
+    return app;
+}
 
 // ---- data -----------------------------------------------------------------
 
@@ -225,34 +350,19 @@ void print_measures(std::FILE* out, const EvalSets& sets, const Measures& m) {
                    m.agreement[k - 1].p_correct);
 }
 
-void set_threads(const Args& a) {
-    if (a.has("--threads")) ag::set_num_threads(static_cast<int>(a.integer("--threads", 0, 1, 1024)));
-}
-
-void no_positional(const Args& a) {
-    if (!a.positional().empty()) throw UsageError(fmt::format("unexpected argument '{}'", a.positional().front()));
-}
-
-std::string checkpoint_argument(const Args& a, const char* command) {
-    if (a.positional().size() != 1)
-        throw UsageError(a.positional().empty() ? fmt::format("a checkpoint is needed: farm_lm {} CKPT", command)
-                                                : fmt::format("unexpected argument '{}'", a.positional()[1]));
-    return a.positional().front();
+void set_threads(const Flags& f) {
+    if (f.threads > 0) ag::set_num_threads(f.threads);
 }
 
 // ---- train --------------------------------------------------------------------
 
-nn::LMConfig config_from(const Args& a) {
-    const std::string name = a.text("--model", "");
-    if (name.empty()) throw UsageError("--model is needed: gpt or modern_lm");
-    if (name != "gpt" && name != "modern_lm")
-        throw UsageError(fmt::format("--model must be gpt or modern_lm, got '{}'", name));
-    nn::LMConfig cfg = name == "gpt" ? nn::LMConfig::gpt() : nn::LMConfig::modern_lm();
+nn::LMConfig config_from(const Flags& f) {
+    nn::LMConfig cfg = f.model == "gpt" ? nn::LMConfig::gpt() : nn::LMConfig::modern_lm();
     try {
-        cfg.n_kv_heads = a.integer("--kv-heads", cfg.n_kv_heads, 1, cfg.n_heads);
-        if (a.has("--pos")) cfg.pos = nn::pos_encoding_from_string(a.text("--pos", ""));
-        if (a.has("--pairing")) cfg.rope_pairing = nn::rope_pairing_from_string(a.text("--pairing", ""));
-        cfg.window = a.integer("--window", cfg.window, 0, kMaxCount);
+        if (f.kv_heads > 0) cfg.n_kv_heads = f.kv_heads;
+        if (!f.pos.empty()) cfg.pos = nn::pos_encoding_from_string(f.pos);
+        if (!f.pairing.empty()) cfg.rope_pairing = nn::rope_pairing_from_string(f.pairing);
+        if (f.window >= 0) cfg.window = f.window;
         cfg.validate();
     } catch (const std::invalid_argument& e) {  // the config's own checks
         throw UsageError(e.what());
@@ -260,27 +370,21 @@ nn::LMConfig config_from(const Args& a) {
     return cfg;
 }
 
-int train(const Args& a, std::FILE* out, std::FILE* err) {
-    no_positional(a);
-    const nn::LMConfig cfg = config_from(a);
-    const std::string path = a.text("--out", "");
-    if (path.empty()) throw UsageError("--out FILE.safetensors is needed (where to save the checkpoint)");
-    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-    if (!folder.empty() && !std::filesystem::is_directory(folder))
-        throw InputError(fmt::format("--out: the folder '{}' does not exist", folder.string()));
+int train(const Flags& f, std::FILE* out, std::FILE* err) {
+    const nn::LMConfig cfg = config_from(f);
+    const std::string& path = f.out;
 
     LmTrainOptions options;
-    options.epochs = a.integer("--epochs", options.epochs, 1, kMaxCount);
-    options.lr = a.positive("--lr", options.lr);
-    options.cosine = a.has("--cosine");
+    options.epochs = f.epochs;
+    options.lr = f.lr;
+    options.cosine = f.cosine;
     options.lr_min = options.lr / 10;
-    options.warmup_steps = a.integer("--warmup", 0, 0, kMaxCount);
-    if (options.warmup_steps > 0 && !options.cosine) throw UsageError("--warmup goes with --cosine");
-    const uint64_t seed = a.seed("--seed", 0);
+    options.warmup_steps = f.warmup;
+    const uint64_t seed = f.seed;
     options.shuffle_seed = seed;
-    const uint64_t data_seed = a.seed("--data-seed", 0);
-    const int64_t limit = a.integer("--limit", 0, 1, kMaxCount);
-    set_threads(a);
+    const uint64_t data_seed = f.data_seed;
+    const int64_t limit = f.limit;
+    set_threads(f);
 
     const farm::Corpora corpora = farm::make_corpora(data_seed);
     const std::vector<farm::Sentence> training = first(corpora.train, limit);
@@ -315,7 +419,7 @@ int train(const Args& a, std::FILE* out, std::FILE* err) {
     const Measures m = measure(model, sets);
     print_measures(out, sets, m);
 
-    // The config rebuilds the model (models.md); the rest says how it was made.
+    // The config rebuilds the model (docs/models.md); the rest says how it was made.
     nn::save(model, path,
              {{"model", cfg.model},
               {"config", cfg.to_json()},
@@ -352,17 +456,17 @@ json::Value measures_json(const std::string& path, const Loaded& loaded, const E
                         {"agreement", std::move(agreement)}};
 }
 
-int eval(const Args& a, std::FILE* out) {
-    const std::string path = checkpoint_argument(a, "eval");
-    const uint64_t data_seed = a.seed("--data-seed", 0);
-    const int64_t limit = a.integer("--limit", 0, 1, kMaxCount);
-    const std::string json_path = a.text("--json", "");
-    set_threads(a);
+int eval(const Flags& f, std::FILE* out) {
+    const std::string& path = f.checkpoint;
+    const uint64_t data_seed = f.data_seed;
+    const int64_t limit = f.limit;
+    const std::string& json_path = f.json;
+    set_threads(f);
 
     const Loaded loaded = load_model(path);
     EvalSets sets;
-    if (a.has("--data")) {
-        sets.sentences_from = a.text("--data", "");
+    if (!f.data.empty()) {
+        sets.sentences_from = f.data;
         sets.sentences = read_sentences(sets.sentences_from, loaded.cfg);
     } else {
         sets.sentences = first(farm::make_corpora(data_seed).test, limit);
@@ -384,18 +488,16 @@ int eval(const Args& a, std::FILE* out) {
 
 // ---- sample -----------------------------------------------------------------------
 
-int sample(const Args& a, std::FILE* out) {
-    const std::string path = checkpoint_argument(a, "sample");
-    if (a.has("--greedy") && a.has("--temperature")) throw UsageError("give --greedy or --temperature, not both");
-    const Sampling sampling =
-        a.has("--greedy") ? Sampling::greedy() : Sampling::with_temperature(a.positive("--temperature", 1.0));
-    ag::Generator gen(a.seed("--seed", 0));
-    const int64_t max_tokens = a.integer("--max-tokens", 40, 1, kMaxCount);
-    const int64_t count = a.integer("--count", 1, 1, kMaxCount);
-    set_threads(a);
+int sample(const Flags& f, std::FILE* out) {
+    const std::string& path = f.checkpoint;
+    const Sampling sampling = f.greedy ? Sampling::greedy() : Sampling::with_temperature(f.temperature);
+    ag::Generator gen(f.seed);
+    const int64_t max_tokens = f.max_tokens;
+    const int64_t count = f.count;
+    set_threads(f);
 
     // The prompt: words of the farm language, <s> added in front.
-    std::vector<int64_t> prompt = words_to_ids(a.text("--prompt", ""), "the prompt");
+    std::vector<int64_t> prompt = words_to_ids(f.prompt, "the prompt");
     check_markers(prompt, false, "the prompt");  // no </s>: there would be nothing left to continue
     if (prompt.empty() || prompt.front() != farm::BOS) prompt.insert(prompt.begin(), farm::BOS);
 
@@ -409,48 +511,47 @@ int sample(const Args& a, std::FILE* out) {
     return 0;
 }
 
-int dispatch(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
-    const std::string command = args.front();
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
-    const std::set<std::string> common = {"--threads"};
-    const auto with = [&](std::set<std::string> flags) {
-        flags.insert(common.begin(), common.end());
-        return flags;
-    };
-    if (command == "train")
-        return train(Args(rest,
-                          with({"--model", "--kv-heads", "--pos", "--pairing", "--window", "--epochs", "--lr",
-                                "--warmup", "--seed", "--data-seed", "--out", "--limit"}),
-                          {"--cosine"}),
-                     out, err);
-    if (command == "eval") return eval(Args(rest, with({"--data", "--json", "--data-seed", "--limit"}), {}), out);
-    if (command == "sample")
-        return sample(
-            Args(rest, with({"--prompt", "--temperature", "--seed", "--max-tokens", "--count"}), {"--greedy"}), out);
-    throw UsageError(fmt::format("unknown command '{}' (train, eval, sample or help)", command));
-}
-
 }  // namespace
 
-std::string usage() { return kUsage; }
+std::string usage() {
+    Flags unused;
+    return make_app(unused)->help("", CLI::AppFormatMode::All);
+}
 
 int run(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
-    if (args.empty()) {
-        fmt::print(err, "{}", usage());
-        return 2;
-    }
-    const auto is_help = [](const std::string& s) { return s == "--help" || s == "-h"; };
-    if (args.front() == "help" || std::any_of(args.begin(), args.end(), is_help)) {
-        fmt::print(out, "{}", usage());
-        return 0;
-    }
-    const std::string& command = args.front();
-    const std::string who =
-        command == "train" || command == "eval" || command == "sample" ? "farm_lm " + command : std::string("farm_lm");
+    Flags flags;
+    const std::unique_ptr<CLI::App> app = make_app(flags);
+    // Errors name the command they are about: "farm_lm train: ...".
+    std::string who = "farm_lm";
+    for (const CLI::App* command : app->get_subcommands([](const CLI::App*) { return true; }))
+        if (!args.empty() && args.front() == command->get_name() && args.front() != "help") who += " " + args.front();
     try {
-        return dispatch(args, out, err);
+        // Before a command CLI11 only says that one is required: name what
+        // was given instead.
+        const bool is_help = !args.empty() && (args.front() == "help" || args.front() == "-h" || args.front() == "--help");
+        if (!args.empty() && who == "farm_lm" && !is_help)
+            throw UsageError(args.front().rfind("-", 0) == 0
+                                 ? fmt::format("unknown flag '{}' (a command comes first: train, eval, sample or help)",
+                                               args.front())
+                                 : fmt::format("unknown command '{}' (train, eval, sample or help)", args.front()));
+        std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+        app->parse(reversed);
+        if (app->got_subcommand("help")) {
+            fmt::print(out, "{}", usage());
+            return 0;
+        }
+        if (app->got_subcommand("train")) return train(flags, out, err);
+        if (app->got_subcommand("eval")) return eval(flags, out);
+        return sample(flags, out);
+    } catch (const CLI::CallForHelp&) {
+        // The whole manual for farm_lm --help, one command's for farm_lm train --help.
+        fmt::print(out, "{}", who == "farm_lm" ? usage() : app->help());
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        fmt::print(err, "{}\n", usage_error(who, e.what()));
+        return 2;
     } catch (const UsageError& e) {
-        fmt::print(err, "{}: {} (farm_lm --help shows the usage)\n", who, e.what());
+        fmt::print(err, "{}\n", usage_error(who, e.what()));
         return 2;
     } catch (const InputError& e) {
         fmt::print(err, "{}: {}\n", who, e.what());

@@ -2,7 +2,8 @@
 // farm_lm, a command-line playground for the farm-language models: train a
 // GPT (lecture 2) or a ModernLM (§7) with any of the lecture's options,
 // measure a checkpoint (perplexity, agreement per k) and continue prompts.
-// usage() is the full manual; lessons/farm_lm.cpp is the program's main().
+// usage() is the full manual (CLI11's help of every command);
+// lessons/farm_lm.cpp is the program's main().
 //
 // The data: farm::make_corpora(data_seed) gives the training and test
 // sentences, farm::make_agreement_sets(data_seed + 1) the agreement
@@ -11,7 +12,8 @@
 // Exit status: 0 done; 2 for a mistake in what the user gave (a flag, a
 // missing or corrupt checkpoint, a config that does not parse, a data file,
 // an unknown word), with one line on the error stream saying what and
-// where; 1 for anything else (a file that cannot be written, say).
+// where; 1 for anything else (a file that cannot be written, say). --help
+// (or the command help) prints the help on `out` and exits 0.
 #include <cstdio>
 #include <string>
 #include <vector>

@@ -167,16 +167,30 @@ TEST_CASE("farm_lm sample: continues the prompt, greedy or sampled", "[lessons][
               .out == sampled.out);
 }
 
-TEST_CASE("farm_lm: help on stdout with status 0", "[lessons][farm_lm]") {
-    for (const auto& args : std::vector<std::vector<std::string>>{{"--help"}, {"help"}, {"train", "--help"}}) {
+TEST_CASE("farm_lm: CLI11's help on stdout with status 0", "[lessons][farm_lm]") {
+    // farm_lm --help and farm_lm help: every command with its flags.
+    for (const auto& args : std::vector<std::vector<std::string>>{{"--help"}, {"help"}, {"-h"}}) {
         const Result r = farm_lm(args);
+        INFO(fmt::format("farm_lm {}\n{}", fmt::join(args, " "), r.out));
         CHECK(r.status == 0);
-        CHECK_THAT(r.out, StartsWith("usage: farm_lm <command>"));
+        CHECK_THAT(r.out, StartsWith("A playground for the farm-language models"));
+        for (const char* word : {"Usage: farm_lm [OPTIONS] SUBCOMMAND", "train", "eval", "sample", "--kv-heads",
+                                 "--warmup N Needs: --cosine", "--data FILE", "--greedy Excludes: --temperature",
+                                 "--max-tokens", "exit status: 0 done"})
+            CHECK_THAT(r.out, Contains(word));
         CHECK(r.err.empty());
     }
+    // One command's help, even after other flags.
+    const Result train = farm_lm({"train", "--model", "gpt", "--help"});
+    CHECK(train.status == 0);
+    CHECK_THAT(train.out, Contains("Usage: farm_lm train [OPTIONS]") && Contains("--kv-heads"));
+    CHECK_THAT(train.out, !Contains("--temperature"));
+    CHECK(train.err.empty());
+
     const Result nothing = farm_lm({});
     CHECK(nothing.status == 2);
-    CHECK_THAT(nothing.err, StartsWith("usage: farm_lm"));
+    CHECK(lines(nothing.err) == 1);
+    CHECK_THAT(nothing.err, StartsWith("farm_lm: A subcommand is required"));
 }
 
 TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lessons][farm_lm]") {
@@ -202,27 +216,40 @@ TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lesson
     };
     const std::vector<Case> cases = {
         {{"frobnicate"}, "unknown command 'frobnicate'"},
-        {{"train", "--model", "modern_lm", "--out", "x.safetensors", "--bogus"}, "unknown flag '--bogus'"},
-        {{"train", "--model", "llama", "--out", "x.safetensors"}, "--model must be gpt or modern_lm"},
+        {{"train", "--model", "modern_lm", "--out", "x.safetensors", "--bogus"}, "not expected: --bogus"},
+        {{"--bogus", "train"}, "unknown flag '--bogus'"},
+        {{"train", "--model", "llama", "--out", "x.safetensors"}, "--model: llama not in {gpt,modern_lm}"},
+        {{"train", "--out", "x.safetensors"}, "--model is required"},
         {{"train", "--model", "modern_lm"}, "--out"},
-        {{"train", "--model", "modern_lm", "--epochs", "two", "--out", "x"}, "--epochs wants a whole number"},
+        {{"train", "--model", "modern_lm", "--epochs", "two", "--out", "x"}, "--epochs: wants a whole number"},
+        {{"train", "--model", "modern_lm", "--epochs", "0", "--out", "x"}, "--epochs: Value 0 not in range 1 to"},
+        {{"train", "--model", "modern_lm", "--kv-heads", "5", "--out", "x"}, "--kv-heads: Value 5 not in range 1 to 4"},
+        {{"train", "--model", "modern_lm", "--seed", "-1", "--out", "x"}, "--seed: wants a whole number, got '-1'"},
+        {{"train", "--model", "modern_lm", "--warmup", "10", "--out", "x"}, "--warmup requires --cosine"},
+        {{"train", "--model", "modern_lm", "--cosine", "--warmup", "2", "--epochs", "1", "--limit", "32", "--out", "x"},
+         "--warmup 2 is longer than the run (1 steps)"},
+        {{"train", "--model", "modern_lm", "--threads", "2000", "--out", "x"}, "--threads: Value 2000 not in range 1 to 1024"},
         {{"train", "--model", "modern_lm", "--kv-heads", "3", "--out", "x"}, "n_kv_heads 3"},
         {{"train", "--model", "gpt", "--pos", "rope", "--out", "x"}, "learned positions"},
         {{"train", "--model", "modern_lm", "--pos", "absolute", "--out", "x"}, "absolute"},
-        {{"train", "--model", "modern_lm", "--lr", "-1", "--out", "x"}, "--lr wants a number > 0"},
+        {{"train", "--model", "modern_lm", "--lr", "-1", "--out", "x"}, "--lr: wants a number > 0"},
         {{"train", "--model", "modern_lm", "--out", (t.dir / "no" / "x").string()}, "does not exist"},
-        {{"eval"}, "a checkpoint is needed"},
+        {{"eval"}, "checkpoint is required"},
         {{"eval", missing}, "missing.safetensors"},
         {{"eval", truncated}, "truncated.safetensors"},
         {{"eval", no_config}, "no model config"},
         {{"eval", bad_config}, "does not parse"},
         {{"eval", t.checkpoint, "--data", bad_data.string()}, "bad.txt line 2: unknown word 'moos'"},
-        {{"eval", t.checkpoint, "--data", (t.dir / "none.txt").string()}, "cannot read"},
+        {{"eval", t.checkpoint, "--data", (t.dir / "none.txt").string()}, "--data: File does not exist"},
+        {{"eval", t.checkpoint, "--json", "--limit", "3"}, "--json: needs a value, got the flag '--limit'"},
+        {{"eval", t.checkpoint, "extra"}, "not expected: extra"},
         {{"sample", t.checkpoint, "--prompt", "the dgos near"}, "the prompt: unknown word 'dgos'"},
         {{"sample", t.checkpoint, "--prompt", "the dog </s>"}, "'</s>' cannot stand at word 3"},
-        {{"sample", t.checkpoint, "--greedy", "--temperature", "2"}, "not both"},
-        {{"sample", t.checkpoint, "--count"}, "--count needs a value"},
-        {{"sample", t.checkpoint, "--count", "2", "--count", "3"}, "given twice"},
+        {{"sample", t.checkpoint, "--greedy", "--temperature", "2"}, "--greedy excludes --temperature"},
+        {{"sample", t.checkpoint, "--temperature", "2", "--greedy"}, "--greedy excludes --temperature"},
+        {{"sample", t.checkpoint, "--count", "0"}, "--count: Value 0 not in range 1 to 1000000"},
+        {{"sample", t.checkpoint, "--count"}, "--count: 1 required N missing"},
+        {{"sample", t.checkpoint, "--count", "2", "--count", "3"}, "--count: At Most 1 required but received 2"},
     };
     for (const Case& c : cases) {
         const Result r = farm_lm(c.args);
