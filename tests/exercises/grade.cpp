@@ -2,22 +2,10 @@
 //
 //   ./grade                 every exercise
 //   ./grade 7 | ex07 | 3-9 | rope   one exercise, a range, or every exercise whose name contains "rope"
-//   ./grade --json FILE     also write the scoreboard as JSON
-//   ./grade --timeout S     seconds each exercise may run (default 120)
-//   ./grade --max-output M  MiB of output each may print (default 4)
-//   ./grade --max-memory M  MiB of memory each may use (default 2048)
-//   ./grade --no-build      run the test programs as they are
-//   ./grade --programs DIR  where the exNN_tests programs are (default: this build's)
 //
-// For CI, which proves the tests mean something:
-//   grade --expect-not-started   exit 0 only if every exercise is "not started"
-//                                (the untouched stubs)
-//   grade --mutants FILE         in a build whose EXERCISE_CANDIDATES is a
-//                                scratch folder: each deliberately broken
-//                                solution in FILE must fail its tests
-//   grade --attempts DIR         likewise, whole files students could have
-//                                written: DIR/exNN_<name>/wrong_*.cpp must
-//                                fail, right_*.cpp must pass
+// Every flag (the limits, --json, and CI's --expect-not-started, --mutants
+// and --attempts, which prove the tests mean something) is declared once,
+// with its help and its check, in main(): ./grade --help lists them.
 //
 // Exit status: 0 when every graded exercise passed, 1 otherwise, 2 on bad
 // arguments. Logs of each build and run are in <build>/grade-logs/.
@@ -30,19 +18,18 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "grading.h"
+#include "lessons/common/cli.h"
 
 namespace {
 
-const char* const kUsage =
-    "usage: grade [EXERCISE ...] [--json FILE] [--timeout SECONDS] [--max-output MIB] [--max-memory MIB]\n"
-    "             [--no-build] [--programs DIR] [--expect-not-started] [--mutants FILE] [--attempts DIR]\n"
-    "  EXERCISE: a number (7), an id (ex07), a range (3-9) or part of a name (rope); none: all 18\n";
-
+// A mistake in what was asked (a flag, an exercise, a mutants file): one
+// line, exit status 2.
 int bad(const std::string& message) {
-    std::fprintf(stderr, "grade: %s\n%s", message.c_str(), kUsage);
+    std::fprintf(stderr, "%s\n", lessons::usage_error("grade", message).c_str());
     return 2;
 }
 
@@ -217,44 +204,63 @@ int main(int argc, char** argv) {
     std::string json_path, programs = std::string(GRADE_BUILD_DIR) + "/tests/exercises";
     std::string mutants, attempts;
     grading::Limits limits;
-    bool build = true, expect_not_started = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const bool has_value = i + 1 < argc;
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (arg == "--json" && has_value) {
-            json_path = argv[++i];
-        } else if ((arg == "--timeout" || arg == "--max-output" || arg == "--max-memory") && has_value) {
-            double value = 0;
-            try {
-                size_t used = 0;
-                value = std::stod(argv[++i], &used);
-                if (used != std::string(argv[i]).size()) throw std::invalid_argument("trailing text");
-            } catch (const std::exception&) {
-                return bad(fmt::format("{} needs a number, got '{}'", arg, argv[i]));
-            }
-            if (!(value > 0) || value > 1e6) return bad(fmt::format("{} must be positive and at most 1e6", arg));
-            if (arg == "--timeout") limits.seconds = value;
-            if (arg == "--max-output") limits.output_bytes = static_cast<int64_t>(value * (1 << 20));
-            if (arg == "--max-memory") limits.memory_bytes = static_cast<int64_t>(value * (1 << 20));
-        } else if (arg == "--programs" && has_value) {
-            programs = argv[++i];
-        } else if (arg == "--no-build") {
-            build = false;
-        } else if (arg == "--expect-not-started") {
-            expect_not_started = true;
-        } else if (arg == "--mutants" && has_value) {
-            mutants = argv[++i];
-        } else if (arg == "--attempts" && has_value) {
-            attempts = argv[++i];
-        } else if (arg.rfind("--", 0) == 0) {
-            return bad(fmt::format("unknown or incomplete option '{}'", arg));
-        } else {
-            picks.push_back(arg);
-        }
+    double seconds = 0, output_mib = 0, memory_mib = 0;
+    bool no_build = false, expect_not_started = false;
+
+    CLI::App app("grade: build and run the exercises' grading tests and print the scoreboard.", "grade");
+    app.set_help_flag("-h,--help", "show this help");
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as before: the last one counts
+    app.add_option("exercise", picks,
+                   "a number (7), an id (ex07), a range (3-9) or part of a name (rope); none: all 18")
+        ->type_name("EXERCISE")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    app.add_option("--json", json_path, "also write the scoreboard as JSON")->type_name("FILE")->check(lessons::text_value());
+    CLI::Option* timeout = app.add_option("--timeout", seconds, "seconds each exercise may run (default 120)")
+                               ->type_name("SECONDS")
+                               ->transform(lessons::positive_number(1e6));
+    CLI::Option* max_output = app.add_option("--max-output", output_mib, "MiB of output each may print (default 4)")
+                                  ->type_name("MIB")
+                                  ->transform(lessons::positive_number(1e6));
+    CLI::Option* max_memory = app.add_option("--max-memory", memory_mib, "MiB of memory each may use (default 2048)")
+                                  ->type_name("MIB")
+                                  ->transform(lessons::positive_number(1e6));
+    app.add_flag("--no-build", no_build, "run the test programs as they are");
+    app.add_option("--programs", programs, "where the exNN_tests programs are (default: this build's)")
+        ->type_name("DIR")
+        ->check(CLI::ExistingDirectory);
+    // For CI, which proves the tests mean something; one at a time.
+    CLI::Option* not_started = app.add_flag("--expect-not-started", expect_not_started,
+                                            "exit 0 only if every exercise is \"not started\" (the untouched stubs)");
+    CLI::Option* mutants_flag =
+        app.add_option("--mutants", mutants,
+                       "each deliberately broken solution in FILE must fail its tests (a build whose "
+                       "EXERCISE_CANDIDATES is a scratch folder)")
+            ->type_name("FILE")
+            ->check(CLI::ExistingFile);
+    CLI::Option* attempts_flag =
+        app.add_option("--attempts", attempts,
+                       "whole files students could have written: DIR/exNN_<name>/wrong_*.cpp must fail, "
+                       "right_*.cpp must pass")
+            ->type_name("DIR")
+            ->check(CLI::ExistingDirectory);
+    mutants_flag->excludes(attempts_flag)->excludes(not_started);
+    attempts_flag->excludes(not_started);
+    app.footer(
+        "exit status: 0 when every graded exercise passed, 1 otherwise, 2 on bad arguments. Logs of each\n"
+        "build and run are in <build>/grade-logs/.");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        std::fputs(app.help().c_str(), stdout);
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        return bad(e.what());
     }
+    // Flags not given keep grading::Limits' own values exactly.
+    if (*timeout) limits.seconds = seconds;
+    if (*max_output) limits.output_bytes = static_cast<int64_t>(output_mib * (1 << 20));
+    if (*max_memory) limits.memory_bytes = static_cast<int64_t>(memory_mib * (1 << 20));
+    const bool build = !no_build;
 
     std::vector<grading::Exercise> chosen;
     try {

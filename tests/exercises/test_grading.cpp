@@ -5,11 +5,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -204,5 +208,68 @@ TEST_CASE("grade refuses bad arguments with exit status 2", "[grading]") {
         INFO(args);
         const int status = std::system((std::string(GRADE_PROGRAM) + " --no-build " + args + " > /dev/null 2>&1").c_str());
         CHECK(WEXITSTATUS(status) == 2);
+    }
+}
+
+namespace {
+
+// grade as a shell runs it: its exit status and what it printed.
+struct GradeRun {
+    int status = 0;
+    std::string out, err;
+};
+
+GradeRun run_grade(const std::string& args) {
+    const auto dir = scratch("grade_cli");
+    const std::string command = std::string(GRADE_PROGRAM) + " " + args + " > " + (dir / "out").string() + " 2> " +
+                                (dir / "err").string();
+    GradeRun r;
+    r.status = WEXITSTATUS(std::system(command.c_str()));
+    for (auto [name, text] : {std::pair{"out", &r.out}, std::pair{"err", &r.err}}) {
+        std::ifstream in(dir / name);
+        std::stringstream all;
+        all << in.rdbuf();
+        *text = all.str();
+    }
+    std::filesystem::remove_all(dir);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("grade: a bad argument is one line naming it, exit status 2", "[grading]") {
+    const std::string source = GRADE_SOURCE_DIR;
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--bogus", "not expected: --bogus"},
+        {"--timeout 5s", "--timeout: wants a number > 0, got '5s'"},
+        {"--timeout 2e6", "--timeout: must be at most 1e+06, got 2e6"},   // the range
+        {"--max-memory 0", "--max-memory: wants a number > 0, got '0'"},
+        {"--json --no-build", "--json: needs a value, got the flag '--no-build'"},
+        {"--programs /nonexistent", "--programs: Directory does not exist: /nonexistent"},
+        // The CI modes are one at a time.
+        {"--mutants " + source + "/tests/exercises/mutants.txt --attempts " + source + "/tests/exercises/attempts",
+         "--mutants excludes --attempts"},
+        {"--expect-not-started --attempts " + source + "/tests/exercises/attempts", "excludes"},
+        {"nonsense", "no exercise matches 'nonsense'"}};
+    for (const auto& [args, says] : cases) {
+        const GradeRun r = run_grade("--no-build " + args);
+        INFO("grade --no-build " << args << "\nstderr: " << r.err);
+        CHECK(r.status == 2);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK_THAT(r.err, Catch::StartsWith("grade: ") && Catch::Contains(says) &&
+                              Catch::EndsWith("(grade --help shows the usage)\n"));
+        CHECK(r.out.empty());
+    }
+}
+
+TEST_CASE("grade --help: CLI11's help on stdout, exit status 0", "[grading]") {
+    for (const char* flag : {"--help", "-h"}) {
+        const GradeRun r = run_grade(flag);
+        CHECK(r.status == 0);
+        CHECK(r.err.empty());
+        for (const char* word : {"Usage: grade [OPTIONS] [exercise...]", "--timeout SECONDS", "--max-output MIB",
+                                 "--max-memory MIB", "--no-build", "--programs DIR", "--expect-not-started",
+                                 "--mutants FILE", "--attempts DIR", "exit status: 0 when every graded exercise passed"})
+            CHECK_THAT(r.out, Catch::Contains(word));
     }
 }
