@@ -1,20 +1,24 @@
-// Training throughput: the work of anchors.md's table. One epoch of
-// language-model training on the farm corpus (batches of 32 sentences,
-// right-padded): forward, masked cross-entropy, backward, AdamW step.
-// tokens/s = non-pad target tokens / wall time, at 1 and 2 threads, for
-// GPT and ModernLM at the lesson settings.
+// Training throughput: the work of docs/reference_figures.md's table. One
+// epoch of language-model training on the farm corpus (batches of 32
+// sentences, right-padded): forward, masked cross-entropy, backward, AdamW
+// step. tokens/s = non-pad target tokens / wall time, at 1 and 2 threads,
+// for GPT and ModernLM at the lesson settings.
 //
 //   bench_train [--steps N] [--threads N] [--model gpt|modern_lm]
-//   (default: a whole epoch, 625 steps; 1 and 2 threads; both models)
+//   (default: a whole epoch, 625 steps; 1 and 2 threads; both models;
+//   bench_train --help says the same)
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <vector>
 
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include "data/batching.h"
 #include "data/farm_language.h"
+#include "lessons/common/cli.h"
 #include "nn/data_parallel.h"
 #include "nn/language_model.h"
 #include "nn/optim.h"
@@ -46,23 +50,36 @@ Result run(const nn::LMConfig& cfg, const std::vector<farm::LmBatch>& batches, i
 }  // namespace
 
 int main(int argc, char** argv) {
-    int64_t steps = -1;
-    std::vector<int> thread_counts = {1, 2};
-    std::vector<nn::LMConfig> models = {nn::LMConfig::gpt(), nn::LMConfig::modern_lm()};
-    for (int i = 1; i < argc; ++i) {
-        const std::string flag = argv[i];
-        if (flag == "--steps" && i + 1 < argc) {
-            steps = std::atoll(argv[++i]);
-        } else if (flag == "--threads" && i + 1 < argc) {
-            thread_counts = {std::atoi(argv[++i])};
-        } else if (flag == "--model" && i + 1 < argc) {
-            const std::string m = argv[++i];
-            models = {m == "gpt" ? nn::LMConfig::gpt() : nn::LMConfig::modern_lm()};
-        } else {
-            fmt::print(stderr, "usage: bench_train [--steps N] [--threads N] [--model gpt|modern_lm]\n");
-            return 2;
-        }
+    int64_t steps = 0;     // 0: a whole epoch
+    int only_threads = 0;  // 0: 1 and 2
+    std::string model;     // empty: both
+    CLI::App app("Language-model training throughput (tokens/s) of GPT and ModernLM on the farm corpus.",
+                 "bench_train");
+    app.set_help_flag("-h,--help", "show this help");
+    app.add_option("--steps", steps, "training steps of 32 sentences (default: a whole epoch, 625 steps)")
+        ->type_name("N")
+        ->transform(lessons::whole_number())
+        ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()).description(""));
+    app.add_option("--threads", only_threads, "measure at N threads only (default: 1 and 2)")
+        ->type_name("N")
+        ->transform(lessons::whole_number())
+        ->check(CLI::Range(1, 1024).description(""));
+    app.add_option("--model", model, "measure one model only (default: both)")
+        ->type_name("M")
+        ->check(CLI::IsMember({"gpt", "modern_lm"}));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        fmt::print("{}", app.help());
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "{}\n", lessons::usage_error("bench_train", e.what()));
+        return 2;
     }
+    std::vector<int> thread_counts = {1, 2};
+    if (only_threads > 0) thread_counts = {only_threads};
+    std::vector<nn::LMConfig> models = {nn::LMConfig::gpt(), nn::LMConfig::modern_lm()};
+    if (!model.empty()) models = {model == "gpt" ? nn::LMConfig::gpt() : nn::LMConfig::modern_lm()};
     const farm::Corpora corpora = farm::make_corpora(0);
     ag::Generator shuffle(0);
     const auto batches = farm::make_lm_batches(corpora.train, 32, &shuffle);

@@ -1,0 +1,36 @@
+#!/bin/sh
+# bench_train's command line (the benchmark itself is never a test, and
+# none of these runs it): a bad argument is one line on stderr naming it
+# and exit status 2; --help is CLI11's help on stdout and exit status 0.
+#   test_bench_train_cli.sh path/to/bench_train
+set -u
+program=$1
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+
+# expect STATUS TEXT ARGS...: the exit status, and TEXT in what it printed
+# (stderr for status 2, where it must be exactly one line; stdout for 0).
+expect() {
+    want=$1 text=$2
+    shift 2
+    "$program" "$@" > "$scratch/out" 2> "$scratch/err"
+    status=$?
+    if [ "$want" = 2 ]; then printed="$scratch/err"; else printed="$scratch/out"; fi
+    if [ "$status" != "$want" ] || ! grep -q -F -e "$text" "$printed" ||
+        { [ "$want" = 2 ] && [ "$(wc -l < "$scratch/err")" != 1 ]; }; then
+        echo "FAILED: bench_train $*: status $status (wanted $want), wanted '$text' in:"
+        cat "$scratch/out" "$scratch/err"
+        failures=$((failures + 1))
+    fi
+}
+
+expect 2 "bench_train: The following argument was not expected: --bogus" --bogus
+expect 2 "--threads: Value 0 not in range 1 to 1024" --threads 0          # a range
+expect 2 "--steps: wants a whole number, got '5x'" --steps 5x
+expect 2 "--model: llama not in {gpt,modern_lm}" --model llama
+expect 2 "--steps: 1 required N missing" --steps
+expect 0 "Usage: bench_train [OPTIONS]" --help
+expect 0 "--model M" -h
+[ "$failures" = 0 ] && echo "bench_train's command line: every case as expected"
+exit "$failures"
