@@ -11,7 +11,7 @@
 //               together the tensors cover it exactly, without overlap.
 //
 // The names are the module's dotted names, as in PyTorch's state_dict(), so
-// the PyTorch twin of a model (models.md) opens a checkpoint directly:
+// the PyTorch twin of a model (docs/models.md) opens a checkpoint directly:
 //
 //   from safetensors.torch import load_file
 //   state = load_file("out/gpt.safetensors")  # {name: torch.float64 tensor}

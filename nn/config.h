@@ -1,5 +1,5 @@
 #pragma once
-// Every option of the lecture's language models (models.md). The config is
+// Every option of the lecture's language models (docs/models.md). The config is
 // stored in each checkpoint's metadata as JSON, so a loader can rebuild the
 // model it belongs to.
 #include <cstdint>
