@@ -1,6 +1,7 @@
 #include "data/farm_language.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -131,13 +132,13 @@ Sentence sample_sentence(int k, ag::Generator& gen) {
     Sentence s = start(FIRST_NOUN + draw(gen, N_NOUNS), k);
     for (int i = 0; i < k; ++i) append_random_pp(s, gen);
     s.ids.push_back(verb_id(draw(gen, N_LEMMAS), s.subject_plural));
-    const int object = draw(gen, 4);   // 1/2 the NOUN, 1/4 MASS, 1/4 none
+    const int object = draw(gen, OBJECT_CHOICES);   // 1/2 the NOUN, 1/4 MASS, 1/4 none
     if (object < 2) {
         s.ids.insert(s.ids.end(), {THE, FIRST_NOUN + draw(gen, N_NOUNS)});
     } else if (object == 2) {
         s.ids.push_back(FIRST_MASS + draw(gen, N_MASS));
     }
-    if (draw(gen, 2) == 0) s.ids.push_back(FIRST_ADV + draw(gen, N_ADVS));   // ADV with 1/2
+    if (draw(gen, ADVERB_CHOICES) == 0) s.ids.push_back(FIRST_ADV + draw(gen, N_ADVS));   // ADV with 1/2
     s.ids.push_back(EOS);
     return s;
 }
@@ -153,6 +154,47 @@ Sentence opposite_prefix(int k, ag::Generator& gen) {
     return s;
 }
 
+// ---- the grammar's probabilities -------------------------------------------
+
+// Walks the sentence through the grammar, adding the log of each choice's
+// probability: the generator's draws above, one by one.
+double log_probability(const std::vector<int64_t>& s) {
+    const auto bad = [&] {
+        throw std::invalid_argument(fmt::format("\"{}\" is not a sentence of the farm grammar", decode(s)));
+    };
+    const size_t n = s.size();
+    const auto at = [&](size_t i) { return i < n ? s[i] : int64_t{-1}; };
+    if (at(0) != BOS || at(1) != THE || !is_noun(at(2))) bad();
+    double logp = std::log(1.0 / K_CHOICES) + std::log(1.0 / N_NOUNS);   // k, SUBJ
+    size_t i = 3;
+    int k = 0;
+    for (; is_prep(at(i)); i += 3, ++k) {
+        if (at(i + 1) != THE || !is_noun(at(i + 2))) bad();
+        logp += std::log(1.0 / N_PREPS) + std::log(1.0 / N_NOUNS);   // PREP, the (certain), NOUN
+    }
+    if (k >= K_CHOICES || !is_verb(at(i)) || is_plural_verb(at(i)) != is_plural_noun(s[2])) bad();
+    logp += std::log(1.0 / N_LEMMAS);   // the lemma; its number is the subject's
+    ++i;
+    if (at(i) == THE) {
+        if (!is_noun(at(i + 1))) bad();
+        logp += std::log(2.0 / OBJECT_CHOICES) + std::log(1.0 / N_NOUNS);
+        i += 2;
+    } else if (is_mass(at(i))) {
+        logp += std::log(1.0 / OBJECT_CHOICES) + std::log(1.0 / N_MASS);
+        ++i;
+    } else {
+        logp += std::log(1.0 / OBJECT_CHOICES);   // no object
+    }
+    if (is_adverb(at(i))) {
+        logp += std::log(1.0 / ADVERB_CHOICES) + std::log(1.0 / N_ADVS);
+        ++i;
+    } else {
+        logp += std::log(1.0 / ADVERB_CHOICES);   // no adverb
+    }
+    if (at(i) != EOS || i + 1 != n) bad();   // </s> is then certain
+    return logp;
+}
+
 // ---- corpora and tasks ------------------------------------------------------
 
 Corpora make_corpora(uint64_t seed) {
@@ -161,7 +203,7 @@ Corpora make_corpora(uint64_t seed) {
         std::vector<Sentence> sentences;
         sentences.reserve(n);
         for (int64_t i = 0; i < n; ++i) {
-            const int k = draw(gen, 4);   // k uniform 0-3
+            const int k = draw(gen, K_CHOICES);   // k uniform 0-3
             sentences.push_back(sample_sentence(k, gen));
         }
         return sentences;

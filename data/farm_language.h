@@ -102,6 +102,20 @@ Sentence sample_sentence(int k, ag::Generator& gen);
 // opposite to the subject's (so "copy the last noun" is always wrong).
 Sentence opposite_prefix(int k, ag::Generator& gen);
 
+// ---- the grammar's probabilities ------------------------------------------
+// Every choice the generator makes is uniform over a fixed number of
+// options; these counts are the grammar's probabilities (the corpora's k,
+// the object's kind, an adverb or none), the same constants drive
+// make_corpora and sample_sentence and log_probability.
+constexpr int K_CHOICES = 4;        // make_corpora: k uniform over 0-3
+constexpr int OBJECT_CHOICES = 4;   // 0, 1: "the NOUN" (1/2); 2: MASS (1/4); 3: none (1/4)
+constexpr int ADVERB_CHOICES = 2;   // 0: an adverb (1/2); 1: none
+
+// log p(s) of a full sentence <s> … </s> under make_corpora's distribution
+// (k uniform over 0-3, then sample_sentence(k)). std::invalid_argument for a
+// sequence the grammar cannot make.
+double log_probability(const std::vector<int64_t>& sentence);
+
 // ---- corpora (language modelling) -----------------------------------------
 struct Corpora {
     std::vector<Sentence> train;   // 20,000 sentences, k uniform 0-3

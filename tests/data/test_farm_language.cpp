@@ -1,6 +1,7 @@
 // The farm language against its spec (docs/farm_language.md):
 // vocabulary, tokenizer, grammar, distributions, corpora and task sets.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iterator>
 #include <map>
@@ -414,4 +415,35 @@ TEST_CASE("farm: the task sets follow the documented draw order", "[data][farm][
         CHECK(farm::decode(train[n].ids) == farm::decode(w));
         CHECK(train[n].subject_plural == labels[n]);
     }
+}
+
+TEST_CASE("farm: log_probability is the generator's distribution", "[data][farm][distribution]") {
+    // One sentence by hand: k = 0 (1/4), the dog (1/24), runs (1/12), no
+    // object (1/4), no adverb (1/2).
+    CHECK(farm::log_probability(farm::encode("<s> the dog runs </s>")) ==
+          Approx(std::log(1.0 / 4 / 24 / 12 / 4 / 2)).epsilon(1e-14));
+    // Every sentence with k = 0: their probabilities add up to p(k = 0) = 1/4.
+    double total = 0;
+    for (int64_t subject = farm::FIRST_NOUN; subject < farm::FIRST_NOUN + farm::N_NOUNS; ++subject)
+        for (int lemma = 0; lemma < farm::N_LEMMAS; ++lemma) {
+            std::vector<std::vector<int64_t>> objects{{}};
+            for (int64_t n = farm::FIRST_NOUN; n < farm::FIRST_NOUN + farm::N_NOUNS; ++n) objects.push_back({farm::THE, n});
+            for (int64_t m = farm::FIRST_MASS; m < farm::FIRST_MASS + farm::N_MASS; ++m) objects.push_back({m});
+            for (const auto& object : objects)
+                for (int64_t adverb = farm::FIRST_ADV - 1; adverb < farm::FIRST_ADV + farm::N_ADVS; ++adverb) {
+                    std::vector<int64_t> s{farm::BOS, farm::THE, subject,
+                                           farm::verb_id(lemma, farm::is_plural_noun(subject) ? 1 : 0)};
+                    s.insert(s.end(), object.begin(), object.end());
+                    if (adverb >= farm::FIRST_ADV) s.push_back(adverb);
+                    s.push_back(farm::EOS);
+                    total += std::exp(farm::log_probability(s));
+                }
+        }
+    CHECK(total == Approx(0.25).epsilon(1e-12));
+    // Not sentences of the grammar: a verb of the wrong number, four PPs.
+    CHECK_THROWS_WITH(farm::log_probability(farm::encode("<s> the dog run </s>")),
+                      Contains("is not a sentence of the farm grammar"));
+    CHECK_THROWS_AS(farm::log_probability(farm::encode("<s> the dog near the cat near the cat near the cat near the "
+                                                       "cat runs </s>")),
+                    std::invalid_argument);
 }
