@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "autograd/autograd.h"
+#include "tests/close.h"
 
 namespace test {
 
@@ -22,8 +23,8 @@ inline std::string values_str(const std::vector<double>& v, std::size_t limit = 
     return s + "}";
 }
 
-// Empty when `t` has shape `shape` and values within tol·max(1,|expected|)
-// of `expected` (row-major); otherwise says what differs.
+// Empty when `t` has shape `shape` and values close to `expected`
+// (row-major; the rule of tests/close.h); otherwise says what differs.
 inline std::string compare(const ag::Tensor& t, const ag::Shape& shape,
                            const std::vector<double>& expected, double tol = 1e-12) {
     if (!t.defined()) return "tensor is undefined";
@@ -40,11 +41,7 @@ inline std::string compare(const ag::Tensor& t, const ag::Shape& shape,
     int shown = 0;
     for (std::size_t i = 0; i < actual.size(); ++i) {
         const double e = expected[i], a = actual[i];
-        bool ok;
-        if (std::isnan(e)) ok = std::isnan(a);
-        else if (std::isinf(e)) ok = (a == e);
-        else ok = std::isfinite(a) && std::fabs(a - e) <= tol * std::max(1.0, std::fabs(e));
-        if (!ok && shown < 6) {
+        if (!close(a, e, tol) && shown < 6) {
             bad += fmt::format("\n  element {} (row-major): expected {:.17g}, actual {:.17g}", i, e, a);
             ++shown;
         }

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "autograd/generator.h"
+#include "tests/close.h"
 
 namespace grading {
 
@@ -24,11 +25,9 @@ struct Random {
     double normal() { return gen.normal(); }
 };
 
-// |a - b| <= tol·max(1, |b|): a relative check for large values, an
-// absolute one near zero.
-inline bool close(double a, double b, double tol = 1e-12) {
-    return std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b));
-}
+// actual within tol·max(1, |expected|) of expected: the tests' one rule
+// (tests/close.h), relative for large values, absolute near zero.
+inline bool close(double actual, double expected, double tol = 1e-12) { return test::close(actual, expected, tol); }
 
 template <class Container>
 std::string str(const Container& values) {
