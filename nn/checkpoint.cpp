@@ -10,10 +10,11 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-
-#include "nn/json.h"
+#include <nlohmann/json.hpp>
 
 namespace nn {
+
+using Json = nlohmann::ordered_json;  // objects keep the file's order
 
 // The data section is little-endian doubles; so is memory on every machine
 // this builds on (x86-64, arm64), which lets a tensor be copied as bytes.
@@ -22,17 +23,15 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is li
 // The reference implementation refuses headers above 100 MB; a real header
 // is a few kB per hundred tensors.
 constexpr uint64_t kMaxHeader = 100'000'000;
+// Deeper nesting than any real header has is refused as it is read.
+constexpr int kMaxDepth = 256;
 
 // ---- save -------------------------------------------------------------------
 
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const std::map<std::string, std::string>& metadata) {
-    json::Object header;
-    if (!metadata.empty()) {
-        json::Object meta;
-        for (const auto& [k, v] : metadata) meta.emplace_back(k, v);
-        header.emplace_back("__metadata__", std::move(meta));
-    }
+    Json header = Json::object();
+    if (!metadata.empty()) header["__metadata__"] = metadata;
     std::set<std::string> names;
     std::vector<Tensor> data;  // contiguous, in file order
     uint64_t offset = 0;
@@ -41,15 +40,17 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
         if (name.empty() || name == "__metadata__" || !names.insert(name).second)
             throw std::invalid_argument(fmt::format("save_safetensors: bad tensor name '{}' (empty, reserved or repeated)", name));
         if (!t.defined()) throw std::invalid_argument(fmt::format("save_safetensors: tensor '{}' is undefined", name));
-        json::Array shape(t.shape().begin(), t.shape().end());
         const uint64_t bytes = static_cast<uint64_t>(t.numel()) * sizeof(double);
-        header.emplace_back(name, json::Object{{"dtype", "F64"},
-                                               {"shape", std::move(shape)},
-                                               {"data_offsets", json::Array{offset, offset + bytes}}});
+        header[name] = {{"dtype", "F64"}, {"shape", t.shape()}, {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
         data.push_back(t.contiguous());
     }
-    std::string text = json::dump(std::move(header));
+    std::string text;
+    try {
+        text = header.dump();
+    } catch (const Json::type_error&) {  // JSON text is UTF-8
+        throw std::invalid_argument("save_safetensors: a tensor name or metadata string is not valid UTF-8");
+    }
     text.resize((text.size() + 7) / 8 * 8, ' ');  // the data starts 8-byte aligned
 
     const std::string tmp = path + ".tmp";
@@ -111,18 +112,12 @@ public:
         data_begin_ = 8 + n;
         data_size_ = bytes_.size() - data_begin_;
 
-        json::Value header;
-        try {
-            header = json::parse(std::string_view(bytes_).substr(8, n));
-        } catch (const std::runtime_error& e) {
-            fail(fmt::format("the header is not valid JSON ({})", e.what()));
-        }
-        if (!header.is_object())
-            fail(fmt::format("the header is a JSON {}, not an object", json::type_name(header.type())));
+        const Json header = parse_header(std::string_view(bytes_).substr(8, n));
+        if (!header.is_object()) fail(fmt::format("the header is a JSON {}, not an object", header.type_name()));
 
         Checkpoint ckpt;
         std::vector<Entry> entries;
-        for (const auto& [key, value] : header.as_object()) {
+        for (const auto& [key, value] : header.items()) {
             if (key == "__metadata__") ckpt.metadata = metadata(value);
             else entries.push_back(entry(key, value));
         }
@@ -152,43 +147,74 @@ private:
         if (!in) fail("cannot read the file");
     }
 
-    std::map<std::string, std::string> metadata(const json::Value& v) const {
-        if (!v.is_object()) fail(fmt::format("__metadata__ is a JSON {}, not an object", json::type_name(v.type())));
+    // The header as JSON, strictly: besides the syntax, a key repeated in
+    // one object (two entries for one tensor) and nesting deeper than
+    // kMaxDepth are refused.
+    Json parse_header(std::string_view text) const {
+        std::vector<std::set<std::string>> keys;  // of each open object
+        int depth = 0;
+        const auto check = [&](int, Json::parse_event_t event, Json& parsed) {
+            using E = Json::parse_event_t;
+            if (event == E::object_start) keys.emplace_back();
+            if (event == E::object_end) keys.pop_back();
+            if ((event == E::object_start || event == E::array_start) && ++depth > kMaxDepth)
+                throw std::length_error(fmt::format("nested deeper than {} arrays/objects", kMaxDepth));
+            if (event == E::object_end || event == E::array_end) --depth;
+            if (event == E::key && !keys.back().insert(parsed.get<std::string>()).second)
+                throw std::length_error(fmt::format("duplicate key {}", parsed.dump()));
+            return true;
+        };
+        try {
+            return Json::parse(text.begin(), text.end(), check);
+        } catch (const Json::parse_error& e) {
+            std::string what = e.what();  // without nlohmann's "[json.exception.parse_error.101] "
+            if (what.rfind("[json.exception.", 0) == 0) what.erase(0, what.find("] ") + 2);
+            fail(fmt::format("the header is not valid JSON ({})", what));
+        } catch (const std::length_error& e) {
+            fail(fmt::format("the header is not valid JSON ({})", e.what()));
+        }
+    }
+
+    std::map<std::string, std::string> metadata(const Json& v) const {
+        if (!v.is_object()) fail(fmt::format("__metadata__ is a JSON {}, not an object", v.type_name()));
         std::map<std::string, std::string> out;
-        for (const auto& [k, s] : v.as_object()) {
-            if (!s.is_string()) fail(fmt::format("__metadata__ value '{}' is a {}, not a string", k, json::type_name(s.type())));
-            out[k] = s.as_string();
+        for (const auto& [k, s] : v.items()) {
+            if (!s.is_string()) fail(fmt::format("__metadata__ value '{}' is a {}, not a string", k, s.type_name()));
+            out[k] = s.get<std::string>();
         }
         return out;
     }
 
-    // A whole number >= 0 from a JSON value, or a failure naming `what`.
-    uint64_t count(const json::Value& v, const std::string& what) const {
-        const double x = v.is_number() ? v.as_number() : -1.0;
-        if (!(x >= 0.0 && x < 0x1p63 && x == std::floor(x)))
-            fail(fmt::format("{} is {}, not a whole number >= 0", what, json::dump(v)));
-        return static_cast<uint64_t>(x);
+    // A whole number >= 0 (below 2^63) from a JSON value, or a failure
+    // naming `what`.
+    uint64_t count(const Json& v, const std::string& what) const {
+        if (v.is_number_unsigned() && v.get<uint64_t>() < uint64_t{1} << 63) return v.get<uint64_t>();
+        if (v.is_number_float()) {  // 1e+17: a whole number all the same
+            const double x = v.get<double>();
+            if (x >= 0.0 && x < 0x1p63 && x == std::floor(x)) return static_cast<uint64_t>(x);
+        }
+        fail(fmt::format("{} is {}, not a whole number >= 0", what, v.dump()));
     }
 
-    Entry entry(const std::string& name, const json::Value& v) const {
+    Entry entry(const std::string& name, const Json& v) const {
         const std::string tensor = fmt::format("tensor '{}'", name);
-        if (!v.is_object()) fail(fmt::format("{} is a JSON {}, not an object", tensor, json::type_name(v.type())));
+        if (!v.is_object()) fail(fmt::format("{} is a JSON {}, not an object", tensor, v.type_name()));
         for (const char* field : {"dtype", "shape", "data_offsets"})
             if (!v.contains(field)) fail(fmt::format("{} has no \"{}\"", tensor, field));
-        const json::Value &dtype = v.at("dtype"), &shape = v.at("shape"), &offsets = v.at("data_offsets");
-        if (!dtype.is_string()) fail(fmt::format("{} has dtype {}, not a string", tensor, json::dump(dtype)));
-        if (dtype.as_string() != "F64")
-            fail(fmt::format("{} has dtype {}; only F64 is supported (save in float64)", tensor, dtype.as_string()));
-        if (!shape.is_array()) fail(fmt::format("{} has shape {}, not an array", tensor, json::dump(shape)));
+        const Json &dtype = v.at("dtype"), &shape = v.at("shape"), &offsets = v.at("data_offsets");
+        if (!dtype.is_string()) fail(fmt::format("{} has dtype {}, not a string", tensor, dtype.dump()));
+        if (dtype.get<std::string>() != "F64")
+            fail(fmt::format("{} has dtype {}; only F64 is supported (save in float64)", tensor, dtype.get<std::string>()));
+        if (!shape.is_array()) fail(fmt::format("{} has shape {}, not an array", tensor, shape.dump()));
         if (!offsets.is_array() || offsets.size() != 2)
-            fail(fmt::format("{} has data_offsets {}, not [begin, end]", tensor, json::dump(offsets)));
+            fail(fmt::format("{} has data_offsets {}, not [begin, end]", tensor, offsets.dump()));
 
         Entry e{name, {}, count(offsets.at(0), tensor + " begin"), count(offsets.at(1), tensor + " end")};
         // numel, saturating above the data section's size: no overflow, and
         // a shape too big for the file still fails the check below.
         const uint64_t cap = data_size_ / 8 + 1;
         uint64_t numel = 1;
-        for (const json::Value& d : shape.as_array()) {
+        for (const Json& d : shape) {
             const uint64_t size = count(d, tensor + " shape entry");
             e.shape.push_back(static_cast<int64_t>(size));
             numel = size == 0 ? 0 : std::min(cap, numel > cap / size ? cap : numel * size);

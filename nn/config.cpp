@@ -1,10 +1,12 @@
 #include "nn/config.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
-
-#include "nn/json.h"
+#include <nlohmann/json.hpp>
 
 namespace nn {
 
@@ -36,43 +38,108 @@ void LMConfig::validate() const {
         bad("gpt is lecture 2's model: learned positions, n_kv_heads = n_heads, no window");
 }
 
-std::string LMConfig::to_json() const {
-    json::Object o = {{"model", model},
-                      {"vocab", vocab},
-                      {"max_len", max_len},
-                      {"d_model", d_model},
-                      {"n_layers", n_layers},
-                      {"n_heads", n_heads},
-                      {"n_kv_heads", n_kv_heads},
-                      {"d_ff", d_ff},
-                      {"pos", to_string(pos)},
-                      {"rope_pairing", to_string(rope_pairing)},
-                      {"rope_base", rope_base},
-                      {"window", window}};
-    return json::dump(json::Value(std::move(o)));
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("model config: " + what); }
+
+// Every field of LMConfig with its JSON name, in order: to_json and
+// from_json both walk this one list. The structured binding names every
+// data member, so a field added to LMConfig stops this compiling until it
+// is listed here too.
+template <class Config, class Visit>
+void fields(Config& c, Visit&& visit) {
+    auto& [model, vocab, max_len, d_model, n_layers, n_heads, n_kv_heads, d_ff, pos, rope_pairing, rope_base,
+           window] = c;
+    visit("model", model);
+    visit("vocab", vocab);
+    visit("max_len", max_len);
+    visit("d_model", d_model);
+    visit("n_layers", n_layers);
+    visit("n_heads", n_heads);
+    visit("n_kv_heads", n_kv_heads);
+    visit("d_ff", d_ff);
+    visit("pos", pos);
+    visit("rope_pairing", rope_pairing);
+    visit("rope_base", rope_base);
+    visit("window", window);
+}
+
+struct Writer {
+    Json& j;
+    template <class T>
+    void operator()(const char* key, const T& value) const { j[key] = value; }
+    void operator()(const char* key, PosEncoding p) const { j[key] = to_string(p); }
+    void operator()(const char* key, ag::RopePairing p) const { j[key] = to_string(p); }
+};
+
+// Each field from its JSON value, of exactly its type: a size that is not
+// a whole number, or a string where a number belongs, is refused rather
+// than converted.
+void read(const Json& v, const char* key, std::string& out) {
+    if (!v.is_string()) bad(fmt::format("'{}' is {}, not a string", key, v.dump()));
+    out = v.get<std::string>();
+}
+void read(const Json& v, const char* key, int64_t& out) {
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}))
+        bad(fmt::format("'{}' is {}, not a whole number", key, v.dump()));
+    out = v.get<int64_t>();
+}
+void read(const Json& v, const char* key, double& out) {
+    if (!v.is_number()) bad(fmt::format("'{}' is {}, not a number", key, v.dump()));
+    out = v.get<double>();
+}
+void read(const Json& v, const char* key, PosEncoding& out) {
+    std::string s;
+    read(v, key, s);
+    out = pos_encoding_from_string(s);
+}
+void read(const Json& v, const char* key, ag::RopePairing& out) {
+    std::string s;
+    read(v, key, s);
+    out = rope_pairing_from_string(s);
+}
+
+}  // namespace
+
+void to_json(nlohmann::ordered_json& j, const LMConfig& c) {
+    j = Json::object();
+    fields(c, Writer{j});
 }
 
 // Every key must be present: a checkpoint's config that lacks one was
 // written by something else, and guessing a default could rebuild the
 // wrong model.
+void from_json(const nlohmann::ordered_json& j, LMConfig& c) {
+    if (!j.is_object()) bad(fmt::format("expected a JSON object, found {}", j.type_name()));
+    LMConfig out;
+    std::vector<std::string> known;
+    fields(out, [&](const char* key, auto& field) {
+        known.emplace_back(key);
+        const auto it = j.find(key);
+        if (it == j.end()) bad(fmt::format("missing key '{}'", key));
+        read(*it, key, field);
+    });
+    for (const auto& item : j.items())
+        if (std::find(known.begin(), known.end(), item.key()) == known.end())
+            bad(fmt::format("unexpected key '{}'", item.key()));
+    out.validate();
+    c = std::move(out);
+}
+
+std::string LMConfig::to_json() const { return Json(*this).dump(); }
+
 LMConfig LMConfig::from_json(const std::string& text) {
-    const json::Value v = json::parse(text);
-    LMConfig c;
-    c.model = v.at("model").as_string();
-    c.vocab = v.at("vocab").as_int();
-    c.max_len = v.at("max_len").as_int();
-    c.d_model = v.at("d_model").as_int();
-    c.n_layers = v.at("n_layers").as_int();
-    c.n_heads = v.at("n_heads").as_int();
-    c.n_kv_heads = v.at("n_kv_heads").as_int();
-    c.d_ff = v.at("d_ff").as_int();
-    c.pos = pos_encoding_from_string(v.at("pos").as_string());
-    c.rope_pairing = rope_pairing_from_string(v.at("rope_pairing").as_string());
-    c.rope_base = v.at("rope_base").as_number();
-    c.window = v.at("window").as_int();
-    if (v.size() != 12) throw std::invalid_argument("model config: unexpected keys in " + text);
-    c.validate();
-    return c;
+    Json j;
+    try {
+        j = Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        std::string what = e.what();  // without nlohmann's "[json.exception.parse_error.101] "
+        if (what.rfind("[json.exception.", 0) == 0) what.erase(0, what.find("] ") + 2);
+        bad(fmt::format("not JSON ({})", what));
+    }
+    return j.get<LMConfig>();
 }
 
 std::string to_string(PosEncoding p) {

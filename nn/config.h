@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "autograd/ops.h"
 
 namespace nn {
@@ -32,9 +34,19 @@ struct LMConfig {
     // Throws std::invalid_argument naming the first inconsistent option.
     void validate() const;
 
+    // The config as one line of JSON text (what a checkpoint's metadata
+    // stores), and back; from_json throws std::invalid_argument.
     std::string to_json() const;
     static LMConfig from_json(const std::string& text);  // validates
 };
+
+// The same as a JSON object (nlohmann), for documents that embed the config:
+// every field above under its own name, in this order; the enums as the
+// strings of to_string below. from_json requires exactly these keys, each
+// of the right type (whole numbers for the sizes), then validates; it throws
+// std::invalid_argument naming the key.
+void to_json(nlohmann::ordered_json& j, const LMConfig& c);
+void from_json(const nlohmann::ordered_json& j, LMConfig& c);
 
 std::string to_string(PosEncoding p);
 PosEncoding pos_encoding_from_string(const std::string& s);  // "none" | "learned" | "sinusoidal" | "rope"

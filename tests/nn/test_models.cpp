@@ -226,6 +226,29 @@ TEST_CASE("a model config round-trips through JSON and bad configs are refused",
     std::string bad = c.to_json();
     bad.replace(bad.find("\"sinusoidal\""), 12, "\"absolute\"");
     CHECK_THROWS_WITH(LMConfig::from_json(bad), Catch::Contains("absolute"));
+
+    // The text older checkpoints hold (numbers written without ".0") still reads.
+    const std::string old = R"({"model":"modern_lm","vocab":68,"max_len":40,"d_model":64,"n_layers":2,"n_heads":4,)"
+                            R"("n_kv_heads":2,"d_ff":172,"pos":"rope","rope_pairing":"half","rope_base":10000,"window":0})";
+    CHECK(LMConfig::from_json(old).to_json() == LMConfig::modern_lm().to_json());
+    // Every key in the order of the struct, each of its own type.
+    CHECK(LMConfig::modern_lm().to_json().rfind(R"({"model":"modern_lm","vocab":68,"max_len":40,)", 0) == 0);
+    const auto with = [&](const std::string& from, const std::string& to) {
+        std::string text = old;
+        text.replace(text.find(from), from.size(), to);
+        return text;
+    };
+    CHECK_THROWS_WITH(LMConfig::from_json(with("\"vocab\":68", "\"vocab\":68.5")),
+                      Catch::Contains("'vocab' is 68.5, not a whole number"));
+    CHECK_THROWS_WITH(LMConfig::from_json(with("\"vocab\":68", "\"vocab\":\"68\"")),
+                      Catch::Contains("'vocab' is \"68\", not a whole number"));
+    CHECK_THROWS_WITH(LMConfig::from_json(with("\"window\":0", "\"window\":0,\"extra\":1")),
+                      Catch::Contains("unexpected key 'extra'"));
+    CHECK_THROWS_WITH(LMConfig::from_json(with("\"rope_base\":10000", "\"rope_base\":null")),
+                      Catch::Contains("'rope_base' is null, not a number"));
+    CHECK_THROWS_WITH(LMConfig::from_json("{\"model\": "), Catch::Contains("model config: not JSON (parse error"));
+    CHECK_THROWS_WITH(LMConfig::from_json("[1]"), Catch::Contains("expected a JSON object, found array"));
+    CHECK_THROWS_AS(LMConfig::from_json(with("\"n_heads\":4", "\"n_heads\":3")), std::invalid_argument);
 }
 
 TEST_CASE("packed sequences give the padded batch's logits on the real rows", "[nn][models][packed]") {
