@@ -3,11 +3,53 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "nn/checkpoint.h"
-#include "nn/json.h"
 
 namespace lessons {
+
+using Json = nlohmann::ordered_json;
+
+// Each struct's fields are described once, here: the structured bindings
+// name every data member, so a field added to LmTrainOptions or EpochLog
+// stops this file compiling until it is written below too, and so a new
+// training option cannot be left out of the cache key.
+void to_json(Json& j, const LmTrainOptions& o) {
+    const auto& [epochs, batch_size, lr, beta1, beta2, eps, weight_decay, shuffle_seed, first_epoch, cosine,
+                 warmup_steps, lr_min] = o;
+    j = {{"epochs", epochs},
+         {"batch_size", batch_size},
+         {"lr", lr},
+         {"beta1", beta1},
+         {"beta2", beta2},
+         {"eps", eps},
+         {"weight_decay", weight_decay},
+         {"shuffle_seed", shuffle_seed},
+         {"first_epoch", first_epoch},
+         {"cosine", cosine},
+         {"warmup_steps", warmup_steps},
+         {"lr_min", lr_min}};
+}
+
+void to_json(Json& j, const EpochLog& log) {
+    const auto& [epoch, train_loss, seconds, tokens_per_second, step_losses] = log;
+    j = {{"epoch", epoch},
+         {"train_loss", train_loss},
+         {"seconds", seconds},
+         {"tokens_per_second", tokens_per_second},
+         {"step_losses", step_losses}};
+}
+
+void from_json(const Json& j, EpochLog& log) {
+    auto& [epoch, train_loss, seconds, tokens_per_second, step_losses] = log;
+    j.at("epoch").get_to(epoch);
+    j.at("train_loss").get_to(train_loss);
+    j.at("seconds").get_to(seconds);
+    j.at("tokens_per_second").get_to(tokens_per_second);
+    j.at("step_losses").get_to(step_losses);
+}
+
 namespace {
 
 // Bump when the meaning of a cached file changes (training code, models).
@@ -34,57 +76,16 @@ std::string fingerprint(const std::vector<farm::Sentence>& sentences) {
     return fmt::format("{:016x}/{}", f.h, sentences.size());
 }
 
-json::Value logs_to_json(const std::vector<EpochLog>& logs) {
-    json::Array out;
-    for (const EpochLog& log : logs) {
-        json::Value entry;
-        entry["epoch"] = log.epoch;
-        entry["train_loss"] = log.train_loss;
-        entry["seconds"] = log.seconds;
-        entry["tokens_per_second"] = log.tokens_per_second;
-        entry["step_losses"] = json::Array(log.step_losses.begin(), log.step_losses.end());
-        out.push_back(std::move(entry));
-    }
-    return out;
-}
-
-std::vector<EpochLog> logs_from_json(const json::Value& value) {
-    std::vector<EpochLog> logs;
-    for (const json::Value& entry : value.as_array()) {
-        EpochLog log;
-        log.epoch = entry.at("epoch").as_int();
-        log.train_loss = entry.at("train_loss").as_number();
-        log.seconds = entry.at("seconds").as_number();
-        log.tokens_per_second = entry.at("tokens_per_second").as_number();
-        for (const json::Value& loss : entry.at("step_losses").as_array()) log.step_losses.push_back(loss.as_number());
-        logs.push_back(std::move(log));
-    }
-    return logs;
-}
-
 // What a cache file must record for this run: every input that changes
 // the trained numbers, as one JSON object.
 std::string cache_key(const nn::LMConfig& config, uint64_t init_seed, const std::vector<farm::Sentence>& train,
                       const LmTrainOptions& options) {
-    json::Value key;
-    key["version"] = kCacheVersion;
-    key["config"] = json::parse(config.to_json());
-    key["init_seed"] = std::to_string(init_seed);   // as text: a uint64 need not fit a double
-    key["train"] = fingerprint(train);
-    json::Value& o = key["options"];
-    o["epochs"] = options.epochs;
-    o["batch_size"] = options.batch_size;
-    o["lr"] = options.lr;
-    o["beta1"] = options.beta1;
-    o["beta2"] = options.beta2;
-    o["eps"] = options.eps;
-    o["weight_decay"] = options.weight_decay;
-    o["shuffle_seed"] = std::to_string(options.shuffle_seed);
-    o["first_epoch"] = options.first_epoch;
-    o["cosine"] = options.cosine;
-    o["warmup_steps"] = options.warmup_steps;
-    o["lr_min"] = options.lr_min;
-    return json::dump(key);
+    const Json key = {{"version", kCacheVersion},
+                      {"config", config},
+                      {"init_seed", init_seed},
+                      {"train", fingerprint(train)},
+                      {"options", options}};
+    return key.dump();
 }
 
 }  // namespace
@@ -109,7 +110,7 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
                 run.status = fmt::format("cache {} was made by another run (stale): retrained", run.file.string());
             } else {
                 nn::load_into(*run.model, ckpt);
-                run.logs = logs_from_json(json::parse(ckpt.metadata.at("logs")));
+                run.logs = Json::parse(ckpt.metadata.at("logs")).get<std::vector<EpochLog>>();
                 run.status = "loaded from " + run.file.string();
                 run.from_cache = true;
                 return run;
@@ -128,7 +129,7 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
              {{"model", config.model},
               {"config", config.to_json()},
               {"cache_key", key},
-              {"logs", json::dump(logs_to_json(run.logs))}});
+              {"logs", Json(run.logs).dump()}});
     return run;
 }
 

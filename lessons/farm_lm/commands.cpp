@@ -12,12 +12,12 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "lessons/common/cli.h"
 #include "lessons/common/evaluation.h"
 #include "lessons/common/training.h"
 #include "nn/checkpoint.h"
-#include "nn/json.h"
 
 namespace lessons::farm_lm {
 namespace {
@@ -436,24 +436,22 @@ int train(const Flags& f, std::FILE* out, std::FILE* err) {
 
 // ---- eval -----------------------------------------------------------------------
 
-json::Value measures_json(const std::string& path, const Loaded& loaded, const EvalSets& sets, const Measures& m,
-                          uint64_t data_seed) {
-    json::Array agreement;
+nlohmann::ordered_json measures_json(const std::string& path, const Loaded& loaded, const EvalSets& sets,
+                                     const Measures& m, uint64_t data_seed) {
+    nlohmann::ordered_json agreement = nlohmann::ordered_json::array();
     for (size_t k = 1; k <= m.agreement.size(); ++k)
-        agreement.push_back(json::Object{{"k", k},
-                                         {"prefixes", sets.agreement[k - 1].size()},
-                                         {"accuracy", m.agreement[k - 1].accuracy},
-                                         {"p_correct", m.agreement[k - 1].p_correct}});
-    return json::Object{{"checkpoint", path},
-                        {"model", loaded.cfg.model},
-                        {"config", json::parse(loaded.cfg.to_json())},
-                        {"parameters", loaded.model->num_parameters()},
-                        {"data_seed", data_seed},
-                        {"perplexity", json::Object{{"on", sets.sentences_from},
-                                                    {"sentences", sets.sentences.size()},
-                                                    {"tokens", m.tokens},
-                                                    {"value", m.perplexity}}},
-                        {"agreement", std::move(agreement)}};
+        agreement.push_back({{"k", k},
+                             {"prefixes", sets.agreement[k - 1].size()},
+                             {"accuracy", m.agreement[k - 1].accuracy},
+                             {"p_correct", m.agreement[k - 1].p_correct}});
+    return {{"checkpoint", path},
+            {"model", loaded.cfg.model},
+            {"config", loaded.cfg},
+            {"parameters", loaded.model->num_parameters()},
+            {"data_seed", data_seed},
+            {"perplexity",
+             {{"on", sets.sentences_from}, {"sentences", sets.sentences.size()}, {"tokens", m.tokens}, {"value", m.perplexity}}},
+            {"agreement", std::move(agreement)}};
 }
 
 int eval(const Flags& f, std::FILE* out) {
@@ -479,7 +477,8 @@ int eval(const Flags& f, std::FILE* out) {
     print_measures(out, sets, m);
     if (!json_path.empty()) {
         std::ofstream file(json_path);
-        file << json::dump(measures_json(path, loaded, sets, m, data_seed), 2) << "\n";
+        file << measures_json(path, loaded, sets, m, data_seed).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+             << "\n";
         if (!file.flush()) throw std::runtime_error(fmt::format("cannot write '{}'", json_path));
         fmt::print(out, "wrote {}\n", json_path);
     }
