@@ -19,11 +19,13 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
-#include "nn/json.h"
 #include "report_channel.h"
 
 namespace grading {
+
+using Json = nlohmann::ordered_json;
 
 std::string Exercise::id() const { return fmt::format("ex{:02d}", number); }
 
@@ -105,7 +107,7 @@ std::string signal_name(int sig) {
 // What the listener said, line by line. Every line must start with the
 // run's key; one that does not was written by someone else.
 struct Report {
-    std::vector<json::Value> failures;
+    std::vector<Json> failures;
     int passed = 0, finished = 0;
     int registered = -1;          // from the "run" event; -1: the program died before its first test
     bool ended = false;           // the "end" event arrived, with counts that agree
@@ -123,39 +125,40 @@ Report read_report(const std::string& text, const std::string& key) {
             if (report.forged.empty()) report.forged = line.empty() ? "(an empty line)" : line.substr(0, 120);
             continue;
         }
-        json::Value v;
+        Json v;
+        std::string event;
         try {
-            v = json::parse(line.substr(key.size() + 1));
+            v = Json::parse(line.substr(key.size() + 1));
+            event = v.at("event").get<std::string>();
         } catch (const std::exception&) {
             if (report.forged.empty()) report.forged = line.substr(key.size() + 1, 120);
             continue;
         }
-        const std::string& event = v.at("event").as_string();
-        if (event == "run") report.registered = static_cast<int>(v.at("registered").as_number());
+        if (event == "run") report.registered = v.at("registered").get<int>();
         if (event == "start") {
-            report.last_started = v.at("test").as_string();
+            report.last_started = v.at("test").get<std::string>();
             report.unfinished = true;
         }
         if (event == "failure") report.failures.push_back(v);
         if (event == "test") {
             report.unfinished = false;
             ++report.finished;
-            if (v.at("passed").as_bool()) ++report.passed;
+            if (v.at("passed").get<bool>()) ++report.passed;
         }
         if (event == "end")
-            report.ended = static_cast<int>(v.at("registered").as_number()) == report.registered &&
-                           static_cast<int>(v.at("finished").as_number()) == report.finished;
+            report.ended = v.at("registered").get<int>() == report.registered &&
+                           v.at("finished").get<int>() == report.finished;
     }
     return report;
 }
 
-std::vector<std::string> describe(const json::Value& failure) {
-    std::vector<std::string> lines{fmt::format("in test \"{}\"", failure.at("test").as_string())};
-    const std::string check = failure.at("check").as_string(), expanded = failure.at("expanded").as_string();
+std::vector<std::string> describe(const Json& failure) {
+    std::vector<std::string> lines{fmt::format("in test \"{}\"", failure.at("test").get<std::string>())};
+    const std::string check = failure.at("check").get<std::string>(), expanded = failure.at("expanded").get<std::string>();
     if (!check.empty()) lines.push_back("check:    " + check);
     if (!expanded.empty() && expanded != check) lines.push_back("got:      " + expanded);
-    for (const json::Value& m : failure.at("messages").as_array()) {
-        std::istringstream text(m.as_string());
+    for (const Json& m : failure.at("messages")) {
+        std::istringstream text(m.get<std::string>());
         for (std::string line; std::getline(text, line);) lines.push_back(line);
     }
     return lines;
@@ -299,15 +302,15 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
     // test it happened in before the program dies (under a sanitizer, with
     // an exit status rather than the signal).
     const auto fatal = std::find_if(report.failures.begin(), report.failures.end(),
-                                    [](const json::Value& f) { return f.at("fatal").as_bool(); });
+                                    [](const Json& f) { return f.at("fatal").get<bool>(); });
     if (fatal != report.failures.end()) {
-        const auto& messages = fatal->at("messages").as_array();
-        std::string what = messages.empty() ? "a fatal signal" : messages.back().as_string();
+        const Json& messages = fatal->at("messages");
+        std::string what = messages.empty() ? "a fatal signal" : messages.back().get<std::string>();
         const std::pair<int, const char*> named[] = {
             {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGFPE, "SIGFPE"}, {SIGBUS, "SIGBUS"}, {SIGILL, "SIGILL"}};
         for (const auto& [sig, name] : named)
             if (what.rfind(name, 0) == 0) what = signal_name(sig);
-        result.why = fmt::format("crashed in test \"{}\": {}", fatal->at("test").as_string(), what);
+        result.why = fmt::format("crashed in test \"{}\": {}", fatal->at("test").get<std::string>(), what);
         return result;
     }
     if (WIFSIGNALED(status)) {
@@ -331,10 +334,10 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
     // student's other code: its later failures are consequences. The first
     // real failure is the first one in a test case without a stub.
     std::vector<std::string> stubbed;
-    for (const json::Value& f : report.failures)
-        if (f.at("not_implemented").as_bool()) stubbed.push_back(f.at("test").as_string());
-    const auto real = std::find_if(report.failures.begin(), report.failures.end(), [&](const json::Value& f) {
-        return std::find(stubbed.begin(), stubbed.end(), f.at("test").as_string()) == stubbed.end();
+    for (const Json& f : report.failures)
+        if (f.at("not_implemented").get<bool>()) stubbed.push_back(f.at("test").get<std::string>());
+    const auto real = std::find_if(report.failures.begin(), report.failures.end(), [&](const Json& f) {
+        return std::find(stubbed.begin(), stubbed.end(), f.at("test").get<std::string>()) == stubbed.end();
     });
     if (real != report.failures.end()) {
         result.why = fmt::format("{} of {} tests passed; the first failing check:", report.passed, report.registered);
@@ -407,22 +410,19 @@ std::string scoreboard(const std::vector<Result>& results) {
 }
 
 std::string to_json(const std::vector<Result>& results) {
-    json::Array rows;
-    for (const Result& r : results) {
-        json::Value row;
-        row["number"] = r.exercise.number;
-        row["name"] = r.exercise.name;
-        row["section"] = r.exercise.section;
-        row["status"] = r.status == Status::passed ? "passed" : r.status == Status::failed ? "failed" : "not started";
-        row["tests_passed"] = r.tests_passed;
-        row["tests_registered"] = r.tests_registered;
-        row["why"] = r.why;
-        row["detail"] = json::Array(r.detail.begin(), r.detail.end());
-        rows.push_back(std::move(row));
-    }
-    json::Value out;
-    out["exercises"] = std::move(rows);
-    return json::dump(out, 2);
+    Json rows = Json::array();
+    for (const Result& r : results)
+        rows.push_back({{"number", r.exercise.number},
+                        {"name", r.exercise.name},
+                        {"section", r.exercise.section},
+                        {"status", r.status == Status::passed   ? "passed"
+                                   : r.status == Status::failed ? "failed"
+                                                                : "not started"},
+                        {"tests_passed", r.tests_passed},
+                        {"tests_registered", r.tests_registered},
+                        {"why", r.why},
+                        {"detail", r.detail}});
+    return Json{{"exercises", std::move(rows)}}.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
 std::vector<Mutant> read_mutants(const std::string& path) {

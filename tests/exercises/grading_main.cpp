@@ -26,7 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "lessons/common/json.h"
+#include <nlohmann/json.hpp>
+
 #include "report_channel.h"
 #include "thrown_by.h"
 
@@ -70,10 +71,13 @@ void open_channel() {
 
 bool is_open() { return descriptor >= 0; }
 
-// One event: the key, a space, `json` (one line), a newline.
-void write(const std::string& json) {
+// One event: the key, a space, the event as one line of JSON, a newline.
+// Text that is not UTF-8 (a student's message may hold any bytes) is
+// written with U+FFFD in place of the bad bytes.
+void write(const nlohmann::ordered_json& event) {
     if (descriptor < 0) return;
-    const std::string line = std::string(key, kKeyLength) + " " + json + "\n";
+    const std::string line = std::string(key, kKeyLength) + " " +
+                             event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 #if defined(MSG_NOSIGNAL)
     const int flags = MSG_NOSIGNAL;   // a grader that is gone is not a crash of the test
 #else
@@ -99,7 +103,7 @@ public:
         std::vector<std::string> messages;
         bool not_implemented = false;
         for (const Catch::MessageInfo& m : stats.infoMessages) {
-            messages.push_back(lessons::json::string(m.message));
+            messages.push_back(m.message);
             if (m.message.rfind("not implemented:", 0) == 0) not_implemented = true;
         }
         // An exception that escaped: Catch's own line ("Unknown exception",
@@ -107,23 +111,19 @@ public:
         if (result.getResultType() == Catch::ResultWas::ThrewException && !not_implemented) {
             if (!messages.empty() && !stats.infoMessages.empty() && stats.infoMessages.back().message == result.getMessage())
                 messages.pop_back();
-            messages.push_back(lessons::json::string(exception_message(result.getMessage())));
+            messages.push_back(exception_message(result.getMessage()));
         }
         const std::string check =
             result.hasExpression() ? result.getExpressionInMacro() : std::string(result.getTestMacroName());
-        write(lessons::json::object({{"event", lessons::json::string("failure")},
-                                     {"test", lessons::json::string(test_)},
-                                     {"check", lessons::json::string(check)},
-                                     {"expanded", lessons::json::string(result.hasExpandedExpression()
-                                                                            ? result.getExpandedExpression()
-                                                                            : std::string())},
-                                     {"messages", lessons::json::array(messages)},
-                                     {"not_implemented", lessons::json::boolean(not_implemented)},
-                                     {"fatal", lessons::json::boolean(result.getResultType() ==
-                                                                      Catch::ResultWas::FatalErrorCondition)},
-                                     {"file", lessons::json::string(result.getSourceInfo().file)},
-                                     {"line", lessons::json::integer(
-                                                  static_cast<long long>(result.getSourceInfo().line))}}));
+        write({{"event", "failure"},
+               {"test", test_},
+               {"check", check},
+               {"expanded", result.hasExpandedExpression() ? result.getExpandedExpression() : std::string()},
+               {"messages", messages},
+               {"not_implemented", not_implemented},
+               {"fatal", result.getResultType() == Catch::ResultWas::FatalErrorCondition},
+               {"file", result.getSourceInfo().file},
+               {"line", result.getSourceInfo().line}});
         return true;
     }
 
@@ -131,34 +131,29 @@ public:
         TestEventListenerBase::testRunStarting(info);
         registered_ = static_cast<long long>(
             Catch::filterTests(Catch::getAllTestCasesSorted(*m_config), m_config->testSpec(), *m_config).size());
-        write(lessons::json::object(
-            {{"event", lessons::json::string("run")}, {"registered", lessons::json::integer(registered_)}}));
+        write({{"event", "run"}, {"registered", registered_}});
     }
 
     void testCaseStarting(const Catch::TestCaseInfo& info) override {
         TestEventListenerBase::testCaseStarting(info);
         test_ = info.name;
-        write(lessons::json::object({{"event", lessons::json::string("start")}, {"test", lessons::json::string(test_)}}));
+        write({{"event", "start"}, {"test", test_}});
     }
 
     void testCaseEnded(const Catch::TestCaseStats& stats) override {
         ++finished_;
-        write(lessons::json::object({{"event", lessons::json::string("test")},
-                                     {"test", lessons::json::string(test_)},
-                                     {"passed", lessons::json::boolean(stats.totals.assertions.allOk())}}));
+        write({{"event", "test"}, {"test", test_}, {"passed", stats.totals.assertions.allOk()}});
         TestEventListenerBase::testCaseEnded(stats);
     }
 
     void testRunEnded(const Catch::TestRunStats& stats) override {
-        write(lessons::json::object({{"event", lessons::json::string("end")},
-                                     {"registered", lessons::json::integer(registered_)},
-                                     {"finished", lessons::json::integer(finished_)}}));
+        write({{"event", "end"}, {"registered", registered_}, {"finished", finished_}});
         TestEventListenerBase::testRunEnded(stats);
     }
 
 private:
     static bool open() { return channel::is_open(); }
-    static void write(const std::string& line) { channel::write(line); }
+    static void write(const nlohmann::ordered_json& event) { channel::write(event); }
 
     // An exception that escaped the student's code: which function threw
     // it, and for one that is no std::exception (throw 42) what to do.

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "grading.h"
-#include "nn/json.h"
 
 namespace {
 
@@ -179,17 +179,17 @@ TEST_CASE("grade runs every exercise alone and reports each", "[grading]") {
     std::ifstream in(json_path);
     std::stringstream text;
     text << in.rdbuf();
-    const json::Value board = json::parse(text.str());
-    const auto& rows = board.at("exercises").as_array();
+    const auto board = nlohmann::ordered_json::parse(text.str());
+    const auto& rows = board.at("exercises");
     REQUIRE(rows.size() == 5);
-    CHECK(rows[0].at("status").as_string() == "failed");
-    CHECK_THAT(rows[0].at("why").as_string(), Catch::Contains("crashed"));
-    CHECK(rows[1].at("status").as_string() == "failed");
-    CHECK_THAT(rows[1].at("why").as_string(), Catch::Contains("timed out"));
-    CHECK(rows[2].at("status").as_string() == "passed");
-    CHECK(rows[2].at("tests_registered").as_number() == 2);
-    CHECK(rows[3].at("status").as_string() == "not started");
-    CHECK(rows[4].at("status").as_string() == "failed");
+    CHECK(rows[0].at("status") == "failed");
+    CHECK_THAT(rows[0].at("why").get<std::string>(), Catch::Contains("crashed"));
+    CHECK(rows[1].at("status") == "failed");
+    CHECK_THAT(rows[1].at("why").get<std::string>(), Catch::Contains("timed out"));
+    CHECK(rows[2].at("status") == "passed");
+    CHECK(rows[2].at("tests_registered") == 2);
+    CHECK(rows[3].at("status") == "not started");
+    CHECK(rows[4].at("status") == "failed");
     std::filesystem::remove_all(dir);
 }
 
