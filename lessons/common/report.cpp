@@ -4,10 +4,12 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "lessons/common/json.h"
+#include <nlohmann/json.hpp>
 
 namespace lessons {
 namespace {
+
+using Json = nlohmann::ordered_json;  // keys in the order they were recorded
 
 // Columns are padded by characters on screen: count UTF-8 code points (every
 // byte that does not continue a multi-byte character).
@@ -22,10 +24,16 @@ std::string pad(const std::string& s, size_t width, bool right) {
     return right ? fill + s : s + fill;
 }
 
-std::string members_json(const std::vector<std::pair<std::string, Cell>>& cells) {
-    std::vector<std::pair<std::string, std::string>> members;
-    for (const auto& [key, cell] : cells) members.emplace_back(key, cell.json());
-    return json::object(members);
+// A cell as its JSON value: text, whole number, real number (NaN and Inf
+// as null) or true/false.
+Json cell_json(const Cell& cell) {
+    return std::visit([](const auto& v) { return Json(v); }, cell.value);
+}
+
+Json members_json(const std::vector<std::pair<std::string, Cell>>& cells) {
+    Json members = Json::object();
+    for (const auto& [key, cell] : cells) members[key] = cell_json(cell);
+    return members;
 }
 
 }  // namespace
@@ -57,13 +65,6 @@ std::string Cell::str(bool scientific) const {
     if (const auto* n = std::get_if<long long>(&value)) return fmt::format("{}", *n);
     if (const auto* b = std::get_if<bool>(&value)) return *b ? "yes" : "no";
     return std::get<std::string>(value);
-}
-
-std::string Cell::json() const {
-    if (const auto* x = std::get_if<double>(&value)) return json::number(*x);
-    if (const auto* n = std::get_if<long long>(&value)) return json::integer(*n);
-    if (const auto* b = std::get_if<bool>(&value)) return json::boolean(*b);
-    return json::string(std::get<std::string>(value));
 }
 
 // ---- records -----------------------------------------------------------------
@@ -193,33 +194,30 @@ const PartRecord& Report::part(int number) const {
 }
 
 std::string Report::to_json() const {
-    std::vector<std::pair<std::string, std::string>> parts;
+    Json parts = Json::object();
     for (const auto& p : parts_) {
-        std::vector<std::pair<std::string, std::string>> tables;
+        Json tables = Json::object();
         for (const auto& t : p.tables) {
-            std::vector<std::string> columns, rows;
-            for (const auto& c : t.columns) columns.push_back(json::string(c));
+            Json rows = Json::array();
             for (const auto& row : t.rows) {
-                std::vector<std::string> cells;
-                for (const auto& cell : row) cells.push_back(cell.json());
-                rows.push_back(json::array(cells));
+                Json cells = Json::array();
+                for (const auto& cell : row) cells.push_back(cell_json(cell));
+                rows.push_back(std::move(cells));
             }
-            tables.emplace_back(t.name, json::object({{"columns", json::array(columns)},
-                                                      {"rows", json::array(rows)}}));
+            tables[t.name] = {{"columns", t.columns}, {"rows", std::move(rows)}};
         }
-        parts.emplace_back(std::to_string(p.number),
-                           json::object({{"section", json::string(p.section)},
-                                         {"title", json::string(p.title)},
-                                         {"values", members_json(p.values)},
-                                         {"tables", json::object(tables)},
-                                         {"takeaway", json::string(p.takeaway)}}));
+        parts[std::to_string(p.number)] = {{"section", p.section},
+                                           {"title", p.title},
+                                           {"values", members_json(p.values)},
+                                           {"tables", std::move(tables)},
+                                           {"takeaway", p.takeaway}};
     }
-    return json::object({{"lesson", json::string(name_)},
-                         {"title", json::string(title_)},
-                         {"section", json::string(section_)},
+    const Json report = {{"lesson", name_},
+                         {"title", title_},
+                         {"section", section_},
                          {"settings", members_json(settings_)},
-                         {"parts", json::object(parts)}}) +
-           "\n";
+                         {"parts", std::move(parts)}};
+    return report.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace lessons

@@ -18,7 +18,9 @@
 //                                         "rows": [[1, "matmul"], …]}},
 //                    "takeaway": "…"}}}
 //
-// Numbers are written with 17 significant digits; NaN and Inf as null.
+// (one line, without the spaces shown here: nlohmann-json's compact form).
+// Numbers are written as the shortest text that reads back as the same
+// double, whole numbers without a fraction; NaN and Inf as null.
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -49,7 +51,6 @@ struct Cell {
     // below 1e-4, from 1e6 on, or when asked (to match a table column).
     std::string str(bool scientific = false) const;
     bool needs_scientific() const;
-    std::string json() const;
 };
 
 struct Table {

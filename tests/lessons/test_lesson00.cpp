@@ -121,8 +121,8 @@ TEST_CASE("00_autograd_recap --quick --json writes the report", "[lessons][lesso
     const std::string text = test::read_text(path);
     REQUIRE_FALSE(text.empty());
     CHECK(text.front() == '{');
-    for (const char* key : {"\"lesson\": \"00_autograd_recap\"", "\"parts\": {\"1\"", "\"2\": {",
-                            "\"3\": {", "\"max_engine_minus_finite_diff\": ", "\"gradcheck\": true",
-                            "\"graph\": {\"columns\""})
+    for (const char* key : {"\"lesson\":\"00_autograd_recap\"", "\"parts\":{\"1\"", "\"2\":{",
+                            "\"3\":{", "\"max_engine_minus_finite_diff\":", "\"gradcheck\":true",
+                            "\"graph\":{\"columns\""})
         CHECK_THAT(text, Catch::Contains(key));
 }

@@ -135,8 +135,8 @@ TEST_CASE("02_rope --quick --json writes the report", "[lessons][lesson02][json]
     REQUIRE(test::run_program(lessons::rope::lesson(),
                               {"--quick", "--out", out.string(), "--json", path.string()}) == 0);
     const std::string text = test::read_text(path);
-    for (const char* key : {"\"lesson\": \"02_rope\"", "\"forms_agree\": true", "\"scores_equal\": true",
-                            "\"wrong_equals_no_rotation\": true", "\"cached_equals_full\": true",
-                            "\"one_frequency_alias_distance\": 44"})
+    for (const char* key : {"\"lesson\":\"02_rope\"", "\"forms_agree\":true", "\"scores_equal\":true",
+                            "\"wrong_equals_no_rotation\":true", "\"cached_equals_full\":true",
+                            "\"one_frequency_alias_distance\":44"})
         CHECK_THAT(text, Catch::Contains(key));
 }

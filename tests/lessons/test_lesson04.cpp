@@ -140,7 +140,7 @@ TEST_CASE("04_sliding_window --quick --json writes the report", "[lessons][lesso
     REQUIRE(test::run_program(lessons::sliding_window::lesson(),
                               {"--quick", "--part", "4", "--out", out.string(), "--json", path.string()}) == 0);
     const std::string text = test::read_text(path);
-    for (const char* key : {"\"lesson\": \"04_sliding_window\"", "\"rolling_equals_full\": true",
-                            "\"slots_kept\": 5", "\"rolling_cache\": {\"columns\""})
+    for (const char* key : {"\"lesson\":\"04_sliding_window\"", "\"rolling_equals_full\":true",
+                            "\"slots_kept\":5", "\"rolling_cache\":{\"columns\""})
         CHECK_THAT(text, Catch::Contains(key));
 }

@@ -235,7 +235,7 @@ TEST_CASE("05_modern_transformer --quick --part 1 --json writes the report", "[l
     REQUIRE(test::run_program(lessons::modern_transformer::lesson(), {"--quick", "--part", "1", "--json", path.string(),
                                                                       "--out", test::scratch_path("lesson05_json_out").string()}) == 0);
     const std::string text = test::read_text(path);
-    for (const char* key : {"\"lesson\": \"05_modern_transformer\"", "\"llama3_8b_params\": 8030261248",
-                            "\"module_equals_formula\": true", "\"parameter_counts\": {\"columns\""})
+    for (const char* key : {"\"lesson\":\"05_modern_transformer\"", "\"llama3_8b_params\":8030261248",
+                            "\"module_equals_formula\":true", "\"parameter_counts\":{\"columns\""})
         CHECK_THAT(text, Catch::Contains(key));
 }
