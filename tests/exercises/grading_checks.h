@@ -29,6 +29,15 @@ struct Random {
 // (tests/close.h), relative for large values, absolute near zero.
 inline bool close(double actual, double expected, double tol = 1e-12) { return test::close(actual, expected, tol); }
 
+// Same length and every element close (the rule above).
+template <class A, class B>
+bool same_values(const A& actual, const B& expected, double tol) {
+    if (actual.size() != expected.size()) return false;
+    for (size_t i = 0; i < actual.size(); ++i)
+        if (!close(actual[i], expected[i], tol)) return false;
+    return true;
+}
+
 template <class Container>
 std::string str(const Container& values) {
     std::ostringstream out;

@@ -32,13 +32,6 @@ double dot(const ex07::Vec& a, const ex07::Vec& b) {
     return s;
 }
 
-bool same(const ex07::Vec& a, const ex07::Vec& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (!grading::close(a[i], b[i], 1e-9)) return false;
-    return true;
-}
-
 // The other pairing (i with i + d/2, as ag::rope's default "half") — a
 // common slip when the slides' interleaved form is asked for.
 ex07::Vec rotate_half_pairing(const ex07::Vec& x, int64_t m, double base) {
@@ -122,17 +115,18 @@ TEST_CASE("ex07 d = 2 by hand: θ_0 = 1 for any base, rotate([1, 0], m) = [cos m
             REQUIRE(got.size() == 2);
             const auto turned_by = [](double a) { return ex07::Vec{std::cos(a), std::sin(a)}; };
             const double mm = static_cast<double>(m);
-            if (m != 0 && same(got, turned_by(-mm)))
+            if (m != 0 && grading::same_values(got, turned_by(-mm), 1e-9))
                 FAIL("you turned clockwise: R = [[cos, -sin], [sin, cos]] turns [1, 0] towards [0, 1]");
-            if (same(got, turned_by(mm + 1)))
+            if (grading::same_values(got, turned_by(mm + 1), 1e-9))
                 FAIL("you turned by (m + 1)·θ: positions start at 0, and position m turns by m·θ_i");
-            if (m != 0 && same(got, rotate_in_place({1.0, 0.0}, m, base)))
+            if (m != 0 && grading::same_values(got, rotate_in_place({1.0, 0.0}, m, base), 1e-9))
                 FAIL(
                     "the second coordinate was computed from the first one already turned: both new coordinates "
                     "come from the old pair (x_2i, x_2i+1)");
-            if (!same(got, want) && grading::close(got[0], want[0], 1e-5) && grading::close(got[1], want[1], 1e-5))
+            if (!grading::same_values(got, want, 1e-9) && grading::close(got[0], want[0], 1e-5) &&
+                grading::close(got[1], want[1], 1e-5))
                 FAIL("right to about 7 digits only: is the angle or its sine computed in float? Use double");
-            CHECK(same(got, want));
+            CHECK(grading::same_values(got, want, 1e-9));
         }
     for (int64_t m = 1; m <= 12; ++m) {
         const ex07::Vec got = ex07::rotate({0.0, 1.0}, m, 10000.0);
@@ -142,7 +136,7 @@ TEST_CASE("ex07 d = 2 by hand: θ_0 = 1 for any base, rotate([1, 0], m) = [cos m
                                    << grading::str(want) << ", got " << grading::str(got)
                                    << " (check the signs of the x_1 terms)");
         REQUIRE(got.size() == 2);
-        CHECK(same(got, want));
+        CHECK(grading::same_values(got, want, 1e-9));
     }
     // Exercise 1's numbers (§4.4): q = k = [1, 0] at (1, 0) and at (5, 4) both score cos 1.
     INFO("q = k = [1, 0], d = 2: rope_score at (t, j) = (1, 0) and (5, 4) is cos(1) = 0.5403 (exercise 1)");
@@ -206,15 +200,18 @@ TEST_CASE("ex07 rotate() is the slides' R_{Θ,m} x") {
         INFO("d = " << d << ", m = " << m << ", base = " << base << "\n x = " << grading::str(x) << "\n expected "
                     << grading::str(want) << "\n got      " << grading::str(got));
         REQUIRE(got.size() == d);
-        if (!same(got, want)) {
-            if (d > 2 && same(got, rotate_half_pairing(x, m, base)))
+        if (!grading::same_values(got, want, 1e-9)) {
+            if (d > 2 && grading::same_values(got, rotate_half_pairing(x, m, base), 1e-9))
                 FAIL("you paired dimension i with i + d/2; the slides pair 2i with 2i+1");
-            if (same(got, ref::rotate(x, -m, base))) FAIL("you turned clockwise: the angle is +m·θ_i");
-            if (same(got, ref::rotate(x, m + 1, base)) || same(got, ref::rotate(x, m - 1, base)))
+            if (grading::same_values(got, ref::rotate(x, -m, base), 1e-9))
+                FAIL("you turned clockwise: the angle is +m·θ_i");
+            if (grading::same_values(got, ref::rotate(x, m + 1, base), 1e-9) ||
+                grading::same_values(got, ref::rotate(x, m - 1, base), 1e-9))
                 FAIL("off by one in the position: turn by m·θ_i, positions start at 0");
-            if (m == 0 && !same(got, x)) FAIL("at m = 0 every angle is 0: rotate(x, 0) must return x unchanged");
+            if (m == 0 && !grading::same_values(got, x, 1e-9))
+                FAIL("at m = 0 every angle is 0: rotate(x, 0) must return x unchanged");
         }
-        REQUIRE(same(got, want));
+        REQUIRE(grading::same_values(got, want, 1e-9));
         INFO("a rotation keeps the length");
         CHECK_CLOSE(dot(got, got), dot(x, x), 1e-9);
     }

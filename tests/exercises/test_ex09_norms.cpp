@@ -21,13 +21,6 @@ using Vec = std::vector<double>;
 
 namespace {
 
-bool same(const Vec& a, const Vec& b, double tol = 1e-12) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (!grading::close(a[i], b[i], tol)) return false;
-    return true;
-}
-
 double mean(const Vec& x) {
     double s = 0;
     for (const double v : x) s += v;
@@ -132,12 +125,12 @@ void check_norm(const char* what, const Vec& got, const Vec& want, const std::ve
     INFO(what << "(x = " << grading::str(x) << ", eps = " << eps << ")\n expected " << grading::str(want)
               << "\n got      " << grading::str(got));
     REQUIRE(got.size() == x.size());
-    if (!same(got, want, tol))
+    if (!grading::same_values(got, want, tol))
         for (const Slip& s : slips)
-            if (same(got, s.f(x, eps), tol)) FAIL(s.message);
-    if (!same(got, want, tol) && same(got, want, 1e-5))
+            if (grading::same_values(got, s.f(x, eps), tol)) FAIL(s.message);
+    if (!grading::same_values(got, want, tol) && grading::same_values(got, want, 1e-5))
         FAIL("close, but right to only about 6 or 7 digits: is something summed or divided in float? Use double");
-    CHECK(same(got, want, tol));
+    CHECK(grading::same_values(got, want, tol));
 }
 
 void check_both(const Vec& x, double eps, double tol = 1e-9) {
@@ -217,7 +210,7 @@ TEST_CASE("ex09 LayerNorm keeps its digits when the mean is large (var = mean((x
         INFO("x = " << offset << " + N(0, 1), " << x.size() << " elements: LayerNorm's element " << worst
                     << std::setprecision(12) << " (x = " << x[worst] << ") expected " << want[worst] << ", got "
                     << got[worst]);
-        if (!same(got, want, 1e-7))
+        if (!grading::same_values(got, want, 1e-7))
             FAIL(
                 "your LayerNorm loses its digits when the mean is large (if you compute var as mean(x²) - mean², "
                 "that subtracts two huge, nearly equal numbers): subtract the mean first, var = mean((x - mean)²)");
@@ -235,6 +228,6 @@ TEST_CASE("ex09 RMSNorm equals LayerNorm when the mean is zero") {
         const Vec rms = ex09::rms_norm(x, 1e-5), ln = ex09::layer_norm(x, 1e-5);
         INFO("x = " << grading::str(x) << " has mean 0, so mean(x²) = var and both norms must agree\n rms_norm   "
                     << grading::str(rms) << "\n layer_norm " << grading::str(ln));
-        CHECK(same(rms, ln, 1e-9));
+        CHECK(grading::same_values(rms, ln, 1e-9));
     }
 }

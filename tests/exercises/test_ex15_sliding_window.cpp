@@ -59,10 +59,6 @@ Tensor mask_of(Rule rule, int64_t T, int64_t w) {
     return Tensor::from({T, T}, m);
 }
 
-bool same(const Tensor& a, const Tensor& b, double tol = 1e-12) {
-    return a.shape() == b.shape() && ag::max_abs_diff(a, b) <= tol;
-}
-
 std::string first_difference(const Tensor& got, const Tensor& want) {
     const int64_t T = want.size(0);
     const std::vector<double> g = got.to_vector(), e = want.to_vector();
@@ -200,7 +196,7 @@ const char* diagnose_mask() {
         bool explains = true;
         for (const int64_t T : kProbeT)
             for (const int64_t W : kProbeW)
-                explains = explains && same(ex15::window_mask(T, W), mask_of(turn.rule, T, W), 0.0);
+                explains = explains && grading::same_tensor(ex15::window_mask(T, W), mask_of(turn.rule, T, W), 0.0);
         if (explains) return turn.message;
     }
     return nullptr;
@@ -212,7 +208,8 @@ bool explains(const WrongTurn& turn, const Tensor& got, const Qkv& x, int64_t W)
     const Tensor want = naive(x.q, x.k, x.v, turn.rule, W, turn.scale_power, turn.zeroed, &empty, turn.dropped);
     if (got.shape() != want.shape()) return false;
     for (int64_t t = 0; t < want.size(0); ++t)
-        if (!empty[static_cast<size_t>(t)] && !same(got.narrow(0, t, 1), want.narrow(0, t, 1), 1e-10)) return false;
+        if (!empty[static_cast<size_t>(t)] && !grading::same_tensor(got.narrow(0, t, 1), want.narrow(0, t, 1), 1e-10))
+            return false;
     return true;
 }
 
@@ -277,7 +274,7 @@ TEST_CASE("ex15 window_mask is 1 exactly where t - W < j <= t") {
                 INFO("expected shape [T, T], got " << ag::shape_str(got.shape()));
                 REQUIRE(got.shape() == want.shape());
             }
-            if (same(got, want, 0.0)) continue;
+            if (grading::same_tensor(got, want, 0.0)) continue;
             if (const char* turn = diagnose_mask()) FAIL(turn);
             FAIL("the mask differs from the rule t - W < j <= t at " << first_difference(got, want));
         }
@@ -298,7 +295,7 @@ TEST_CASE("ex15 chunked_attention equals the naive masked attention and the engi
                 INFO("expected shape [T, d], got " << ag::shape_str(got.shape()));
                 REQUIRE(got.shape() == want.shape());
             }
-            if (!same(got, want)) {
+            if (!grading::same_tensor(got, want, 1e-12)) {
                 if (const char* turn = diagnose_attention()) FAIL(turn);
                 if (!grading::all_finite(got))
                     FAIL(

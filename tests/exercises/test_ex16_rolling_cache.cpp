@@ -129,14 +129,10 @@ Tensor decode(Cache& cache, const Qkv& x, int64_t p0, bool strided = false,
     return ag::cat(rows, 0);
 }
 
-bool same(const Tensor& a, const Tensor& b, double tol = 1e-12) {
-    return a.shape() == b.shape() && ag::max_abs_diff(a, b) <= tol;
-}
-
 // The first row where two [T, d] outputs differ, or -1.
 int64_t first_wrong_row(const Tensor& got, const Tensor& want) {
     for (int64_t t = 0; t < want.size(0); ++t)
-        if (!same(got.narrow(0, t, 1), want.narrow(0, t, 1))) return t;
+        if (!grading::same_tensor(got.narrow(0, t, 1), want.narrow(0, t, 1), 1e-12)) return t;
     return -1;
 }
 
@@ -220,8 +216,8 @@ const char* diagnose_outputs(int64_t p0, double base) {
         bool all = true, differs = false;
         for (int64_t W = 2; W <= 6; ++W) {
             const Tensor computes = turn.computes(x, W, p0, base);
-            all = all && same(got[static_cast<size_t>(W - 2)], computes);
-            differs = differs || !same(computes, full_windowed(x, W, p0, absolute(base)));
+            all = all && grading::same_tensor(got[static_cast<size_t>(W - 2)], computes, 1e-12);
+            differs = differs || !grading::same_tensor(computes, full_windowed(x, W, p0, absolute(base)), 1e-12);
         }
         if (all && differs) return turn.message;
     }
@@ -264,22 +260,22 @@ void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int
         }
         const Tensor key = cache.keys.narrow(0, slot, 1), value = cache.values.narrow(0, slot, 1);
         const Tensor k_row = x.k.narrow(0, t, 1);
-        if (!same(key, rotated.narrow(0, t, 1))) {
-            if (same(key, k_row))
+        if (!grading::same_tensor(key, rotated.narrow(0, t, 1), 1e-12)) {
+            if (grading::same_tensor(key, k_row, 1e-12))
                 FAIL(
                     "you cached the key before rotating it: store k rotated by its absolute position, so it never "
                     "needs rotating again (§4.7)");
-            if (same(key, rotate_rows(k_row, slot, W, absolute(base))))
+            if (grading::same_tensor(key, rotate_rows(k_row, slot, W, absolute(base)), 1e-12))
                 FAIL("the cached key is rotated by its slot " << slot << ", not by its absolute position " << r);
-            if (same(key, rotate_rows(k_row, t, W, absolute(base))))
+            if (grading::same_tensor(key, rotate_rows(k_row, t, W, absolute(base)), 1e-12))
                 FAIL("the cached key is rotated by " << t
                                                      << ", the number of tokens decoded before it, not by its "
                                                         "absolute position "
                                                      << r);
-            if (same(key, rotate_rows(k_row, r + 1, W, absolute(base))))
+            if (grading::same_tensor(key, rotate_rows(k_row, r + 1, W, absolute(base)), 1e-12))
                 FAIL("the cached key is rotated by " << r + 1 << ", not by its absolute position " << r
                                                      << ": positions count from 0 (the first token is position 0)");
-            if (same(key, rotate_rows(k_row, r, W, absolute())))
+            if (grading::same_tensor(key, rotate_rows(k_row, r, W, absolute()), 1e-12))
                 FAIL("the cached key is rotated with base 10000, not the cache's RoPE base " << base);
             if (!grading::all_finite(key))
                 FAIL("the key in slot " << slot
@@ -288,12 +284,12 @@ void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int
             FAIL("the key in slot " << slot << " is not position " << r << "'s key rotated by " << r << ": "
                                     << grading::tensor_diff(key, rotated.narrow(0, t, 1)));
         }
-        if (!same(value, x.v.narrow(0, t, 1))) {
+        if (!grading::same_tensor(value, x.v.narrow(0, t, 1), 1e-12)) {
             if (!grading::all_finite(value))
                 FAIL("the value in slot " << slot
                                           << " holds NaN: v arrived as a view that is not contiguous; call "
                                              "contiguous() before reading its data()");
-            if (same(value, rotate_rows(x.v.narrow(0, t, 1), r, W, absolute(base))))
+            if (grading::same_tensor(value, rotate_rows(x.v.narrow(0, t, 1), r, W, absolute(base)), 1e-12))
                 FAIL("the value in slot " << slot << " is rotated: RoPE turns q and k only, never v");
             FAIL("the value in slot " << slot << " must be position " << r
                                       << "'s value: " << grading::tensor_diff(value, x.v.narrow(0, t, 1)));
@@ -310,7 +306,7 @@ void check_decoding(const Qkv& x, int64_t W, int64_t p0, double base, bool strid
     ex16::RollingCache cache(W, x.q.size(1), base);
     const Tensor got = decode(cache, x, p0, strided);
     const Tensor want = full_windowed(x, W, p0, absolute(base));
-    if (!same(got, want)) {
+    if (!grading::same_tensor(got, want, 1e-12)) {
         if (const char* turn = diagnose_outputs(p0, base)) FAIL(turn);
         ex16::RollingCache again(W, x.q.size(1), base);  // names a wrongly stored key, value or slot
         decode(again, x, p0, strided, [&](int64_t p) { check_buffer(again, x, p0, p, base); });

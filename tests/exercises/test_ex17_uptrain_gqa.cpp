@@ -28,28 +28,25 @@ ag::Tensor strided_pool(const ag::Tensor& w, int64_t dh, int64_t new_heads) {
     return ag::mean(w.reshape({g, new_heads, dh, w.size(1)}), {0}).reshape({new_heads * dh, w.size(1)});
 }
 
-bool same(const ag::Tensor& a, const ag::Tensor& b, double tol = 1e-12) {
-    return a.shape() == b.shape() && ag::max_abs_diff(a, b) <= tol;
-}
-
 // got = pool_kv_heads(w, dh, new_heads)? FAILs naming the wrong turn.
 void diagnose_pooling(const ag::Tensor& got, const ag::Tensor& w, int64_t dh, int64_t new_heads) {
     const ag::Tensor want = ref::pool_kv_heads(w, dh, new_heads);
     if (got.shape() != want.shape())
         FAIL("expected a pooled weight of shape " << ag::shape_str(want.shape()) << " (" << new_heads << " heads of "
                                                   << dh << " rows), got " << ag::shape_str(got.shape()));
-    if (same(got, want)) return;
+    if (grading::same_tensor(got, want, 1e-12)) return;
     const int64_t g = w.size(0) / dh / new_heads;
-    if (same(got, strided_pool(w, dh, new_heads)))
+    if (grading::same_tensor(got, strided_pool(w, dh, new_heads), 1e-12))
         FAIL(
             "you pooled strided groups (heads j, j + H_new, …): query head h reads K/V head floor(h / g), so new "
             "head j is the mean of the CONSECUTIVE heads j·g … j·g+g-1");
-    if (same(got, want * static_cast<double>(g)))
+    if (grading::same_tensor(got, want * static_cast<double>(g), 1e-12))
         FAIL("you summed the heads of each group: divide by the group size g = " << g << " (a mean)");
-    if (g > 1 && same(got, want * std::sqrt(static_cast<double>(g))))
+    if (g > 1 && grading::same_tensor(got, want * std::sqrt(static_cast<double>(g)), 1e-12))
         FAIL("you divided each group's sum by √g = " << std::sqrt(static_cast<double>(g))
                                                      << ": the mean of the g = " << g << " heads divides by g");
-    if (same(got, w.reshape({new_heads, g, dh, w.size(1)}).narrow(1, 0, 1).reshape(want.shape())))
+    if (grading::same_tensor(got, w.reshape({new_heads, g, dh, w.size(1)}).narrow(1, 0, 1).reshape(want.shape()),
+                             1e-12))
         FAIL("you kept the first head of each group: new head j is the MEAN of heads j·g … j·g+g-1");
     FAIL("the pooled weight differs from the reference: " << grading::tensor_diff(got, want));
 }
@@ -119,7 +116,7 @@ std::vector<ag::Tensor> clones(const nn::LanguageModel& model) {
 void check_unchanged(const nn::LanguageModel& model, const std::vector<ag::Tensor>& before, const char* what) {
     const auto params = model.named_parameters();
     for (size_t i = 0; i < params.size(); ++i)
-        if (!same(params[i].second, before[i], 0.0))
+        if (!grading::same_tensor(params[i].second, before[i], 0.0))
             FAIL(what << ": " << params[i].first << " changed (" << grading::tensor_diff(params[i].second, before[i])
                       << ")");
 }
@@ -177,7 +174,7 @@ void check_conversion(const nn::LanguageModel& mha, const nn::LanguageModel& gqa
             INFO("the old weight holds its " << cfg.n_kv_heads << " K/V heads of head_dim = d_model / n_heads = "
                                              << cfg.head_dim() << " rows each");
             diagnose_pooling(p, from[i].second, cfg.head_dim(), kv);
-        } else if (!same(p, from[i].second, 0.0)) {
+        } else if (!grading::same_tensor(p, from[i].second, 0.0)) {
             FAIL("not an exact copy of the old model's: " << grading::tensor_diff(p, from[i].second));
         }
     }
@@ -216,16 +213,16 @@ TEST_CASE("ex17 pool_kv_heads: shapes and the means of consecutive groups") {
                 }
                 {
                     INFO("pool_kv_heads must leave w unchanged");
-                    REQUIRE(same(w, before, 0.0));
+                    REQUIRE(grading::same_tensor(w, before, 0.0));
                 }
                 diagnose_pooling(got, w, dh, new_heads);
                 if (new_heads == old_heads) {
                     INFO("with as many new heads as old ones, every group is one head: w itself");
-                    CHECK(same(got, w));
+                    CHECK(grading::same_tensor(got, w, 1e-12));
                 }
                 if (new_heads == 1) {
                     INFO("one new head (MQA) is the mean of all the heads");
-                    CHECK(same(got, ag::mean(w.reshape({old_heads, dh, d}), {0})));
+                    CHECK(grading::same_tensor(got, ag::mean(w.reshape({old_heads, dh, d}), {0}), 1e-12));
                 }
             }
         }
@@ -262,7 +259,7 @@ TEST_CASE("ex17 heads already equal in each group stay as they are") {
         INFO("group size " << g << ": the mean of g equal heads is that head");
         const ag::Tensor got = ex17::pool_kv_heads(w, dh, new_heads);
         diagnose_pooling(got, w, dh, new_heads);
-        CHECK(same(got, heads.reshape({new_heads * dh, d})));
+        CHECK(grading::same_tensor(got, heads.reshape({new_heads * dh, d}), 1e-12));
     }
 }
 
@@ -341,7 +338,7 @@ TEST_CASE("ex17 the converted model is ready to uptrain: trainable, no gradients
                 "the converted model starts with a gradient on this parameter: it is a new model, its first "
                 "uptraining step must see only its own gradients (copy the numbers, not .grad())");
         if (from[i].second.grad().impl() != mha_grads[i].impl() ||
-            (mha_grads[i].defined() && !same(from[i].second.grad(), mha_grads[i], 0.0)))
+            (mha_grads[i].defined() && !grading::same_tensor(from[i].second.grad(), mha_grads[i], 0.0)))
             FAIL("convert_to_gqa changed the old model's gradient on this parameter");
     }
     {
@@ -385,9 +382,9 @@ TEST_CASE("ex17 a model whose K/V heads agree within each group keeps its logits
         const std::unique_ptr<nn::LanguageModel> gqa = ex17::convert_to_gqa(mha, kv);
         REQUIRE(gqa);
         const ag::Tensor want = logits(mha, ids), got = logits(*gqa, ids);
-        if (!same(got, want, 1e-10)) check_conversion(mha, *gqa, kv);
+        if (!grading::same_tensor(got, want, 1e-10)) check_conversion(mha, *gqa, kv);
         INFO("max |logits after - logits before| = " << ag::max_abs_diff(got, want));
-        CHECK(same(got, want, 1e-10));
+        CHECK(grading::same_tensor(got, want, 1e-10));
     }
 }
 
@@ -399,8 +396,8 @@ TEST_CASE("ex17 a converted random model equals the reference's conversion") {
         REQUIRE(gqa);
         const ag::Tensor got = logits(*gqa, ids), want = logits(*ref::convert_to_gqa(mha, 2), ids);
         INFO("seed " << seed << ", 6 K/V heads -> 2: logits " << grading::tensor_diff(got, want));
-        CHECK(same(got, want, 1e-10));
+        CHECK(grading::same_tensor(got, want, 1e-10));
         INFO("the heads of a trained-from-scratch model differ, so pooling changes its function (§5.4's 'large loss')");
-        CHECK(!same(got, logits(mha, ids), 1e-6));
+        CHECK(!grading::same_tensor(got, logits(mha, ids), 1e-6));
     }
 }

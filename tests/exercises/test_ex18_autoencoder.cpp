@@ -38,10 +38,6 @@ ex18::Layer copy_of(const ex18::Layer& l) {
     return {c(l.enc_weight), c(l.enc_bias), c(l.dec_weight), c(l.dec_bias)};
 }
 
-bool same(const ag::Tensor& a, const ag::Tensor& b, double tol = 1e-12) {
-    return a.shape() == b.shape() && ag::max_abs_diff(a, b) <= tol;
-}
-
 void check_shape(const ag::Tensor& got, const ag::Shape& want, const char* what) {
     INFO(what << ": expected shape " << ag::shape_str(want) << ", got " << ag::shape_str(got.shape()));
     REQUIRE(got.shape() == want);
@@ -89,18 +85,20 @@ TEST_CASE("ex18 new_layer draws nn::Autoencoder's numbers") {
         const nn::Autoencoder ae(in, hidden, theirs);
         const ex18::Layer want = layer_of(ae);
         if (got.dec_weight.defined() && got.dec_weight.shape() == want.dec_weight.shape() && in != hidden &&
-            same(got.dec_weight, want.dec_weight * std::sqrt(static_cast<double>(hidden) / static_cast<double>(in)),
-                 1e-12))
+            grading::same_tensor(got.dec_weight,
+                                 want.dec_weight * std::sqrt(static_cast<double>(hidden) / static_cast<double>(in)),
+                                 1e-12))
             FAIL(
                 "the decoder is drawn with bound 1/√in: its fan_in (the number of inputs of W' z + b') is hidden, so "
                 "W' and b' are uniform in ±1/√hidden");
         if (got.enc_bias.defined() && got.enc_weight.defined() && got.enc_weight.numel() > 0 &&
-            got.enc_bias.shape() == want.enc_bias.shape() && !same(got.enc_weight, want.enc_weight, 0.0) &&
-            !same(got.enc_bias, want.enc_bias, 0.0)) {
+            got.enc_bias.shape() == want.enc_bias.shape() &&
+            !grading::same_tensor(got.enc_weight, want.enc_weight, 0.0) &&
+            !grading::same_tensor(got.enc_bias, want.enc_bias, 0.0)) {
             ag::Generator replay(21);
             const double bound = 1.0 / std::sqrt(static_cast<double>(in));
             const ag::Tensor bias_first = ag::Tensor::uniform({hidden}, replay, -bound, bound);
-            if (same(got.enc_bias, bias_first, 0.0))
+            if (grading::same_tensor(got.enc_bias, bias_first, 0.0))
                 FAIL("you drew b before W: nn::Autoencoder (nn::Linear) draws W, b, W', b' in that order");
         }
         {
@@ -134,29 +132,33 @@ TEST_CASE("ex18 encode, decode and the loss on fixed weights equal nn::Autoencod
         const ag::Tensor z = ex18::encode(layer, x), want_z = ae.encode(x);
         check_shape(z, want_z.shape(), "encode(x)");
         const ag::Tensor pre = ag::linear(x, layer.enc_weight, layer.enc_bias);
-        if (!same(z, want_z)) {
-            if (same(z, pre)) FAIL("encode has no sigmoid: z = h(W x + b) with h = sigmoid");
-            if (same(z, ag::tanh(pre))) FAIL("encode uses tanh: h is the sigmoid here (nn::Autoencoder)");
-            if (same(z, ag::relu(pre))) FAIL("encode uses ReLU: h is the sigmoid here (nn::Autoencoder)");
-            if (same(z, ag::sigmoid(ag::linear(x, layer.enc_weight)))) FAIL("encode forgets the bias b");
+        if (!grading::same_tensor(z, want_z, 1e-12)) {
+            if (grading::same_tensor(z, pre, 1e-12)) FAIL("encode has no sigmoid: z = h(W x + b) with h = sigmoid");
+            if (grading::same_tensor(z, ag::tanh(pre), 1e-12))
+                FAIL("encode uses tanh: h is the sigmoid here (nn::Autoencoder)");
+            if (grading::same_tensor(z, ag::relu(pre), 1e-12))
+                FAIL("encode uses ReLU: h is the sigmoid here (nn::Autoencoder)");
+            if (grading::same_tensor(z, ag::sigmoid(ag::linear(x, layer.enc_weight)), 1e-12))
+                FAIL("encode forgets the bias b");
         }
         {
             INFO("max |z - h(W x + b)| = " << ag::max_abs_diff(z, want_z));
-            CHECK(same(z, want_z));
+            CHECK(grading::same_tensor(z, want_z, 1e-12));
         }
 
         const ag::Tensor rec = ex18::decode(layer, want_z), want_rec = ae.decode(want_z);
         check_shape(rec, want_rec.shape(), "decode(z)");
-        if (!same(rec, want_rec)) {
-            if (same(rec, ag::linear(want_z, layer.dec_weight, layer.dec_bias)))
+        if (!grading::same_tensor(rec, want_rec, 1e-12)) {
+            if (grading::same_tensor(rec, ag::linear(want_z, layer.dec_weight, layer.dec_bias), 1e-12))
                 FAIL("decode has no sigmoid: x' = h(W' z + b')");
-            if (same(rec, ag::sigmoid(ag::linear(want_z, layer.dec_weight)))) FAIL("decode forgets the bias b'");
-            if (same(rec, ag::sigmoid(ag::linear(want_z, layer.enc_weight.t(), layer.dec_bias))))
+            if (grading::same_tensor(rec, ag::sigmoid(ag::linear(want_z, layer.dec_weight)), 1e-12))
+                FAIL("decode forgets the bias b'");
+            if (grading::same_tensor(rec, ag::sigmoid(ag::linear(want_z, layer.enc_weight.t(), layer.dec_bias)), 1e-12))
                 FAIL("decode uses the encoder's weight transposed (tied weights): the decoder has its own W'");
         }
         {
             INFO("max |x' - h(W' z + b')| = " << ag::max_abs_diff(rec, want_rec));
-            CHECK(same(rec, want_rec));
+            CHECK(grading::same_tensor(rec, want_rec, 1e-12));
         }
 
         const ag::Tensor loss = ex18::reconstruction_loss(layer, x);
@@ -181,12 +183,12 @@ TEST_CASE("ex18 encode, decode and the loss on fixed weights equal nn::Autoencod
             INFO("encode(x) with x given as a view that is not contiguous (NaN between its numbers): "
                  << grading::tensor_diff(ex18::encode(layer, view), want_z)
                  << " (read x through engine ops or contiguous(), not x.data() as a flat array)");
-            CHECK(same(ex18::encode(layer, view), want_z));
+            CHECK(grading::same_tensor(ex18::encode(layer, view), want_z, 1e-12));
         }
         {
             INFO("decode(z) with z given as a view that is not contiguous: " << grading::tensor_diff(
                      ex18::decode(layer, grading::strided_copy(want_z)), want_rec));
-            CHECK(same(ex18::decode(layer, grading::strided_copy(want_z)), want_rec));
+            CHECK(grading::same_tensor(ex18::decode(layer, grading::strided_copy(want_z)), want_rec, 1e-12));
         }
         CHECK_CLOSE(ex18::reconstruction_loss(layer, view).item(), want, 1e-12);
     }
@@ -209,14 +211,14 @@ TEST_CASE("ex18 encode and decode saturate for large pre-activations (no NaN)") 
     if (!grading::all_finite(z)) FAIL("encode: " << overflow);
     {
         INFO("encode(x): " << grading::tensor_diff(z, want_z));
-        CHECK(same(z, want_z));
+        CHECK(grading::same_tensor(z, want_z, 1e-12));
     }
     const ag::Tensor big = ag::Tensor::uniform({8, 5}, gen, -1.0, 1.0) * 3000.0;  // codes of any size decode
     const ag::Tensor rec = ex18::decode(layer, big), want_rec = ae.decode(big);
     check_shape(rec, want_rec.shape(), "decode(z)");
     if (!grading::all_finite(rec)) FAIL("decode: " << overflow);
     INFO("decode(z) with z uniform in ±3000: " << grading::tensor_diff(rec, want_rec));
-    CHECK(same(rec, want_rec));
+    CHECK(grading::same_tensor(rec, want_rec, 1e-12));
 }
 
 TEST_CASE("ex18 the loss's gradients: a gradient check w.r.t. W, b, W' and b'") {
@@ -271,12 +273,14 @@ TEST_CASE("ex18 train_step equals the reference step for step and the loss decre
         if (step < 3) {
             const std::vector<ag::Tensor> g = mine.parameters(), w = theirs.parameters();
             bool equal = true;
-            for (size_t i = 0; i < 4; ++i) equal = equal && same(g[i], w[i], 1e-10);
+            for (size_t i = 0; i < 4; ++i) equal = equal && grading::same_tensor(g[i], w[i], 1e-10);
             if (!equal && step == 0) {
                 ref::Layer up = ref_layer_of(copy_of(start));
                 ref::train_step(up, x, -lr);
-                if (same(g[0], up.enc_weight, 1e-10)) FAIL("you stepped up the gradient: p <- p - lr · dL/dp");
-                if (same(g[0], start.enc_weight, 0.0)) FAIL("train_step does not change the parameters");
+                if (grading::same_tensor(g[0], up.enc_weight, 1e-10))
+                    FAIL("you stepped up the gradient: p <- p - lr · dL/dp");
+                if (grading::same_tensor(g[0], start.enc_weight, 0.0))
+                    FAIL("train_step does not change the parameters");
             }
             if (!equal && step > 0)
                 FAIL("step 0 was right, step "
@@ -292,7 +296,7 @@ TEST_CASE("ex18 train_step equals the reference step for step and the loss decre
     }
     {
         INFO("train_step must not change x (it is the input and the target)");
-        CHECK(same(x, x_before, 0.0));
+        CHECK(grading::same_tensor(x, x_before, 0.0));
     }
     INFO("losses: first " << losses.front() << ", after 100 steps " << losses[100] << ", last " << losses.back());
     for (size_t s = 1; s < losses.size(); ++s) REQUIRE(losses[s] <= losses[s - 1] + 1e-12);
@@ -340,7 +344,8 @@ TEST_CASE("ex18 greedy stacking trains layer 2 on layer 1's codes, layer 1 fixed
     for (int s = 0; s < 20; ++s) ref::train_step(on_x, x, 1.0);
     on_x = ref::new_layer(6, 6, wrong);
     for (int s = 0; s < 20; ++s) ref::train_step(on_x, x, 1.0);
-    if (same(stack[1].enc_weight, on_x.enc_weight, 1e-9) && !same(stack[1].enc_weight, expected[1].enc_weight, 1e-9))
+    if (grading::same_tensor(stack[1].enc_weight, on_x.enc_weight, 1e-9) &&
+        !grading::same_tensor(stack[1].enc_weight, expected[1].enc_weight, 1e-9))
         FAIL("you trained layer 2 on x: greedy pre-training trains it on layer 1's codes z = h(W_1 x + b_1)");
     // The wrong turn: layer 2 trained on the codes of layer 1 as drawn, before its training.
     ag::Generator early(10);
@@ -352,8 +357,8 @@ TEST_CASE("ex18 greedy stacking trains layer 2 on layer 1's codes, layer 1 fixed
     }
     ref::Layer on_early = ref::new_layer(6, 6, early);
     for (int s = 0; s < 20; ++s) ref::train_step(on_early, untrained_codes, 1.0);
-    if (same(stack[1].enc_weight, on_early.enc_weight, 1e-9) &&
-        !same(stack[1].enc_weight, expected[1].enc_weight, 1e-9))
+    if (grading::same_tensor(stack[1].enc_weight, on_early.enc_weight, 1e-9) &&
+        !grading::same_tensor(stack[1].enc_weight, expected[1].enc_weight, 1e-9))
         FAIL(
             "you trained layer 2 on the codes of layer 1 as it was drawn, before its training: compute the codes "
             "layer 2 learns from with layer 1 trained");
@@ -369,7 +374,7 @@ TEST_CASE("ex18 greedy stacking trains layer 2 on layer 1's codes, layer 1 fixed
     }
     check_stack_leftovers(stack, mine, theirs);
     INFO("train_stack must not change x");
-    CHECK(same(x, x_before, 0.0));
+    CHECK(grading::same_tensor(x, x_before, 0.0));
 }
 
 TEST_CASE("ex18 greedy stacking: shapes, and codes equal the reference's") {
@@ -396,12 +401,12 @@ TEST_CASE("ex18 greedy stacking: shapes, and codes equal the reference's") {
     {
         INFO("the stacked codes h(W_3 h(W_2 h(W_1 x + b_1) + b_2) + b_3): " << grading::tensor_diff(
                  codes, ref::encode_stack(expected, x)));
-        CHECK(same(codes, ref::encode_stack(expected, x), 1e-9));
+        CHECK(grading::same_tensor(codes, ref::encode_stack(expected, x), 1e-9));
     }
     check_shape(ex18::encode_stack(std::vector<ex18::Layer>(stack.begin(), stack.begin() + 2), x), {20, 5},
                 "the first two layers' codes");
     INFO("an empty stack encodes nothing: encode_stack({}, x) is x");
-    CHECK(same(ex18::encode_stack({}, x), x, 0.0));
+    CHECK(grading::same_tensor(ex18::encode_stack({}, x), x, 0.0));
 }
 
 TEST_CASE("ex18 greedy stacking: one layer, no layer, no training step") {
