@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
             ag::set_num_threads(threads);
             const Result r = run(cfg, batches, steps);
             const double per_epoch = r.seconds * static_cast<double>(batches.size()) / static_cast<double>(steps);
-            fmt::print("{:<10} {:>7} {:>12.0f} {:>10.2f} {:>10.2f} {:>10.4f}\n", cfg.model, threads,
+            fmt::print("{:<10} {:>7} {:>12.0f} {:>10.2f} {:>10.2f} {:>10.4f}\n", nn::to_string(cfg.model), threads,
                        r.tokens / r.seconds, r.seconds, per_epoch, r.loss);
         }
 }

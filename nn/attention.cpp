@@ -1,22 +1,38 @@
 #include "nn/attention.h"
 
+#include <map>
+#include <numeric>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 namespace nn {
 
-Attention::Attention(const LMConfig& cfg, ag::Generator& gen) : cfg_(cfg) {
+GptAttention::GptAttention(const LMConfig& cfg, ag::Generator& gen) : Attention(cfg) {
     const int64_t d = cfg.d_model, kv = cfg.n_kv_heads * cfg.head_dim();
-    if (cfg.model == "gpt") {
-        qkv = register_module("qkv", std::make_shared<Linear>(d, d + 2 * kv, true, gen));
-        proj = register_module("proj", std::make_shared<Linear>(d, d, true, gen));
-    } else {
-        wq = register_module("wq", std::make_shared<Linear>(d, d, false, gen));
-        wk = register_module("wk", std::make_shared<Linear>(d, kv, false, gen));
-        wv = register_module("wv", std::make_shared<Linear>(d, kv, false, gen));
-        wo = register_module("wo", std::make_shared<Linear>(d, d, false, gen));
-    }
+    qkv = register_module("qkv", std::make_shared<Linear>(LinearOptions(d, d + 2 * kv), gen));
+    proj = register_module("proj", std::make_shared<Linear>(LinearOptions(d, d), gen));
+}
+
+// Three products with row blocks of qkv.weight (views, no copy) give three
+// contiguous outputs, which the attention kernel reads directly.
+Tensor GptAttention::project_q(const Tensor& x) const {
+    const int64_t d = cfg_.d_model;
+    return ag::linear(x, qkv->weight.narrow(0, 0, d), qkv->bias.narrow(0, 0, d));
+}
+
+std::pair<Tensor, Tensor> GptAttention::project_kv(const Tensor& x) const {
+    const int64_t d = cfg_.d_model, kv = cfg_.n_kv_heads * cfg_.head_dim();
+    return {ag::linear(x, qkv->weight.narrow(0, d, kv), qkv->bias.narrow(0, d, kv)),
+            ag::linear(x, qkv->weight.narrow(0, d + kv, kv), qkv->bias.narrow(0, d + kv, kv))};
+}
+
+ModernAttention::ModernAttention(const LMConfig& cfg, ag::Generator& gen) : Attention(cfg) {
+    const int64_t d = cfg.d_model, kv = cfg.n_kv_heads * cfg.head_dim();
+    wq = register_module("wq", std::make_shared<Linear>(LinearOptions(d, d).bias(false), gen));
+    wk = register_module("wk", std::make_shared<Linear>(LinearOptions(d, kv).bias(false), gen));
+    wv = register_module("wv", std::make_shared<Linear>(LinearOptions(d, kv).bias(false), gen));
+    wo = register_module("wo", std::make_shared<Linear>(LinearOptions(d, d).bias(false), gen));
 }
 
 Packing Packing::from_starts(std::vector<int64_t> starts) {
@@ -38,97 +54,172 @@ Packing Packing::uniform(int64_t B, int64_t T) {
     return from_starts(std::move(starts));
 }
 
-// q, k, v as [..., T, heads, dh] (heads are consecutive blocks of dh
-// columns), q and k rotated by their positions when the model uses RoPE
-// (§4: never v).
-Attention::QKV Attention::project(const Tensor& x, const std::vector<int64_t>& positions) const {
-    const int64_t dh = cfg_.head_dim(), d = cfg_.d_model, kv = cfg_.n_kv_heads * dh;
-    Tensor q, k, v;
-    if (qkv) {
-        // qkv.weight holds the q, k, v blocks of rows in that order: three
-        // products with row blocks of it (views, no copy) give three
-        // contiguous outputs, which the attention kernel reads directly.
-        const auto block = [&](int64_t start, int64_t rows) {
-            return ag::linear(x, qkv->weight.narrow(0, start, rows), qkv->bias.narrow(0, start, rows));
-        };
-        q = block(0, d);
-        k = block(d, kv);
-        v = block(d + kv, kv);
-    } else {
-        q = wq->forward(x);
-        k = wk->forward(x);
-        v = wv->forward(x);
-    }
-    const auto heads = [dh](const Tensor& t, int64_t H) {
-        Shape s = t.shape();
-        s.back() = H;
-        s.push_back(dh);
-        return t.reshape(s);
-    };
-    q = heads(q, cfg_.n_heads);
-    k = heads(k, cfg_.n_kv_heads);
-    v = heads(v, cfg_.n_kv_heads);
-    if (cfg_.pos == PosEncoding::Rope) {
-        q = ag::rope(q, positions, cfg_.rope_base, cfg_.rope_pairing);
-        k = ag::rope(k, positions, cfg_.rope_base, cfg_.rope_pairing);
-    }
-    return {q, k, v};
+Tensor Attention::split_heads(const Tensor& t, int64_t heads) const {
+    Shape s = t.shape();
+    s.back() = heads;
+    s.push_back(cfg_.head_dim());
+    return t.reshape(s);
 }
 
-Tensor Attention::output(const Tensor& heads) const {
-    Shape s(heads.shape().begin(), heads.shape().end() - 1);
+// §4: q and k are turned by their positions, never v.
+Tensor Attention::rotate(const Tensor& t, const std::vector<int64_t>& positions) const {
+    return cfg_.pos == PosEncoding::Rope ? ag::rope(t, positions, cfg_.rope_base, cfg_.rope_pairing) : t;
+}
+
+Tensor Attention::merge_heads(const Tensor& t) const {
+    Shape s(t.shape().begin(), t.shape().end() - 1);
     s.back() = cfg_.d_model;
-    const Tensor y = heads.reshape(s);
-    return proj ? proj->forward(y) : wo->forward(y);
+    return t.reshape(s);
+}
+
+static void check_packed(const Tensor& x, const Packing& packing, int64_t d) {
+    if (x.dim() != 2 || x.size(1) != d || x.size(0) != packing.rows())
+        throw std::invalid_argument(fmt::format("Attention: input {} is not [N, {}] with N = {} packed rows",
+                                                ag::shape_str(x.shape()), d, packing.rows()));
 }
 
 Tensor Attention::forward(const Tensor& x, const Packing& packing, Tensor* weights) const {
-    if (x.dim() != 2 || x.size(1) != cfg_.d_model || x.size(0) != packing.rows())
-        throw std::invalid_argument(fmt::format("Attention: input {} is not [N, {}] with N = {} packed rows",
-                                                ag::shape_str(x.shape()), cfg_.d_model, packing.rows()));
-    const QKV p = project(x, packing.positions);
-    return output(ag::attention_packed(p.q, p.k, p.v, packing.starts, cfg_.window, weights));
+    check_packed(x, packing, cfg_.d_model);
+    const auto [k, v] = project_kv(x);
+    const Tensor q = rotate(split_heads(project_q(x), cfg_.n_heads), packing.positions);
+    return project_out(merge_heads(ag::attention_packed(q, rotate(split_heads(k, cfg_.n_kv_heads), packing.positions),
+                                                        split_heads(v, cfg_.n_kv_heads), packing.starts, cfg_.window,
+                                                        weights)));
 }
 
-Tensor Attention::forward_cached(const Tensor& x, const std::vector<int64_t>& positions, KVCache& cache) const {
+static Tensor index_tensor(const std::vector<double>& rows) {
+    return Tensor::from({static_cast<int64_t>(rows.size())}, rows);
+}
+
+// Row r of sequence b, at position p, needs its query and the keys and
+// values of rows starts[b] … r. The rows that see the same number L of keys
+// go through one call: [n, 1, Hq, dh] queries against [n, L, Hkv, dh] keys.
+Tensor Attention::forward_rows(const Tensor& x, const Packing& packing, const std::vector<int64_t>& rows) const {
+    check_packed(x, packing, cfg_.d_model);
+    const int64_t dh = cfg_.head_dim();
+    struct Group {
+        std::vector<double> members, key_rows;  // indices into rows; the rows of their keys, member by member
+    };
+    std::map<int64_t, Group> by_keys;  // L -> its rows
+    std::vector<double> query_rows;
+    std::vector<int64_t> query_positions;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const int64_t r = rows[i];
+        if (r < 0 || r >= packing.rows())
+            throw std::invalid_argument(fmt::format("Attention: row {} is outside the {} packed rows", r, packing.rows()));
+        const int64_t p = packing.positions[static_cast<size_t>(r)];
+        Group& group = by_keys[p + 1];
+        group.members.push_back(static_cast<double>(i));
+        for (int64_t s = r - p; s <= r; ++s) group.key_rows.push_back(static_cast<double>(s));
+        query_rows.push_back(static_cast<double>(r));
+        query_positions.push_back(p);
+    }
+    const Tensor q = rotate(split_heads(project_q(ag::index_select(x, 0, index_tensor(query_rows))), cfg_.n_heads),
+                            query_positions);
+    const auto [k_rows, v_rows] = project_kv(x);
+    const Tensor k = rotate(split_heads(k_rows, cfg_.n_kv_heads), packing.positions);
+    const Tensor v = split_heads(v_rows, cfg_.n_kv_heads);
+
+    std::vector<Tensor> outputs;
+    std::vector<double> order(rows.size());  // row i's place among the groups' rows laid end to end
+    size_t place = 0;
+    for (const auto& [L, group] : by_keys) {
+        const auto n = static_cast<int64_t>(group.members.size());
+        for (double i : group.members) order[static_cast<size_t>(i)] = static_cast<double>(place++);
+        std::vector<int64_t> key_positions(static_cast<size_t>(L));
+        std::iota(key_positions.begin(), key_positions.end(), int64_t{0});
+        const Tensor keys = index_tensor(group.key_rows);
+        const Tensor out = ag::attention(ag::index_select(q, 0, index_tensor(group.members)).reshape({n, 1, cfg_.n_heads, dh}),
+                                         ag::index_select(k, 0, keys).reshape({n, L, cfg_.n_kv_heads, dh}),
+                                         ag::index_select(v, 0, keys).reshape({n, L, cfg_.n_kv_heads, dh}), {L - 1},
+                                         key_positions, cfg_.window);
+        outputs.push_back(out.reshape({n, cfg_.d_model}));
+    }
+    return project_out(ag::index_select(ag::cat(outputs, 0), 0, index_tensor(order)));
+}
+
+Tensor Attention::forward_cached(const Tensor& x, const std::vector<int64_t>& positions, KVCache& cache,
+                                 const std::vector<int64_t>& rope_positions) const {
     if (x.dim() != 3 || x.size(2) != cfg_.d_model || static_cast<int64_t>(positions.size()) != x.size(1))
         throw std::invalid_argument(fmt::format("Attention: input {} with {} positions is not [B, T, {}]",
                                                 ag::shape_str(x.shape()), positions.size(), cfg_.d_model));
+    if (!rope_positions.empty() && rope_positions.size() != positions.size())
+        throw std::invalid_argument(fmt::format("Attention: {} rope positions for {} positions", rope_positions.size(),
+                                                positions.size()));
     ag::NoGradGuard no_grad;  // decoding only: the cache is written in place
-    const QKV p = project(x, positions);
+    const std::vector<int64_t>& turn_by = rope_positions.empty() ? positions : rope_positions;
+    const auto [k_new, v_new] = project_kv(x);
+    const Tensor q = rotate(split_heads(project_q(x), cfg_.n_heads), turn_by);
+    const Tensor k = rotate(split_heads(k_new, cfg_.n_kv_heads), turn_by).contiguous();
+    const Tensor v = split_heads(v_new, cfg_.n_kv_heads).contiguous();
     // The new tokens see the cached positions and each other.
-    Tensor keys = p.k, values = p.v;
+    Tensor keys = k, values = v;
     std::vector<int64_t> key_positions = positions;
     if (cache.slots() > 0) {
-        keys = ag::cat({cache.k, p.k}, 1);
-        values = ag::cat({cache.v, p.v}, 1);
+        keys = ag::cat({cache.k, k}, 1);
+        values = ag::cat({cache.v, v}, 1);
         key_positions.insert(key_positions.begin(), cache.positions.begin(), cache.positions.end());
     }
-    const Tensor out = ag::attention(p.q, keys, values, positions, key_positions, cfg_.window);
+    const Tensor out = ag::attention(q, keys, values, positions, key_positions, cfg_.window);
 
     if (cache.capacity < 0) {  // plain cache: keep everything
         cache.k = keys.contiguous();
         cache.v = values.contiguous();
         cache.positions = key_positions;
     } else if (cache.capacity > 0) {  // rolling buffer: position p goes to slot p mod capacity
-        const int64_t B = x.size(0), H = cfg_.n_kv_heads, dh = cfg_.head_dim(), C = cache.capacity;
+        const int64_t B = x.size(0), H = cfg_.n_kv_heads, C = cache.capacity;
         if (cache.slots() == 0) {
-            cache.k = Tensor::zeros({B, C, H, dh});
-            cache.v = Tensor::zeros({B, C, H, dh});
+            cache.k = Tensor::zeros({B, C, H, cfg_.head_dim()});
+            cache.v = Tensor::zeros({B, C, H, cfg_.head_dim()});
             cache.positions.assign(static_cast<size_t>(C), -1);
         }
-        const Tensor k_new = p.k.contiguous(), v_new = p.v.contiguous();
-        const int64_t T = x.size(1), row = H * dh;
+        const int64_t T = x.size(1), row = H * cfg_.head_dim();
         for (int64_t t = 0; t < T; ++t) {
             const int64_t slot = positions[static_cast<size_t>(t)] % C;
             cache.positions[static_cast<size_t>(slot)] = positions[static_cast<size_t>(t)];
             for (int64_t b = 0; b < B; ++b) {
-                std::copy_n(k_new.data() + (b * T + t) * row, row, cache.k.data() + (b * C + slot) * row);
-                std::copy_n(v_new.data() + (b * T + t) * row, row, cache.v.data() + (b * C + slot) * row);
+                std::copy_n(k.data() + (b * T + t) * row, row, cache.k.data() + (b * C + slot) * row);
+                std::copy_n(v.data() + (b * T + t) * row, row, cache.v.data() + (b * C + slot) * row);
             }
         }
     }
-    return output(out);
+    return project_out(merge_heads(out));
+}
+
+Attend Attend::packed(const Packing& packing, Tensor* weights) {
+    Attend a(Mode::Packed);
+    a.packing_ = &packing;
+    a.weights_ = weights;
+    return a;
+}
+
+Attend Attend::rows(const Packing& packing, std::vector<int64_t> rows) {
+    Attend a(Mode::Rows);
+    a.packing_ = &packing;
+    a.rows_ = std::move(rows);
+    return a;
+}
+
+Attend Attend::cached(std::vector<int64_t> positions, KVCache& cache, std::vector<int64_t> rope_positions) {
+    Attend a(Mode::Cached);
+    a.positions_ = std::move(positions);
+    a.cache_ = &cache;
+    a.rope_positions_ = std::move(rope_positions);
+    return a;
+}
+
+Tensor Attend::operator()(const Attention& attention, const Tensor& x) const {
+    switch (mode_) {
+        case Mode::Packed: return attention.forward(x, *packing_, weights_);
+        case Mode::Rows: return attention.forward_rows(x, *packing_, rows_);
+        case Mode::Cached: return attention.forward_cached(x, positions_, *cache_, rope_positions_);
+    }
+    return {};
+}
+
+Tensor Attend::residual(const Tensor& x) const {
+    if (mode_ != Mode::Rows) return x;
+    return ag::index_select(x, 0, index_tensor(std::vector<double>(rows_.begin(), rows_.end())));
 }
 
 }  // namespace nn

@@ -4,6 +4,7 @@
 // (§6), and decoding with a KV cache, including Mistral's rolling buffer
 // (§6.4).
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "nn/config.h"
@@ -18,6 +19,8 @@ namespace nn {
 //    W-1 positions before it, so nothing older is ever needed again.
 // Keys are stored rotated by their own absolute position (RoPE), so where
 // they sit in the buffer does not matter.
+enum class CacheKind { Plain, Rolling };
+
 struct KVCache {
     Tensor k, v;                     // [B, slots, Hkv, dh]
     std::vector<int64_t> positions;  // absolute position of each slot (-1: empty)
@@ -47,33 +50,100 @@ struct Packing {
     int64_t sequences() const { return starts.empty() ? 0 : static_cast<int64_t>(starts.size()) - 1; }
 };
 
+// Causal self-attention, the part both recipes share: heads, RoPE (§4),
+// GQA (§5), the window (§6) and the three ways of running it (Attend
+// below). A recipe supplies its projections.
 class Attention : public Module {
 public:
-    // GPT names its projections qkv (fused, [3d, d]) and proj, with biases;
-    // ModernLM names them wq, wk, wv, wo, without biases.
-    Attention(const LMConfig& cfg, ag::Generator& gen);
-
     // x [N, d]: packed sequences (training and evaluation). With `weights`
     // (sequences of one length T only), receives the attention
     // probabilities [B, Hq, T, T].
     Tensor forward(const Tensor& x, const Packing& packing, Tensor* weights = nullptr) const;
 
+    // The outputs at chosen rows of packed sequences only, [R, d] (row i is
+    // the output of row rows[i]): the same numbers as those rows of
+    // forward(), with queries for those rows alone. Every row still gives
+    // its key and value.
+    Tensor forward_rows(const Tensor& x, const Packing& packing, const std::vector<int64_t>& rows) const;
+
     // Decoding: x [B, T, d] are new tokens at absolute `positions`; they
     // attend to the cache and to each other, then are stored in it.
-    Tensor forward_cached(const Tensor& x, const std::vector<int64_t>& positions, KVCache& cache) const;
+    // rope_positions (default: `positions`) turns their q and k by other
+    // positions than their own: the §6.4 bug of rotating by the cache's
+    // length (lesson 04). The mask and the cache slots always use
+    // `positions`.
+    Tensor forward_cached(const Tensor& x, const std::vector<int64_t>& positions, KVCache& cache,
+                          const std::vector<int64_t>& rope_positions = {}) const;
 
-    std::shared_ptr<Linear> qkv, proj;          // GPT
-    std::shared_ptr<Linear> wq, wk, wv, wo;     // ModernLM
+protected:
+    explicit Attention(const LMConfig& cfg) : cfg_(cfg) {}
+
+    // The recipe's projections of x [..., d]: q [..., d], k and v
+    // [..., Hkv·dh] (heads are consecutive blocks of dh columns), and the
+    // output projection [..., d] -> [..., d].
+    virtual Tensor project_q(const Tensor& x) const = 0;
+    virtual std::pair<Tensor, Tensor> project_kv(const Tensor& x) const = 0;
+    virtual Tensor project_out(const Tensor& heads) const = 0;
+
+    const LMConfig cfg_;
 
 private:
-    struct QKV {
-        Tensor q, k, v;  // [..., T, H, dh] each
-    };
-    // x [..., T, d] with T = positions.size()
-    QKV project(const Tensor& x, const std::vector<int64_t>& positions) const;
-    Tensor output(const Tensor& heads) const;  // [..., Hq, dh] -> [..., d]
+    Tensor split_heads(const Tensor& t, int64_t heads) const;                   // [..., H·dh] -> [..., H, dh]
+    Tensor rotate(const Tensor& t, const std::vector<int64_t>& positions) const;  // RoPE, if the model uses it
+    Tensor merge_heads(const Tensor& t) const;                                   // [..., H, dh] -> [..., d]
+};
 
-    LMConfig cfg_;
+// Lecture 2's GPT: one fused projection qkv ([d + 2·Hkv·dh, d]: the q, k,
+// v blocks of rows in that order) and proj, both with biases.
+class GptAttention final : public Attention {
+public:
+    GptAttention(const LMConfig& cfg, ag::Generator& gen);
+    std::shared_ptr<Linear> qkv, proj;
+
+private:
+    Tensor project_q(const Tensor& x) const override;
+    std::pair<Tensor, Tensor> project_kv(const Tensor& x) const override;
+    Tensor project_out(const Tensor& heads) const override { return proj->forward(heads); }
+};
+
+// ModernLM (§5): wq [d, d], wk and wv [Hkv·dh, d], wo [d, d], no biases.
+class ModernAttention final : public Attention {
+public:
+    ModernAttention(const LMConfig& cfg, ag::Generator& gen);
+    std::shared_ptr<Linear> wq, wk, wv, wo;
+
+private:
+    Tensor project_q(const Tensor& x) const override { return wq->forward(x); }
+    std::pair<Tensor, Tensor> project_kv(const Tensor& x) const override { return {wk->forward(x), wv->forward(x)}; }
+    Tensor project_out(const Tensor& heads) const override { return wo->forward(heads); }
+};
+
+// How a block's attention runs in one pass of the model, the same call
+// for every block (nn/block.h):
+//   packed:  every row of packed sequences (training, evaluation);
+//   rows:    the outputs at chosen rows only (what a classifier reads);
+//   cached:  new tokens against a KV cache (decoding).
+// It refers to the packing, the weights and the cache it is given (they
+// must outlive it) and copies the lists of rows and positions.
+class Attend {
+public:
+    static Attend packed(const Packing& packing, Tensor* weights = nullptr);
+    static Attend rows(const Packing& packing, std::vector<int64_t> rows);
+    static Attend cached(std::vector<int64_t> positions, KVCache& cache, std::vector<int64_t> rope_positions = {});
+
+    Tensor operator()(const Attention& attention, const Tensor& x) const;
+    // The rows of the residual stream the output belongs to: x itself, or
+    // its chosen rows.
+    Tensor residual(const Tensor& x) const;
+
+private:
+    enum class Mode { Packed, Rows, Cached };
+    explicit Attend(Mode mode) : mode_(mode) {}
+    Mode mode_;
+    const Packing* packing_ = nullptr;
+    Tensor* weights_ = nullptr;
+    KVCache* cache_ = nullptr;
+    std::vector<int64_t> rows_, positions_, rope_positions_;
 };
 
 }  // namespace nn

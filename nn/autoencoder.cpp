@@ -8,8 +8,8 @@
 namespace nn {
 
 Autoencoder::Autoencoder(int64_t in, int64_t hidden, ag::Generator& gen) {
-    enc = register_module("enc", std::make_shared<Linear>(in, hidden, true, gen));
-    dec = register_module("dec", std::make_shared<Linear>(hidden, in, true, gen));
+    enc = register_module("enc", std::make_shared<Linear>(LinearOptions(in, hidden), gen));
+    dec = register_module("dec", std::make_shared<Linear>(LinearOptions(hidden, in), gen));
 }
 
 Tensor encode_stack(const std::vector<std::shared_ptr<Autoencoder>>& stack, const Tensor& x) {

@@ -1,7 +1,10 @@
 #pragma once
-// One Transformer block, pre-norm, in either recipe (§7.1):
-//   GPT (lecture 2):  x += attn(ln1(x));       x += mlp(ln2(x))        LayerNorm, GELU MLP, biases
-//   ModernLM (§3):    x += attn(attn_norm(x)); x += mlp(mlp_norm(x))   RMSNorm, SwiGLU, no biases
+// One Transformer block, pre-norm, in each of the lecture's two recipes
+// (§7.1). Both are the same two residual steps,
+//   x = x + attention(norm(x))
+//   x = x + feed_forward(norm(x))
+// with different parts; `attend` says how attention runs in this pass
+// (every row, chosen rows, or decoding with a cache: nn/attention.h).
 #include <memory>
 
 #include "nn/attention.h"
@@ -11,21 +14,40 @@ namespace nn {
 
 class Block : public Module {
 public:
-    Block(const LMConfig& cfg, ag::Generator& gen);
-    Tensor forward(const Tensor& x, const Packing& packing, Tensor* weights = nullptr) const;  // x [N, d]
-    Tensor forward_cached(const Tensor& x, const std::vector<int64_t>& positions, KVCache& cache) const;
-
-    std::shared_ptr<Attention> attn;
-    std::shared_ptr<LayerNorm> ln1, ln2;          // GPT
-    std::shared_ptr<GeluMLP> gelu_mlp;            // GPT: "mlp"
-    std::shared_ptr<RMSNorm> attn_norm, mlp_norm; // ModernLM
-    std::shared_ptr<SwiGLU> swiglu;               // ModernLM: "mlp"
-
-private:
-    Tensor norm1(const Tensor& x) const { return ln1 ? ln1->forward(x) : attn_norm->forward(x); }
-    Tensor mlp(const Tensor& x) const {
-        return gelu_mlp ? gelu_mlp->forward(ln2->forward(x)) : swiglu->forward(mlp_norm->forward(x));
-    }
+    virtual Tensor forward(const Tensor& x, const Attend& attend) const = 0;
 };
+
+// Lecture 2's GPT: LayerNorm, fused-qkv attention and a GELU MLP, all with
+// biases.
+class GptBlock final : public Block {
+public:
+    GptBlock(const LMConfig& cfg, ag::Generator& gen);
+    Tensor forward(const Tensor& x, const Attend& attend) const override {
+        const Tensor h = attend.residual(x) + attend(*attn, ln1->forward(x));
+        return h + mlp->forward(ln2->forward(h));
+    }
+
+    std::shared_ptr<LayerNorm> ln1, ln2;
+    std::shared_ptr<GptAttention> attn;
+    std::shared_ptr<GeluMLP> mlp;
+};
+
+// ModernLM (§3, §5): RMSNorm, GQA attention with RoPE, a SwiGLU MLP, no
+// biases.
+class ModernBlock final : public Block {
+public:
+    ModernBlock(const LMConfig& cfg, ag::Generator& gen);
+    Tensor forward(const Tensor& x, const Attend& attend) const override {
+        const Tensor h = attend.residual(x) + attend(*attn, attn_norm->forward(x));
+        return h + mlp->forward(mlp_norm->forward(h));
+    }
+
+    std::shared_ptr<RMSNorm> attn_norm, mlp_norm;
+    std::shared_ptr<ModernAttention> attn;
+    std::shared_ptr<SwiGLU> mlp;
+};
+
+// The block of cfg.model's recipe.
+std::shared_ptr<Block> make_block(const LMConfig& cfg, ag::Generator& gen);
 
 }  // namespace nn

@@ -12,7 +12,7 @@ namespace nn {
 
 LMConfig LMConfig::gpt() {
     LMConfig c;
-    c.model = "gpt";
+    c.model = ModelKind::Gpt;
     c.n_kv_heads = c.n_heads;
     c.d_ff = 4 * c.d_model;
     c.pos = PosEncoding::Learned;
@@ -23,7 +23,6 @@ LMConfig LMConfig::modern_lm() { return LMConfig{}; }
 
 void LMConfig::validate() const {
     const auto bad = [](const std::string& what) { throw std::invalid_argument("model config: " + what); };
-    if (model != "gpt" && model != "modern_lm") bad(fmt::format("model '{}' is neither gpt nor modern_lm", model));
     if (vocab < 1 || max_len < 1 || d_model < 1 || n_layers < 1 || n_heads < 1 || n_kv_heads < 1 || d_ff < 1)
         bad("every size must be at least 1");
     if (d_model % n_heads != 0) bad(fmt::format("d_model {} is not a multiple of n_heads {}", d_model, n_heads));
@@ -34,7 +33,7 @@ void LMConfig::validate() const {
         bad(fmt::format("RoPE rotates pairs: head_dim {} must be even", head_dim()));
     if (rope_base <= 0) bad(fmt::format("rope_base {} must be positive", rope_base));
     if (window < 0) bad(fmt::format("window {} must be >= 0 (0 = full attention)", window));
-    if (model == "gpt" && (pos != PosEncoding::Learned || n_kv_heads != n_heads || window != 0))
+    if (model == ModelKind::Gpt && (pos != PosEncoding::Learned || n_kv_heads != n_heads || window != 0))
         bad("gpt is lecture 2's model: learned positions, n_kv_heads = n_heads, no window");
 }
 
@@ -70,6 +69,7 @@ struct Writer {
     Json& j;
     template <class T>
     void operator()(const char* key, const T& value) const { j[key] = value; }
+    void operator()(const char* key, ModelKind m) const { j[key] = to_string(m); }
     void operator()(const char* key, PosEncoding p) const { j[key] = to_string(p); }
     void operator()(const char* key, ag::RopePairing p) const { j[key] = to_string(p); }
 };
@@ -89,6 +89,11 @@ void read(const Json& v, const char* key, int64_t& out) {
 void read(const Json& v, const char* key, double& out) {
     if (!v.is_number()) bad(fmt::format("'{}' is {}, not a number", key, v.dump()));
     out = v.get<double>();
+}
+void read(const Json& v, const char* key, ModelKind& out) {
+    std::string s;
+    read(v, key, s);
+    out = model_kind_from_string(s);
 }
 void read(const Json& v, const char* key, PosEncoding& out) {
     std::string s;
@@ -140,6 +145,14 @@ LMConfig LMConfig::from_json(const std::string& text) {
         bad(fmt::format("not JSON ({})", what));
     }
     return j.get<LMConfig>();
+}
+
+std::string to_string(ModelKind m) { return m == ModelKind::Gpt ? "gpt" : "modern_lm"; }
+
+ModelKind model_kind_from_string(const std::string& s) {
+    if (s == "gpt") return ModelKind::Gpt;
+    if (s == "modern_lm") return ModelKind::ModernLM;
+    throw std::invalid_argument(fmt::format("model '{}' is neither gpt nor modern_lm", s));
 }
 
 std::string to_string(PosEncoding p) {

@@ -11,10 +11,13 @@
 
 namespace nn {
 
+// The two recipes (§7.1): lecture 2's GPT and the modern one (§3-§6).
+enum class ModelKind { Gpt, ModernLM };
+
 enum class PosEncoding { None, Learned, Sinusoidal, Rope };
 
 struct LMConfig {
-    std::string model = "modern_lm";  // "gpt" (lecture 2) or "modern_lm" (§7)
+    ModelKind model = ModelKind::ModernLM;
     int64_t vocab = 68;
     int64_t max_len = 40;      // context T_max (learned position rows)
     int64_t d_model = 64;
@@ -48,6 +51,8 @@ struct LMConfig {
 void to_json(nlohmann::ordered_json& j, const LMConfig& c);
 void from_json(const nlohmann::ordered_json& j, LMConfig& c);
 
+std::string to_string(ModelKind m);
+ModelKind model_kind_from_string(const std::string& s);  // "gpt" | "modern_lm"
 std::string to_string(PosEncoding p);
 PosEncoding pos_encoding_from_string(const std::string& s);  // "none" | "learned" | "sinusoidal" | "rope"
 std::string to_string(ag::RopePairing p);

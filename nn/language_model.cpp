@@ -14,12 +14,12 @@ LanguageModel::LanguageModel(const LMConfig& cfg, uint64_t seed) : cfg_(cfg) {
     if (cfg.pos == PosEncoding::Learned)
         pos_emb = register_module("pos_emb", std::make_shared<Embedding>(cfg.max_len, cfg.d_model, gen));
     auto list = register_module("layers", std::make_shared<ModuleList>());
-    for (int64_t l = 0; l < cfg.n_layers; ++l) layers.push_back(list->push_back(std::make_shared<Block>(cfg, gen)));
-    if (cfg.model == "gpt")
-        ln_f = register_module("ln_f", std::make_shared<LayerNorm>(cfg.d_model));
+    for (int64_t l = 0; l < cfg.n_layers; ++l) layers.push_back(list->push_back(make_block(cfg, gen)));
+    if (cfg.model == ModelKind::Gpt)
+        final_norm = register_module("ln_f", std::make_shared<LayerNorm>(cfg.d_model));
     else
-        norm = register_module("norm", std::make_shared<RMSNorm>(cfg.d_model));
-    head = register_module("head", std::make_shared<Linear>(cfg.d_model, cfg.vocab, false, gen));
+        final_norm = register_module("norm", std::make_shared<RMSNorm>(cfg.d_model));
+    head = register_module("head", std::make_shared<Linear>(LinearOptions(cfg.d_model, cfg.vocab).bias(false), gen));
 }
 
 Tensor sinusoidal_positions(const std::vector<int64_t>& positions, int64_t d) {
@@ -43,7 +43,7 @@ Tensor LanguageModel::embed(const Tensor& ids, const std::vector<int64_t>& posit
         for (int64_t p : positions) {
             if (p < 0 || p >= cfg_.max_len)
                 throw std::invalid_argument(fmt::format(
-                    "{}: position {} has no learned embedding (max_len {})", cfg_.model, p, cfg_.max_len));
+                    "{}: position {} has no learned embedding (max_len {})", to_string(cfg_.model), p, cfg_.max_len));
             rows.push_back(static_cast<double>(p));
         }
         x = x + pos_emb->forward(Tensor::from(ids.shape(), rows));
@@ -53,15 +53,26 @@ Tensor LanguageModel::embed(const Tensor& ids, const std::vector<int64_t>& posit
     return x;
 }
 
-Tensor LanguageModel::hidden(const Tensor& ids, const Packing& packing, std::vector<Tensor>* weights) const {
+void LanguageModel::check_packed(const Tensor& ids, const Packing& packing) const {
     if (ids.dim() != 1 || ids.size(0) != packing.rows())
-        throw std::invalid_argument(fmt::format("{}: packed ids must be [N] with N = {}, got {}", cfg_.model,
+        throw std::invalid_argument(fmt::format("{}: packed ids must be [N] with N = {}, got {}", to_string(cfg_.model),
                                                 packing.rows(), ag::shape_str(ids.shape())));
+}
+
+Tensor LanguageModel::hidden(const Tensor& ids, const Packing& packing, std::vector<Tensor>* weights) const {
+    check_packed(ids, packing);
     Tensor x = embed(ids, packing.positions);
     if (weights) weights->assign(layers.size(), Tensor());
     for (size_t l = 0; l < layers.size(); ++l)
-        x = layers[l]->forward(x, packing, weights ? &(*weights)[l] : nullptr);
-    return final_norm(x);
+        x = layers[l]->forward(x, Attend::packed(packing, weights ? &(*weights)[l] : nullptr));
+    return final_norm->forward(x);
+}
+
+Tensor LanguageModel::hidden_at(const Tensor& ids, const Packing& packing, const std::vector<int64_t>& rows) const {
+    check_packed(ids, packing);
+    Tensor x = embed(ids, packing.positions);
+    for (size_t l = 0; l + 1 < layers.size(); ++l) x = layers[l]->forward(x, Attend::packed(packing));
+    return final_norm->forward(layers.back()->forward(x, Attend::rows(packing, rows)));
 }
 
 Tensor LanguageModel::forward(const Tensor& ids, const Packing& packing) const {
@@ -71,7 +82,8 @@ Tensor LanguageModel::forward(const Tensor& ids, const Packing& packing) const {
 // A padded batch is B packed sequences of length T.
 Tensor LanguageModel::hidden(const Tensor& ids, std::vector<Tensor>* weights) const {
     if (ids.dim() != 2)
-        throw std::invalid_argument(fmt::format("{}: ids must be [B, T], got {}", cfg_.model, ag::shape_str(ids.shape())));
+        throw std::invalid_argument(
+            fmt::format("{}: ids must be [B, T], got {}", to_string(cfg_.model), ag::shape_str(ids.shape())));
     const int64_t B = ids.size(0), T = ids.size(1);
     return hidden(ids.reshape({B * T}), Packing::uniform(B, T), weights).reshape({B, T, cfg_.d_model});
 }
@@ -80,25 +92,27 @@ Tensor LanguageModel::forward(const Tensor& ids, std::vector<Tensor>* weights) c
     return head->forward(hidden(ids, weights));
 }
 
-std::vector<KVCache> LanguageModel::new_caches(bool rolling) const {
+std::vector<KVCache> LanguageModel::new_caches(CacheKind kind) const {
+    const bool rolling = kind == CacheKind::Rolling;
     if (rolling && cfg_.window <= 0)
         throw std::invalid_argument("new_caches: a rolling buffer needs a window (LMConfig::window > 0)");
     return std::vector<KVCache>(layers.size(), rolling ? KVCache::rolling(cfg_.window) : KVCache::plain());
 }
 
 Tensor LanguageModel::forward_cached(const Tensor& ids, const std::vector<int64_t>& positions,
-                                     std::vector<KVCache>& caches) const {
+                                     std::vector<KVCache>& caches, const std::vector<int64_t>& rope_positions) const {
     if (caches.size() != layers.size())
         throw std::invalid_argument(fmt::format("forward_cached: {} caches for {} layers", caches.size(), layers.size()));
     ag::NoGradGuard no_grad;
     if (ids.dim() != 2 || ids.size(1) != static_cast<int64_t>(positions.size()))
-        throw std::invalid_argument(fmt::format("{}: ids must be [B, T] with T = {} positions, got {}", cfg_.model,
+        throw std::invalid_argument(fmt::format("{}: ids must be [B, T] with T = {} positions, got {}", to_string(cfg_.model),
                                                 positions.size(), ag::shape_str(ids.shape())));
     std::vector<int64_t> all;  // the positions of every row of ids, in order
     for (int64_t b = 0; b < ids.size(0); ++b) all.insert(all.end(), positions.begin(), positions.end());
     Tensor x = embed(ids, all);
-    for (size_t l = 0; l < layers.size(); ++l) x = layers[l]->forward_cached(x, positions, caches[l]);
-    return head->forward(final_norm(x));
+    for (size_t l = 0; l < layers.size(); ++l)
+        x = layers[l]->forward(x, Attend::cached(positions, caches[l], rope_positions));
+    return head->forward(final_norm->forward(x));
 }
 
 }  // namespace nn

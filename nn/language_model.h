@@ -15,7 +15,7 @@ namespace nn {
 
 class LanguageModel : public Module {
 public:
-    LanguageModel(const LMConfig& cfg, uint64_t seed);  // cfg.model picks the recipe
+    LanguageModel(const LMConfig& cfg, uint64_t seed);  // cfg.model picks the recipe (nn/block.h)
     const LMConfig& config() const { return cfg_; }
 
     // ids [B, T] (token ids as whole numbers, positions 0 … T-1).
@@ -32,21 +32,28 @@ public:
     Tensor hidden(const Tensor& ids, const Packing& packing, std::vector<Tensor>* weights = nullptr) const;
     Tensor forward(const Tensor& ids, const Packing& packing) const;
 
+    // The rows `rows` of hidden(ids, packing), [R, d], with less work: the
+    // layers below the top run on every row (the top layer needs their keys
+    // and values), the top layer's queries and feed-forward and the final
+    // norm run on the chosen rows only. What a classifier on the last
+    // token of each sequence reads (§2.8, lesson 01).
+    Tensor hidden_at(const Tensor& ids, const Packing& packing, const std::vector<int64_t>& rows) const;
+
     // Decoding with a KV cache per layer: ids [B, T] are new tokens at
     // absolute `positions`; returns their logits [B, T, V].
-    std::vector<KVCache> new_caches(bool rolling) const;  // rolling needs a window
-    Tensor forward_cached(const Tensor& ids, const std::vector<int64_t>& positions,
-                          std::vector<KVCache>& caches) const;
+    // rope_positions: see Attention::forward_cached (the §6.4 bug).
+    std::vector<KVCache> new_caches(CacheKind kind = CacheKind::Plain) const;  // Rolling needs a window
+    Tensor forward_cached(const Tensor& ids, const std::vector<int64_t>& positions, std::vector<KVCache>& caches,
+                          const std::vector<int64_t>& rope_positions = {}) const;
 
     std::shared_ptr<Embedding> tok_emb, pos_emb;  // pos_emb: learned positions only
     std::vector<std::shared_ptr<Block>> layers;
-    std::shared_ptr<LayerNorm> ln_f;               // GPT
-    std::shared_ptr<RMSNorm> norm;                 // ModernLM
+    std::shared_ptr<Norm> final_norm;             // GPT: LayerNorm "ln_f"; ModernLM: RMSNorm "norm"
     std::shared_ptr<Linear> head;
 
 private:
     Tensor embed(const Tensor& ids, const std::vector<int64_t>& positions) const;
-    Tensor final_norm(const Tensor& x) const { return ln_f ? ln_f->forward(x) : norm->forward(x); }
+    void check_packed(const Tensor& ids, const Packing& packing) const;
 
     LMConfig cfg_;
 };

@@ -4,10 +4,10 @@
 
 namespace nn {
 
-Linear::Linear(int64_t in_features, int64_t out_features, bool has_bias, ag::Generator& gen) {
-    const double bound = 1.0 / std::sqrt(static_cast<double>(in_features));
-    weight = register_parameter("weight", Tensor::uniform({out_features, in_features}, gen, -bound, bound));
-    if (has_bias) bias = register_parameter("bias", Tensor::uniform({out_features}, gen, -bound, bound));
+Linear::Linear(const LinearOptions& o, ag::Generator& gen) {
+    const double bound = 1.0 / std::sqrt(static_cast<double>(o.in_features()));
+    weight = register_parameter("weight", Tensor::uniform({o.out_features(), o.in_features()}, gen, -bound, bound));
+    if (o.bias()) bias = register_parameter("bias", Tensor::uniform({o.out_features()}, gen, -bound, bound));
 }
 
 Embedding::Embedding(int64_t num, int64_t dim, ag::Generator& gen) {

@@ -7,7 +7,7 @@ ParamCount count_parameters(const LMConfig& c) {
     ParamCount n;
     n.embeddings = c.vocab * d + (c.pos == PosEncoding::Learned ? c.max_len * d : 0);
     n.head = d * c.vocab;
-    if (c.model == "gpt") {
+    if (c.model == ModelKind::Gpt) {
         n.attention = L * ((d * (d + 2 * kv) + d + 2 * kv) + (d * d + d));  // qkv and proj, with biases
         n.ffn = L * ((d * c.d_ff + c.d_ff) + (c.d_ff * d + d));            // fc and proj, with biases
         n.norms = (2 * L + 1) * 2 * d;                                       // ln1, ln2 per layer; ln_f

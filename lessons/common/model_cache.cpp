@@ -126,7 +126,7 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
     run.logs = train_lm(*run.model, train, options, progress);
     std::filesystem::create_directories(run.file.parent_path());
     nn::save(*run.model, run.file.string(),
-             {{"model", config.model},
+             {{"model", nn::to_string(config.model)},
               {"config", config.to_json()},
               {"cache_key", key},
               {"logs", Json(run.logs).dump()}});
@@ -137,7 +137,7 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const nn::LMConfig& con
                    const std::vector<farm::Sentence>& train, const LmTrainOptions& options, Progress* progress) {
     Fnv1a f;
     for (char c : cache_key(config, init_seed, train, options)) f.mix(static_cast<unsigned char>(c));
-    return cached_lm(out_dir, fmt::format("{}-{:016x}", config.model, f.h), config, init_seed, train, options,
+    return cached_lm(out_dir, fmt::format("{}-{:016x}", nn::to_string(config.model), f.h), config, init_seed, train, options,
                      progress);
 }
 

@@ -279,7 +279,7 @@ std::string describe(const nn::LMConfig& c, int64_t parameters) {
     std::string positions = nn::to_string(c.pos);
     if (c.pos == nn::PosEncoding::Rope) positions += " " + nn::to_string(c.rope_pairing);
     const std::string attention = c.window > 0 ? fmt::format("window {}", c.window) : "full attention";
-    return fmt::format("{}, {} parameters: d {}, {} layers, {} query / {} KV heads, {} positions, {}", c.model,
+    return fmt::format("{}, {} parameters: d {}, {} layers, {} query / {} KV heads, {} positions, {}", nn::to_string(c.model),
                        group_thousands(static_cast<double>(parameters)), c.d_model, c.n_layers, c.n_heads, c.n_kv_heads,
                        positions, attention);
 }
@@ -357,7 +357,7 @@ void set_threads(const Flags& f) {
 // ---- train --------------------------------------------------------------------
 
 nn::LMConfig config_from(const Flags& f) {
-    nn::LMConfig cfg = f.model == "gpt" ? nn::LMConfig::gpt() : nn::LMConfig::modern_lm();
+    nn::LMConfig cfg = nn::model_kind_from_string(f.model) == nn::ModelKind::Gpt ? nn::LMConfig::gpt() : nn::LMConfig::modern_lm();
     try {
         if (f.kv_heads > 0) cfg.n_kv_heads = f.kv_heads;
         if (!f.pos.empty()) cfg.pos = nn::pos_encoding_from_string(f.pos);
@@ -421,7 +421,7 @@ int train(const Flags& f, std::FILE* out, std::FILE* err) {
 
     // The config rebuilds the model (docs/models.md); the rest says how it was made.
     nn::save(model, path,
-             {{"model", cfg.model},
+             {{"model", nn::to_string(cfg.model)},
               {"config", cfg.to_json()},
               {"epochs", std::to_string(options.epochs)},
               {"lr", fmt::format("{:g}", options.lr)},
@@ -445,7 +445,7 @@ nlohmann::ordered_json measures_json(const std::string& path, const Loaded& load
                              {"accuracy", m.agreement[k - 1].accuracy},
                              {"p_correct", m.agreement[k - 1].p_correct}});
     return {{"checkpoint", path},
-            {"model", loaded.cfg.model},
+            {"model", nn::to_string(loaded.cfg.model)},
             {"config", loaded.cfg},
             {"parameters", loaded.model->num_parameters()},
             {"data_seed", data_seed},

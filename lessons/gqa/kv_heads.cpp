@@ -56,9 +56,9 @@ std::unique_ptr<nn::LanguageModel> repeat_kv_heads(const nn::LanguageModel& gqa)
 
 std::unique_ptr<nn::LanguageModel> convert_mha_to_gqa(const nn::LanguageModel& mha, int64_t n_kv_heads) {
     const nn::LMConfig& cfg = mha.config();
-    if (cfg.model != "modern_lm")
+    if (cfg.model != nn::ModelKind::ModernLM)
         throw std::invalid_argument(
-            fmt::format("convert_mha_to_gqa: a '{}' model has no separate wk and wv to pool", cfg.model));
+            fmt::format("convert_mha_to_gqa: a '{}' model has no separate wk and wv to pool", nn::to_string(cfg.model)));
     if (n_kv_heads < 1 || n_kv_heads > cfg.n_kv_heads || cfg.n_kv_heads % n_kv_heads != 0)
         throw std::invalid_argument(fmt::format(
             "convert_mha_to_gqa: {} K/V heads cannot be pooled into {} groups of equal size", cfg.n_kv_heads,

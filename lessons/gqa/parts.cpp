@@ -77,7 +77,7 @@ void count_attention_parameters(Report& r) {
         cfg.n_kv_heads = kv;
         cfg.n_layers = 1;
         ag::Generator gen(0);
-        const nn::Attention attention(cfg, gen);
+        const nn::ModernAttention attention(cfg, gen);
         const int64_t module = attention.num_parameters();
         const int64_t formula = nn::count_parameters(cfg).attention;   // 2d² + 2·d·(n_kv·d_h)
         agree = agree && module == formula;
@@ -90,7 +90,7 @@ void count_attention_parameters(Report& r) {
     }
     r.text("");
     r.text("Attention parameters for d = 32 and 8 query heads of 4 dimensions, every divisor of 8 as the");
-    r.text("K/V head count: nn::Attention's parameters against the formula 2d² (wq, wo) + 2·d·(h_kv·d_h) (wk, wv).");
+    r.text("K/V head count: nn::ModernAttention's parameters against the formula 2d² (wq, wo) + 2·d·(h_kv·d_h) (wk, wv).");
     r.table("attention_parameters", {"attention", "KV heads", "g", "wq + wo", "wk + wv", "parameters (module)",
                                      "parameters (formula)", "K,V values cached per token", "lecture"}, rows);
     r.value("attention_parameters_mha", static_cast<double>(mha));

@@ -1,7 +1,5 @@
 #include "lessons/pretrain_finetune/subject_task.h"
 
-#include <map>
-#include <numeric>
 #include <stdexcept>
 
 #include "lessons/pretrain_finetune/independent_runs.h"
@@ -44,77 +42,22 @@ SubjectRun run_one(const MethodSpec& spec, const std::vector<farm::Sentence>& tr
     return run;
 }
 
-// The top block's attention read at each prefix's last token only: that
-// token's query against its own prefix's keys and values, then the output
-// projection, [B, d]. GPT (docs/models.md): qkv.weight holds the q, k, v blocks
-// of rows in that order, and heads are consecutive blocks of head_dim
-// columns. One attention call per prefix length: [n, 1, H, dh] queries
-// against [n, L, H, dh] keys.
-ag::Tensor last_token_attention(const nn::Attention& attn, const nn::LMConfig& cfg, const ag::Tensor& x,
-                                const PackedPrefixes& prefixes) {
-    const int64_t d = cfg.d_model, dh = cfg.head_dim(), kv = cfg.n_kv_heads * dh;
-    const auto project = [&](const ag::Tensor& rows, int64_t start, int64_t size) {
-        return ag::linear(rows, attn.qkv->weight.narrow(0, start, size), attn.qkv->bias.narrow(0, start, size));
-    };
-    const ag::Tensor q = project(ag::index_select(x, 0, prefixes.last_rows), 0, d);   // [B, d]
-    const ag::Tensor k = project(x, d, kv), v = project(x, d + kv, kv);              // [N, kv]
-    std::vector<ag::Tensor> outputs;
-    for (const PackedPrefixes::LengthGroup& group : prefixes.groups) {
-        const int64_t n = group.prefixes.size(0), L = group.length;
-        std::vector<int64_t> key_positions(static_cast<size_t>(L));
-        std::iota(key_positions.begin(), key_positions.end(), int64_t{0});
-        const ag::Tensor out = ag::attention(ag::index_select(q, 0, group.prefixes).reshape({n, 1, cfg.n_heads, dh}),
-                                             ag::index_select(k, 0, group.rows).reshape({n, L, cfg.n_kv_heads, dh}),
-                                             ag::index_select(v, 0, group.rows).reshape({n, L, cfg.n_kv_heads, dh}),
-                                             {L - 1}, key_positions);
-        outputs.push_back(out.reshape({n, d}));
-    }
-    return attn.proj->forward(ag::index_select(ag::cat(outputs, 0), 0, prefixes.group_order));
-}
-
 }  // namespace
 
 PackedPrefixes pack_prefixes(const std::vector<farm::Sentence>& prefixes) {
-    std::vector<double> ids, last, labels;
-    std::vector<int64_t> starts = {0};
+    std::vector<double> ids, labels;
+    std::vector<int64_t> starts = {0}, last;
     for (const farm::Sentence& p : prefixes) {
         ids.insert(ids.end(), p.ids.begin(), p.ids.end());
         starts.push_back(static_cast<int64_t>(ids.size()));
-        last.push_back(static_cast<double>(ids.size() - 1));
+        last.push_back(static_cast<int64_t>(ids.size()) - 1);
         labels.push_back(p.subject_plural);
     }
-    PackedPrefixes packed{as_tensor(ids), nn::Packing::from_starts(starts), {}, as_tensor(last), as_tensor(labels), {}, {}};
-    packed.positions = as_tensor(std::vector<double>(packed.packing.positions.begin(), packed.packing.positions.end()));
-
-    std::map<int64_t, std::pair<std::vector<double>, std::vector<double>>> by_length;   // L -> prefixes, rows
-    for (size_t b = 0; b + 1 < starts.size(); ++b) {
-        auto& [members, rows] = by_length[starts[b + 1] - starts[b]];
-        members.push_back(static_cast<double>(b));
-        for (int64_t i = starts[b]; i < starts[b + 1]; ++i) rows.push_back(static_cast<double>(i));
-    }
-    std::vector<double> order(prefixes.size());
-    size_t place = 0;
-    for (const auto& [length, group] : by_length) {
-        for (double b : group.first) order[static_cast<size_t>(b)] = static_cast<double>(place++);
-        packed.groups.push_back({length, as_tensor(group.first), as_tensor(group.second)});
-    }
-    packed.group_order = as_tensor(order);
-    return packed;
+    return {as_tensor(ids), nn::Packing::from_starts(starts), std::move(last), as_tensor(labels)};
 }
 
-ag::Tensor last_hidden(const nn::LanguageModel& gpt, const PackedPrefixes& prefixes) {
-    if (!gpt.ln_f || !gpt.pos_emb)
-        throw std::invalid_argument("last_hidden: the lecture-2 GPT only (LayerNorm, learned positions)");
-    // x = tok_emb + pos_emb; x += attn(ln1(x)); x += mlp(ln2(x)) per block (docs/models.md)
-    ag::Tensor x = gpt.tok_emb->forward(prefixes.ids) + gpt.pos_emb->forward(prefixes.positions);
-    for (size_t l = 0; l + 1 < gpt.layers.size(); ++l) x = gpt.layers[l]->forward(x, prefixes.packing);
-    // The top block at the last tokens only (their attention still reads
-    // every row of their prefix).
-    const nn::Block& top = *gpt.layers.back();
-    ag::Tensor h = ag::index_select(x, 0, prefixes.last_rows) +
-                   last_token_attention(*top.attn, gpt.config(), top.ln1->forward(x), prefixes);
-    h = h + top.gelu_mlp->forward(top.ln2->forward(h));
-    return gpt.ln_f->forward(h);
+ag::Tensor last_hidden(const nn::LanguageModel& body, const PackedPrefixes& prefixes) {
+    return body.hidden_at(prefixes.ids, prefixes.packing, prefixes.last_rows);
 }
 
 std::vector<double> train_subject_classifier(nn::LanguageModel& body, nn::ClassifierHead& head,

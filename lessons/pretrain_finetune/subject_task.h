@@ -26,31 +26,19 @@ namespace lessons::pretrain_finetune {
 // Prefixes packed end to end without padding (nn::Packing): row
 // last_rows[b] of the packed hidden states is prefix b's last token.
 struct PackedPrefixes {
-    ag::Tensor ids;        // [N]
-    nn::Packing packing;   // B prefixes
-    ag::Tensor positions;  // [N] each token's position in its prefix
-    ag::Tensor last_rows;  // [B]
-    ag::Tensor labels;     // [B] subject_plural
-    // The prefixes of one length L: which ones ([n]) and their rows ([n·L],
-    // prefix by prefix), so their keys and values stack into [n, L, ...].
-    struct LengthGroup {
-        int64_t length = 0;
-        ag::Tensor prefixes, rows;
-    };
-    std::vector<LengthGroup> groups;   // by increasing length
-    ag::Tensor group_order;            // [B]: prefix b's place among the groups' prefixes laid end to end
+    ag::Tensor ids;                  // [N]
+    nn::Packing packing;             // B prefixes
+    std::vector<int64_t> last_rows;  // [B]
+    ag::Tensor labels;               // [B] subject_plural
     int64_t tokens() const { return packing.rows(); }
 };
 PackedPrefixes pack_prefixes(const std::vector<farm::Sentence>& prefixes);
 
-// The GPT's final-norm hidden state at each prefix's last token, [B, d]:
-// the rows of body.hidden(ids, packing) the classifier reads, computed with
-// less work. Every token still needs every layer below the top one, and
-// the top layer's keys and values; only the last tokens need the top
-// layer's query, attention, MLP and final norm (about a third less time on
-// these prefixes).
-// The lecture-2 GPT only (LayerNorm, GELU MLP, learned positions).
-ag::Tensor last_hidden(const nn::LanguageModel& gpt, const PackedPrefixes& prefixes);
+// The body's final-norm hidden state at each prefix's last token, [B, d]
+// (nn::LanguageModel::hidden_at): only the last tokens need the top
+// layer's query, attention, MLP and final norm (about a third less time
+// on these prefixes than the full forward).
+ag::Tensor last_hidden(const nn::LanguageModel& body, const PackedPrefixes& prefixes);
 
 // `steps` full-batch Adam steps (betas 0.9 / 0.999, no weight decay) of the
 // cross-entropy of head(hidden at each last position). train_body: the body

@@ -319,7 +319,7 @@ void part5_kv_cache(Report& r, const Options& options) {
         const nn::LanguageModel model(nn::LMConfig::modern_lm(), static_cast<uint64_t>(seed));
         const ag::Tensor ids = farm_tokens(T, static_cast<uint64_t>(seed));
         const ag::Tensor full = model.forward(ids);
-        std::vector<nn::KVCache> caches = model.new_caches(false);
+        std::vector<nn::KVCache> caches = model.new_caches();
         for (int64_t t = 0; t < T; ++t) {
             const ag::Tensor step = model.forward_cached(ids.narrow(1, t, 1), {t}, caches);
             const double diff = ag::max_abs_diff(step, full.narrow(1, t, 1));

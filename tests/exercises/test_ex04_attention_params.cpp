@@ -172,7 +172,7 @@ TEST_CASE("ex04 equals the parameter count of real nn::Attention modules") {
             cfg.n_heads = shape.heads;
             cfg.n_kv_heads = kv;
             ag::Generator gen(0);
-            const nn::Attention attention(cfg, gen);
+            const nn::ModernAttention attention(cfg, gen);
             const int64_t got = ex04::attention_params(shape.d, shape.heads, kv, cfg.head_dim());
             INFO("nn::Attention with " << shape.heads << " query heads and " << kv << " KV heads of " << cfg.head_dim()
                                        << " at d = " << shape.d << " has " << attention.num_parameters()

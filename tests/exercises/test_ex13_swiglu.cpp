@@ -250,7 +250,7 @@ TEST_CASE("ex13 the SwiGLU module has w_gate, w_up, w_down without biases: 3·d�
         INFO("SwiGLU(" << d << ", " << d_ff << ")");
         for (const auto& [name, p] : params)
             if (name.find("bias") != std::string::npos)
-                FAIL("SwiGLU has no biases (" << name << "): nn::Linear(in, out, false, gen)");
+                FAIL("SwiGLU has no biases (" << name << "): nn::Linear(nn::LinearOptions(in, out).bias(false), gen)");
         const std::vector<std::pair<std::string, ag::Shape>> want = {
             {"w_gate.weight", {d_ff, d}}, {"w_up.weight", {d_ff, d}}, {"w_down.weight", {d, d_ff}}};
         {
@@ -263,7 +263,7 @@ TEST_CASE("ex13 the SwiGLU module has w_gate, w_up, w_down without biases: 3·d�
             INFO("parameter " << i << ": expected " << want[i].first << " " << ag::shape_str(want[i].second) << ", got "
                               << params[i].first << " " << ag::shape_str(params[i].second.shape()));
             if (i == 2 && d != d_ff && params[i].second.shape() == ag::Shape{d_ff, d})
-                FAIL("w_down goes back down, d_ff -> d_model: nn::Linear(d_ff, d_model, false, gen), weight [d, d_ff]");
+                FAIL("w_down goes back down, d_ff -> d_model: nn::Linear(nn::LinearOptions(d_ff, d_model).bias(false), gen), weight [d, d_ff]");
             CHECK(params[i].first == want[i].first);
             CHECK(params[i].second.shape() == want[i].second);
         }
@@ -286,7 +286,7 @@ TEST_CASE("ex13 the SwiGLU module: its members are the registered layers, drawn 
                 "the members w_gate, w_up, w_down must hold the registered layers: "
                 "w_gate = register_module(\"w_gate\", std::make_shared<nn::Linear>(…))");
         for (const auto& layer : {m.w_gate, m.w_up, m.w_down})
-            if (layer->bias.defined()) FAIL("a member layer has a bias: nn::Linear(in, out, false, gen)");
+            if (layer->bias.defined()) FAIL("a member layer has a bias: nn::Linear(nn::LinearOptions(in, out).bias(false), gen)");
         const auto params = m.named_parameters();
         {
             INFO("expected 3 registered parameters (w_gate.weight, w_up.weight, w_down.weight), got " << params.size());
@@ -300,7 +300,7 @@ TEST_CASE("ex13 the SwiGLU module: its members are the registered layers, drawn 
         const Tensor wants[] = {want.w_gate->weight, want.w_up->weight, want.w_down->weight};
         for (size_t i = 0; i < 3; ++i)
             if (!grading::same_tensor(members[i], wants[i], 0.0))
-                FAIL(kNames[i + 1] << "'s weight is not the one nn::Linear(…, false, gen) draws in its turn: create "
+                FAIL(kNames[i + 1] << "'s weight is not the one nn::Linear(…, gen) draws in its turn: create "
                                    << "w_gate first, then w_up, then w_down, each from gen");
         CHECK(m.num_parameters() == want.num_parameters());
         // Built from gen itself, the module leaves it where nn::SwiGLU leaves

@@ -145,8 +145,9 @@ void check_conversion(const nn::LanguageModel& mha, const nn::LanguageModel& gqa
     // The tensor a layer computes with must be the one it registered (the
     // one named_parameters() and an optimizer see).
     for (size_t l = 0; l < gqa.layers.size(); ++l) {
-        const auto& attn = gqa.layers[l]->attn;
-        if (!attn || !attn->wk) continue;
+        const auto block = std::dynamic_pointer_cast<nn::ModernBlock>(gqa.layers[l]);
+        if (!block) continue;
+        const auto& attn = block->attn;
         for (const auto& [proj, linear] : {std::pair{"wk", attn->wk}, std::pair{"wv", attn->wv}}) {
             const std::string name = "layers." + std::to_string(l) + ".attn." + proj + ".weight";
             for (const auto& [n, p] : to)

@@ -197,8 +197,9 @@ std::unique_ptr<nn::LanguageModel> last_noun_model(double c) {
     nn::LanguageModel& m = *model;
     ag::NoGradGuard no_grad;
     for (const auto& layer : m.layers) {
-        fill(layer->attn->wo->weight, 0.0);
-        fill(layer->swiglu->w_down->weight, 0.0);
+        const auto& block = dynamic_cast<const nn::ModernBlock&>(*layer);
+        fill(block.attn->wo->weight, 0.0);
+        fill(block.mlp->w_down->weight, 0.0);
     }
     const double s = 2.0;
     fill(m.tok_emb->weight, 0.0);

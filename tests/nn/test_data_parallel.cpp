@@ -42,7 +42,7 @@ std::vector<std::vector<double>> grads_of(const nn::Module& m) {
 
 TEST_CASE("DataParallel gives the whole batch's loss and gradient", "[nn][data_parallel]") {
     for (const nn::LMConfig& cfg : {nn::LMConfig::gpt(), nn::LMConfig::modern_lm()}) {
-        INFO(cfg.model);
+        INFO(nn::to_string(cfg.model));
         nn::LanguageModel whole(cfg, 3), sharded(cfg, 3);
         const Batch b = random_batch(4);
         const Tensor loss = ag::cross_entropy(whole.forward(b.ids, nn::Packing::from_starts(b.starts)), b.targets);

@@ -1,6 +1,8 @@
 // The lecture's models: parameter names and counts (module and formula),
 // GQA as MHA with copied K/V heads, and cached decoding equal to the full
 // forward pass for every position encoding, with and without windows.
+#include <functional>
+
 #include <catch2/catch.hpp>
 
 #include "nn/autoencoder.h"
@@ -9,6 +11,7 @@
 
 using ag::Tensor;
 using nn::LMConfig;
+using nn::ModelKind;
 using nn::PosEncoding;
 
 namespace {
@@ -75,7 +78,7 @@ TEST_CASE("the parameter formula matches the module for every option", "[nn][mod
         for (int64_t kv : {1, 2, 4})
             for (PosEncoding pos : {PosEncoding::None, PosEncoding::Learned, PosEncoding::Sinusoidal, PosEncoding::Rope}) {
                 LMConfig c = std::string(model) == "gpt" ? LMConfig::gpt() : LMConfig::modern_lm();
-                if (c.model == "gpt" && (kv != 4 || pos != PosEncoding::Learned)) continue;
+                if (c.model == ModelKind::Gpt && (kv != 4 || pos != PosEncoding::Learned)) continue;
                 c.n_kv_heads = kv;
                 c.pos = pos;
                 c.n_layers = 3;
@@ -128,11 +131,11 @@ TEST_CASE("GQA equals MHA with each K/V head copied g times, exactly", "[nn][mod
 
 // Cached decoding, one token at a time, must give the logits of the full
 // forward pass at every position.
-static double decode_error(const LMConfig& cfg, bool rolling, int64_t T) {
+static double decode_error(const LMConfig& cfg, nn::CacheKind kind, int64_t T) {
     const nn::LanguageModel m(cfg, 21);
     const Tensor ids = random_ids(2, T, cfg.vocab, 9);
     const Tensor full = m.forward(ids);
-    auto caches = m.new_caches(rolling);
+    auto caches = m.new_caches(kind);
     double worst = 0.0;
     for (int64_t t = 0; t < T; ++t) {
         const Tensor step = m.forward_cached(ids.narrow(1, t, 1).contiguous(), {t}, caches);
@@ -149,17 +152,17 @@ TEST_CASE("cached decoding equals the full forward pass", "[nn][models][cache]")
             c.window = window;
             const int64_t T = pos == PosEncoding::Learned ? c.max_len : 60;  // well past W
             INFO("pos=" << nn::to_string(pos) << " window=" << window << " T=" << T);
-            CHECK(decode_error(c, false, T) < 1e-12);
-            if (window > 0) CHECK(decode_error(c, true, T) < 1e-12);
+            CHECK(decode_error(c, nn::CacheKind::Plain, T) < 1e-12);
+            if (window > 0) CHECK(decode_error(c, nn::CacheKind::Rolling, T) < 1e-12);
         }
-    CHECK(decode_error(LMConfig::gpt(), false, 40) < 1e-12);
+    CHECK(decode_error(LMConfig::gpt(), nn::CacheKind::Plain, 40) < 1e-12);
 }
 
 TEST_CASE("a rolling buffer keeps W-1 slots, position p in slot p mod (W-1)", "[nn][models][cache]") {
     LMConfig c = LMConfig::modern_lm();
     c.window = 6;
     const nn::LanguageModel m(c, 4);
-    auto caches = m.new_caches(true);
+    auto caches = m.new_caches(nn::CacheKind::Rolling);
     const Tensor ids = random_ids(1, 13, c.vocab, 2);
     for (int64_t t = 0; t < 13; ++t) m.forward_cached(ids.narrow(1, t, 1).contiguous(), {t}, caches);
     REQUIRE(caches[0].slots() == 5);
@@ -170,7 +173,7 @@ TEST_CASE("a rolling buffer keeps W-1 slots, position p in slot p mod (W-1)", "[
         CHECK(p >= 13 - 5);
     }
     CHECK(caches[0].k.shape() == ag::Shape{1, 5, 2, 16});
-    CHECK_THROWS_WITH(nn::LanguageModel(LMConfig::modern_lm(), 0).new_caches(true), Catch::Contains("window"));
+    CHECK_THROWS_WITH(nn::LanguageModel(LMConfig::modern_lm(), 0).new_caches(nn::CacheKind::Rolling), Catch::Contains("window"));
 }
 
 TEST_CASE("bad configs and inputs are refused with clear messages", "[nn][models]") {
@@ -265,9 +268,71 @@ TEST_CASE("packed sequences give the padded batch's logits on the real rows", "[
         }
         const Tensor packed = m.forward(Tensor::from({starts.back()}, rows), nn::Packing::from_starts(starts));
         for (size_t b = 0; b < lengths.size(); ++b) {
-            INFO(c.model << " sequence " << b);
+            INFO(nn::to_string(c.model) << " sequence " << b);
             const Tensor real = padded.narrow(0, static_cast<int64_t>(b), 1).narrow(1, 0, lengths[b]).reshape({lengths[b], 68});
             CHECK(ag::max_abs_diff(real, packed.narrow(0, starts[b], lengths[b])) < 1e-12);
         }
     }
+}
+
+TEST_CASE("hidden_at gives the chosen rows of the full forward, values and gradients", "[nn][models][packed]") {
+    LMConfig windowed = LMConfig::modern_lm();
+    windowed.window = 3;
+    LMConfig one_layer = LMConfig::gpt();
+    one_layer.n_layers = 1;
+    for (const LMConfig& c : {LMConfig::gpt(), LMConfig::modern_lm(), windowed, one_layer}) {
+        INFO(nn::to_string(c.model) << ", " << c.n_layers << " layers, window " << c.window);
+        nn::LanguageModel m(c, 11);
+        const nn::Packing packing = nn::Packing::from_starts({0, 7, 7, 10, 15});  // an empty sequence too
+        const Tensor ids = random_ids(1, 15, 68, 12).reshape({15});
+        const std::vector<int64_t> rows = {6, 0, 9, 14, 3, 9};  // any order, repeats allowed
+        const Tensor index = Tensor::from({6}, {6, 0, 9, 14, 3, 9});
+        ag::Generator gen(13);
+        const Tensor weights = Tensor::randn({6, c.d_model}, gen);
+
+        const auto gradients = [&](const Tensor& hidden) {
+            m.zero_grad();
+            (hidden * weights).sum().backward();
+            std::vector<Tensor> grads;
+            for (const Tensor& p : m.parameters()) grads.push_back(p.grad().defined() ? p.grad().clone() : Tensor());
+            return grads;
+        };
+        const Tensor full = ag::index_select(m.hidden(ids, packing), 0, index);
+        const std::vector<Tensor> full_grads = gradients(full);
+        const Tensor chosen = m.hidden_at(ids, packing, rows);
+        REQUIRE(chosen.shape() == ag::Shape{6, c.d_model});
+        CHECK(ag::max_abs_diff(chosen, full) < 1e-12);
+        const std::vector<Tensor> chosen_grads = gradients(chosen);
+        const auto params = m.named_parameters();
+        for (size_t i = 0; i < params.size(); ++i) {
+            INFO(params[i].first);
+            REQUIRE(chosen_grads[i].defined() == full_grads[i].defined());
+            if (full_grads[i].defined()) CHECK(ag::max_abs_diff(chosen_grads[i], full_grads[i]) < 1e-12);
+        }
+    }
+    const nn::LanguageModel m(LMConfig::modern_lm(), 0);
+    CHECK_THROWS_WITH(m.hidden_at(Tensor::zeros({4}), nn::Packing::uniform(1, 4), {4}),
+                      Catch::Contains("row 4 is outside the 4 packed rows"));
+}
+
+TEST_CASE("cached decoding turns q and k by rope_positions when given", "[nn][models][cache]") {
+    // RoPE scores depend only on position differences (§4.5): turning every
+    // token by p + 5 instead of p changes no logit; turning only the last
+    // one does.
+    const nn::LanguageModel m(LMConfig::modern_lm(), 2);
+    const Tensor ids = random_ids(1, 6, 68, 3);
+    const auto decode = [&](const std::function<int64_t(int64_t)>& turn) {
+        std::vector<nn::KVCache> caches = m.new_caches();
+        std::vector<Tensor> logits;
+        for (int64_t p = 0; p < 6; ++p)
+            logits.push_back(m.forward_cached(ids.narrow(1, p, 1), {p}, caches, {turn(p)}));
+        return ag::cat(logits, 1);
+    };
+    const Tensor own = decode([](int64_t p) { return p; });
+    CHECK(ag::max_abs_diff(own, m.forward(ids)) < 1e-12);
+    CHECK(ag::max_abs_diff(decode([](int64_t p) { return p + 5; }), own) < 1e-12);
+    CHECK(ag::max_abs_diff(decode([](int64_t p) { return p == 5 ? 2 : p; }), own) > 1e-6);
+    std::vector<nn::KVCache> caches = m.new_caches();
+    CHECK_THROWS_WITH(m.forward_cached(ids.narrow(1, 0, 2), {0, 1}, caches, {0}),
+                      Catch::Contains("1 rope positions for 2 positions"));
 }

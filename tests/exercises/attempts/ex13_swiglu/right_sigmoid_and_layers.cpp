@@ -24,10 +24,10 @@ ag::Tensor swiglu(const ag::Tensor& x, const ag::Tensor& w_gate, const ag::Tenso
 }
 
 SwiGLU::SwiGLU(int64_t d_model, int64_t d_ff, ag::Generator& gen) {
-    const bool no_bias = false;
-    w_gate = register_module("w_gate", std::make_shared<nn::Linear>(d_model, d_ff, no_bias, gen));
-    w_up = register_module("w_up", std::make_shared<nn::Linear>(d_model, d_ff, no_bias, gen));
-    w_down = register_module("w_down", std::make_shared<nn::Linear>(d_ff, d_model, no_bias, gen));
+    const auto no_bias = [](int64_t in, int64_t out) { return nn::LinearOptions(in, out).bias(false); };
+    w_gate = register_module("w_gate", std::make_shared<nn::Linear>(no_bias(d_model, d_ff), gen));
+    w_up = register_module("w_up", std::make_shared<nn::Linear>(no_bias(d_model, d_ff), gen));
+    w_down = register_module("w_down", std::make_shared<nn::Linear>(no_bias(d_ff, d_model), gen));
 }
 
 ag::Tensor SwiGLU::forward(const ag::Tensor& x) const {

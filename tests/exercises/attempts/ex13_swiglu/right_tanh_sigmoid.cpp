@@ -19,9 +19,9 @@ ag::Tensor swiglu(const ag::Tensor& x, const ag::Tensor& w_gate, const ag::Tenso
 }
 
 SwiGLU::SwiGLU(int64_t d_model, int64_t d_ff, ag::Generator& gen) {
-    w_gate = register_module("w_gate", std::make_shared<nn::Linear>(d_model, d_ff, false, gen));
-    w_up = register_module("w_up", std::make_shared<nn::Linear>(d_model, d_ff, false, gen));
-    w_down = register_module("w_down", std::make_shared<nn::Linear>(d_ff, d_model, false, gen));
+    w_gate = register_module("w_gate", std::make_shared<nn::Linear>(nn::LinearOptions(d_model, d_ff).bias(false), gen));
+    w_up = register_module("w_up", std::make_shared<nn::Linear>(nn::LinearOptions(d_model, d_ff).bias(false), gen));
+    w_down = register_module("w_down", std::make_shared<nn::Linear>(nn::LinearOptions(d_ff, d_model).bias(false), gen));
 }
 
 ag::Tensor SwiGLU::forward(const ag::Tensor& x) const {
