@@ -211,6 +211,14 @@ Tensor Tensor::grad() const {
     return g ? Tensor(g) : Tensor();
 }
 
+Tensor& Tensor::set_grad(const Tensor& grad) {
+    if (grad.shape() != shape())
+        throw std::invalid_argument(fmt::format("set_grad: a gradient of shape {} for a tensor of shape {}",
+                                                shape_str(grad.shape()), shape_str(shape())));
+    impl_->grad = grad.impl_ptr();
+    return *this;
+}
+
 void Tensor::zero_grad() { checked(impl_), impl_->grad.reset(); }
 void Tensor::retain_grad() { checked(impl_), impl_->retains_grad = true; }
 std::shared_ptr<Node> Tensor::grad_fn() const { return checked(impl_).grad_fn; }
@@ -239,6 +247,17 @@ Tensor Tensor::detach() const {
     impl->strides = impl_->strides;
     impl->offset = impl_->offset;
     return Tensor(std::move(impl));
+}
+
+Tensor& Tensor::set_(const Tensor& source) {
+    if (!is_leaf()) throw std::logic_error("set_: only leaf tensors can take another tensor's storage");
+    if (source.shape() != shape())
+        throw std::invalid_argument(fmt::format("set_: source of shape {} for a tensor of shape {}",
+                                                shape_str(source.shape()), shape_str(shape())));
+    impl_->storage = source.impl_->storage;
+    impl_->offset = source.impl_->offset;
+    impl_->strides = source.impl_->strides;
+    return *this;
 }
 
 // ---- methods that forward to ops.h ------------------------------------------

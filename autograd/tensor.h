@@ -73,11 +73,18 @@ public:
     Tensor& requires_grad_(bool on = true);   // leaves only
     bool is_leaf() const;                     // not made by a recorded op
     Tensor grad() const;                      // undefined until backward
+    // Makes `grad` this tensor's .grad() (PyTorch's `x.grad = g`: the same
+    // numbers, not a copy); a later backward() adds into it. Shapes must match.
+    Tensor& set_grad(const Tensor& grad);
     void zero_grad();                         // drops .grad()
     void retain_grad();                       // keep .grad() of a non-leaf
     void backward() const;                    // scalar losses only
     void backward(const Tensor& grad_output) const;
     Tensor detach() const;                    // same storage, no history
+    // libtorch's set_: this tensor now reads and writes source's numbers
+    // (its storage, offset and strides); its own requires_grad, .grad() and
+    // name stay. Leaves only, and here the shapes must match.
+    Tensor& set_(const Tensor& source);
     std::shared_ptr<Node> grad_fn() const;    // null for leaves
     std::string name() const;                 // optional label (printing)
     Tensor& set_name(std::string name);

@@ -19,7 +19,7 @@
 #include "data/batching.h"
 #include "data/farm_language.h"
 #include "lessons/common/cli.h"
-#include "nn/data_parallel.h"
+#include "lessons/common/sharded_gradient.h"
 #include "nn/language_model.h"
 #include "nn/optim.h"
 
@@ -32,14 +32,14 @@ struct Result {
 Result run(const nn::LMConfig& cfg, const std::vector<farm::LmBatch>& batches, int64_t steps) {
     nn::LanguageModel model(cfg, 0);
     optim::AdamW opt(model.parameters(), 1e-3, 0.9, 0.95, 1e-8, 0.01);
-    nn::DataParallel parallel(model);
+    lessons::ShardedGradient sharded(model);
     Result r;
     const auto start = std::chrono::steady_clock::now();
     for (int64_t s = 0; s < steps; ++s) {
         const farm::LmBatch& b = batches[static_cast<size_t>(s) % batches.size()];
         // only the real rows: the packed batch (padding changes no real token's output)
         opt.zero_grad();
-        r.loss = parallel.forward_backward(b.packed_ids, b.packed_targets, b.starts);
+        r.loss = sharded.forward_backward(b.packed_ids, b.packed_targets, b.starts);
         opt.step();
         r.tokens += static_cast<double>(b.tokens);
     }

@@ -242,8 +242,9 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M,
   // matrix. Each thread takes one contiguous range of these numbers, so it
   // owns whole rows of C and packs each slice of B once per matrix it
   // touches. Below ~1 MFLOP (~10 µs) a second thread costs more than it saves;
-  // inside another parallel region (nn::DataParallel's shards) the caller's
-  // threads are already busy, so the product runs on the calling thread.
+  // inside another parallel region (the shards of lessons::ShardedGradient)
+  // the caller's threads are already busy, so the product runs on the
+  // calling thread.
   const int64_t panels = (M + MR - 1) / MR;
   const int64_t total = batch * panels;
   const double flops = 2.0 * double(batch) * double(M) * double(N) * double(K);

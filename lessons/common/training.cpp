@@ -1,7 +1,5 @@
 #include "lessons/common/training.h"
 
-#include "nn/data_parallel.h"
-
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -9,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "lessons/common/sharded_gradient.h"
 #include "nn/optim.h"
 #include "nn/schedule.h"
 
@@ -48,7 +47,7 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
     else
         schedule = std::make_unique<optim::Constant>(options.lr);
 
-    nn::DataParallel parallel(model);  // two shards per batch, one per core (nn/data_parallel.h)
+    ShardedGradient sharded(model);  // two shards per batch, one per core (sharded_gradient.h)
     if (progress) progress->begin(options.epochs, steps_per_epoch);
     std::vector<EpochLog> logs;
     int64_t step = 0;  // optimiser steps of this call, for the schedule
@@ -68,7 +67,7 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
             // never changes a real token's output): the loss is the mean
             // cross-entropy of its N real tokens.
             adam.zero_grad();
-            const double value = parallel.forward_backward(batch.packed_ids, batch.packed_targets, batch.starts);
+            const double value = sharded.forward_backward(batch.packed_ids, batch.packed_targets, batch.starts);
             adam.lr = schedule->lr(step++);
             adam.step();
 

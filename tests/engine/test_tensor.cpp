@@ -280,6 +280,39 @@ TEST_CASE("names are kept", "[engine][tensor]") {
     CHECK(t.name() == "weights");
 }
 
+TEST_CASE("set_ makes a leaf read another tensor's numbers and keeps its own grad", "[engine][tensor][views]") {
+    Tensor base = Tensor::from({6}, {0, 1, 2, 3, 4, 5});
+    Tensor p = Tensor::zeros({3}, true);
+    p.set_name("w");
+    (p * 2.0).sum().backward();
+    p.set_(base.narrow(0, 2, 3));
+    CHECK(p.impl()->storage == base.impl()->storage);
+    CHECK(p.to_vector() == std::vector<double>{2, 3, 4});
+    base.data()[3] = 30;  // a write through base is seen by p
+    CHECK(p.at({1}) == 30);
+    CHECK(p.requires_grad());
+    CHECK(p.name() == "w");
+    CHECK(p.grad().to_vector() == std::vector<double>{2, 2, 2});
+
+    CHECK_THROWS_AS(p.set_(Tensor::zeros({4})), std::invalid_argument);
+    CHECK_THROWS_WITH(p.set_(Tensor::zeros({4})), "set_: source of shape [4] for a tensor of shape [3]");
+    Tensor not_leaf = p * 2.0;
+    CHECK_THROWS_AS(not_leaf.set_(base.narrow(0, 0, 3)), std::logic_error);
+    CHECK_THROWS_WITH(not_leaf.set_(base.narrow(0, 0, 3)), "set_: only leaf tensors can take another tensor's storage");
+}
+
+TEST_CASE("set_grad gives a tensor its gradient, and backward adds to it", "[engine][tensor]") {
+    Tensor x = Tensor::zeros({2}, true);
+    const Tensor g = Tensor::from({2}, {1, 2});
+    x.set_grad(g);
+    CHECK(x.grad().data() == g.data());  // the same numbers, as x.grad = g in PyTorch
+    (x * 3.0).sum().backward();
+    CHECK(x.grad().to_vector() == std::vector<double>{4, 5});
+
+    CHECK_THROWS_AS(x.set_grad(Tensor::zeros({3})), std::invalid_argument);
+    CHECK_THROWS_WITH(x.set_grad(Tensor::zeros({3})), "set_grad: a gradient of shape [3] for a tensor of shape [2]");
+}
+
 TEST_CASE("memory_stats counts the storage in use and its peak", "[engine][tensor]") {
     ag::reset_peak_memory();
     const ag::MemoryStats before = ag::memory_stats();

@@ -14,8 +14,8 @@
 #include "lessons/common/evaluation.h"
 #include "lessons/common/model_cache.h"
 #include "lessons/common/progress.h"
+#include "lessons/common/sharded_gradient.h"
 #include "lessons/common/training.h"
-#include "nn/data_parallel.h"
 #include "nn/optim.h"
 
 using lessons::LmTrainOptions;
@@ -130,10 +130,10 @@ TEST_CASE("train_lm is the documented loop: batch order from epoch_shuffle_seed,
 
     ag::Generator order(lessons::epoch_shuffle_seed(3, 4));
     optim::AdamW adam(by_hand.parameters(), 1e-3, 0.9, 0.95, 1e-8, 0.01);
-    nn::DataParallel parallel(by_hand);
+    lessons::ShardedGradient sharded(by_hand);
     for (const farm::LmBatch& batch : farm::make_lm_batches(train, 32, &order)) {
         adam.zero_grad();
-        parallel.forward_backward(batch.packed_ids, batch.packed_targets, batch.starts);
+        sharded.forward_backward(batch.packed_ids, batch.packed_targets, batch.starts);
         adam.step();
     }
     CHECK(max_weight_diff(model, by_hand) == 0.0);

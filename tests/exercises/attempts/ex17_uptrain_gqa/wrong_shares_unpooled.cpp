@@ -35,7 +35,7 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
             const ag::Tensor pooled = pool_kv_heads(from[i].second, cfg.head_dim(), n_kv_heads);
             std::copy_n(pooled.data(), param.numel(), param.data());
         } else {
-            param.impl()->storage = from[i].second.impl()->storage;  // same numbers, no copy
+            param.set_(from[i].second);  // same numbers, no copy
         }
     }
     return gqa;

@@ -1,9 +1,9 @@
-// Data parallelism with a fixed split: the shards' gradients add up to the
-// whole batch's gradient, the model's numbers are shared (not copied), and
-// 1 and 2 threads give the same bits.
+// The sharded training gradient (lessons/common/sharded_gradient.h): the
+// shards' gradients add up to the whole batch's gradient, the model's
+// numbers are shared (not copied), and 1 and 2 threads give the same bits.
 #include <catch2/catch.hpp>
 
-#include "nn/data_parallel.h"
+#include "lessons/common/sharded_gradient.h"
 
 using ag::Tensor;
 
@@ -40,15 +40,15 @@ std::vector<std::vector<double>> grads_of(const nn::Module& m) {
 
 }  // namespace
 
-TEST_CASE("DataParallel gives the whole batch's loss and gradient", "[nn][data_parallel]") {
+TEST_CASE("ShardedGradient gives the whole batch's loss and gradient", "[lessons][sharded_gradient]") {
     for (const nn::LMConfig& cfg : {nn::LMConfig::gpt(), nn::LMConfig::modern_lm()}) {
         INFO(nn::to_string(cfg.model));
         nn::LanguageModel whole(cfg, 3), sharded(cfg, 3);
         const Batch b = random_batch(4);
         const Tensor loss = ag::cross_entropy(whole.forward(b.ids, nn::Packing::from_starts(b.starts)), b.targets);
         loss.backward();
-        nn::DataParallel parallel(sharded);
-        const double sharded_loss = parallel.forward_backward(b.ids, b.targets, b.starts);
+        lessons::ShardedGradient gradient(sharded);
+        const double sharded_loss = gradient.forward_backward(b.ids, b.targets, b.starts);
         CHECK(sharded_loss == Approx(loss.item()).epsilon(1e-14));
         const auto g1 = grads_of(whole), g2 = grads_of(sharded);
         REQUIRE(g1.size() == g2.size());
@@ -57,25 +57,40 @@ TEST_CASE("DataParallel gives the whole batch's loss and gradient", "[nn][data_p
             for (size_t j = 0; j < g1[i].size(); ++j) worst = std::max(worst, std::abs(g1[i][j] - g2[i][j]));
         CHECK(worst < 1e-14);
         // a second call adds, as backward() does
-        parallel.forward_backward(b.ids, b.targets, b.starts);
+        gradient.forward_backward(b.ids, b.targets, b.starts);
         CHECK(sharded.parameters()[0].grad().to_vector()[0] == Approx(2 * g2[0][0]).margin(1e-15));
     }
 }
 
-TEST_CASE("DataParallel replicas share the model's numbers and give the same bits on 1 and 2 threads",
-          "[nn][data_parallel]") {
+TEST_CASE("ShardedGradient's replicas share the model's numbers and give the same bits on 1 and 2 threads",
+          "[lessons][sharded_gradient]") {
     std::vector<std::vector<double>> by_threads[2];
     for (int threads : {1, 2}) {
         const ag::ThreadCountGuard use(threads);
         nn::LanguageModel model(nn::LMConfig::modern_lm(), 8);
-        nn::DataParallel parallel(model);
+        lessons::ShardedGradient gradient(model);
         const Batch b = random_batch(9);
-        parallel.forward_backward(b.ids, b.targets, b.starts);
+        gradient.forward_backward(b.ids, b.targets, b.starts);
         by_threads[threads - 1] = grads_of(model);
         // an update of the model's numbers is seen by the replicas: the loss changes
-        const double first = parallel.forward_backward(b.ids, b.targets, b.starts);
+        const double first = gradient.forward_backward(b.ids, b.targets, b.starts);
         model.parameters()[0].data()[static_cast<int64_t>(b.ids.to_vector()[0]) * 64] += 1.0;
-        CHECK(parallel.forward_backward(b.ids, b.targets, b.starts) != first);
+        CHECK(gradient.forward_backward(b.ids, b.targets, b.starts) != first);
     }
     CHECK(by_threads[0] == by_threads[1]);
+}
+
+TEST_CASE("ShardedGradient leaves frozen parameters alone and refuses a bad batch", "[lessons][sharded_gradient]") {
+    nn::LanguageModel model(nn::LMConfig::modern_lm(), 5);
+    Tensor frozen = model.parameters().front();
+    frozen.requires_grad_(false);
+    lessons::ShardedGradient gradient(model);
+    const Batch b = random_batch(6);
+    gradient.forward_backward(b.ids, b.targets, b.starts);
+    CHECK_FALSE(frozen.grad().defined());
+    CHECK(model.parameters().back().grad().defined());
+
+    CHECK_THROWS_WITH(lessons::ShardedGradient(model, 0), "ShardedGradient: 0 shards");
+    CHECK_THROWS_WITH(gradient.forward_backward(b.ids.narrow(0, 1, b.ids.size(0) - 1), b.targets, b.starts),
+                      Catch::Contains("ShardedGradient: ids") && Catch::Contains("packed rows"));
 }

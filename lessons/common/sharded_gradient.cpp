@@ -1,12 +1,15 @@
-#include "nn/data_parallel.h"
+#include "lessons/common/sharded_gradient.h"
 
+#include <algorithm>
 #include <exception>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <omp.h>
 
-namespace nn {
+namespace lessons {
+
+using ag::Tensor;
 
 // to += from (same shapes, contiguous gradients)
 static void add_into(Tensor to, const Tensor& from) {
@@ -16,29 +19,28 @@ static void add_into(Tensor to, const Tensor& from) {
     for (int64_t j = 0; j < n; ++j) t[j] += f[j];
 }
 
-DataParallel::DataParallel(LanguageModel& model, int shards) : model_(model) {
-    if (shards < 1) throw std::invalid_argument(fmt::format("DataParallel: {} shards", shards));
+ShardedGradient::ShardedGradient(nn::LanguageModel& model, int shards) : model_(model) {
+    if (shards < 1) throw std::invalid_argument(fmt::format("ShardedGradient: {} shards", shards));
     const auto master = model.named_parameters();
     for (int r = 0; r < shards; ++r) {
-        auto replica = std::make_unique<LanguageModel>(model.config(), 0);
+        auto replica = std::make_unique<nn::LanguageModel>(model.config(), 0);
         const auto params = replica->named_parameters();
         for (size_t i = 0; i < params.size(); ++i) {  // same architecture: same names, same order
-            ag::TensorImpl& to = *params[i].second.impl();
-            const ag::TensorImpl& from = *master[i].second.impl();
-            to.storage = from.storage;  // the replica reads the model's numbers
-            to.offset = from.offset;
-            to.strides = from.strides;
-            to.requires_grad = from.requires_grad;
+            Tensor p = params[i].second;
+            const Tensor& from = master[i].second;
+            p.set_(from);  // the replica reads the model's numbers
+            p.requires_grad_(from.requires_grad());
         }
         replicas_.push_back(std::move(replica));
     }
 }
 
-double DataParallel::forward_backward(const Tensor& ids, const Tensor& targets, const std::vector<int64_t>& starts) {
+double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& targets,
+                                         const std::vector<int64_t>& starts) {
     const int shards = static_cast<int>(replicas_.size());
     const int64_t B = static_cast<int64_t>(starts.size()) - 1, N = starts.empty() ? 0 : starts.back();
     if (B < 1 || ids.dim() != 1 || ids.size(0) != N || targets.shape() != ids.shape())
-        throw std::invalid_argument(fmt::format("DataParallel: ids {} and targets {} for {} packed rows",
+        throw std::invalid_argument(fmt::format("ShardedGradient: ids {} and targets {} for {} packed rows",
                                                 ag::shape_str(ids.shape()), ag::shape_str(targets.shape()), N));
     // Shard boundaries: whole sequences, cut where the running token count
     // first reaches r·N/shards, so that the shards (and the threads) get
@@ -58,18 +60,21 @@ double DataParallel::forward_backward(const Tensor& ids, const Tensor& targets, 
             // shard r: sequences b0 … b1-1, rows r0 … r1-1
             const int64_t b0 = cut[static_cast<size_t>(r)], b1 = cut[static_cast<size_t>(r) + 1];
             const int64_t r0 = starts[static_cast<size_t>(b0)], r1 = starts[static_cast<size_t>(b1)];
-            LanguageModel& replica = *replicas_[static_cast<size_t>(r)];
+            nn::LanguageModel& replica = *replicas_[static_cast<size_t>(r)];
             replica.zero_grad();
             if (r1 == r0) continue;
             std::vector<int64_t> local;
             for (int64_t b = b0; b <= b1; ++b) local.push_back(starts[static_cast<size_t>(b)] - r0);
-            const Tensor logits = replica.forward(ids.narrow(0, r0, r1 - r0), Packing::from_starts(local));
+            const Tensor logits = replica.forward(ids.narrow(0, r0, r1 - r0), nn::Packing::from_starts(local));
             const Tensor loss = ag::cross_entropy(logits, targets.narrow(0, r0, r1 - r0));
+            // The batch's mean loss is Σ_r (N_r / N) · (shard r's mean loss),
+            // N_r = r1 - r0 its tokens: backward from the shard's mean with
+            // weight N_r / N, and the shards' gradients add up to the batch's.
             const double share = static_cast<double>(r1 - r0) / static_cast<double>(N);
             loss.backward(Tensor::scalar(share));
             losses[static_cast<size_t>(r)] = loss.item() * share;
         } catch (...) {
-#pragma omp critical(data_parallel_error)
+#pragma omp critical(sharded_gradient_error)
             if (!error) error = std::current_exception();
         }
     }
@@ -95,15 +100,14 @@ double DataParallel::forward_backward(const Tensor& ids, const Tensor& targets, 
             add_into(sum, g);
         }
         if (!sum.defined()) continue;
-        if (p.grad().defined()) {
+        if (p.grad().defined())
             add_into(p.grad(), sum);
-        } else {
-            p.impl()->grad = sum.impl_ptr();
-        }
+        else
+            p.set_grad(sum);
     }
     double total = 0.0;
     for (double l : losses) total += l;
     return total;
 }
 
-}  // namespace nn
+}  // namespace lessons
