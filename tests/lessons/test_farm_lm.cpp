@@ -14,7 +14,7 @@
 
 #include "lesson_helpers.h"
 #include "lessons/common/evaluation.h"
-#include "lessons/farm_lm/commands.h"
+#include "tools/farm_lm/commands.h"
 #include "nn/checkpoint.h"
 
 using Catch::Contains;
