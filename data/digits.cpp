@@ -15,7 +15,7 @@
 #include "autograd/generator.h"
 #include "data/shuffle.h"
 
-namespace farm {
+namespace optdigits {
 
 namespace {
 
@@ -132,11 +132,11 @@ DigitsSplit split_digits(const Digits& digits, int64_t n_test, uint64_t seed) {
                                                 n - 1, n));
     }
     ag::Generator gen(seed);
-    const std::vector<int64_t> order = permutation(n, gen);
+    const std::vector<int64_t> order = farm::permutation(n, gen);
     DigitsSplit split;
     split.test = take_rows(digits, {order.begin(), order.begin() + n_test});
     split.train = take_rows(digits, {order.begin() + n_test, order.end()});
     return split;
 }
 
-}  // namespace farm
+}  // namespace optdigits

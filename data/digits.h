@@ -9,7 +9,9 @@
 
 #include "autograd/tensor.h"
 
-namespace farm {
+// Namespace optdigits, the UCI set's own name, not farm: the digits are no
+// part of the farm language (they only borrow its shuffle).
+namespace optdigits {
 
 struct Digits {
     ag::Tensor images;         // [N, 64] pixels scaled to [0, 1] (value / 16)
@@ -35,4 +37,4 @@ struct DigitsSplit {
 // test, the rest to train. 0 < n_test < N.
 DigitsSplit split_digits(const Digits& digits, int64_t n_test, uint64_t seed);
 
-}  // namespace farm
+}  // namespace optdigits

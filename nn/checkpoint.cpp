@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "nn/json_strict.h"
+
 namespace nn {
 
 using Json = nlohmann::ordered_json;  // objects keep the file's order
@@ -23,8 +25,6 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is li
 // The reference implementation refuses headers above 100 MB; a real header
 // is a few kB per hundred tensors.
 constexpr uint64_t kMaxHeader = 100'000'000;
-// Deeper nesting than any real header has is refused as it is read.
-constexpr int kMaxDepth = 256;
 
 // ---- save -------------------------------------------------------------------
 
@@ -112,7 +112,12 @@ public:
         data_begin_ = 8 + n;
         data_size_ = bytes_.size() - data_begin_;
 
-        const Json header = parse_header(std::string_view(bytes_).substr(8, n));
+        Json header;
+        try {  // a key repeated in one object (two entries for one tensor) is refused too
+            header = parse_strict_json(std::string_view(bytes_).substr(8, n));
+        } catch (const std::invalid_argument& e) {
+            fail(fmt::format("the header is not valid JSON ({})", e.what()));
+        }
         if (!header.is_object()) fail(fmt::format("the header is a JSON {}, not an object", header.type_name()));
 
         Checkpoint ckpt;
@@ -145,34 +150,6 @@ private:
         in.seekg(0);
         in.read(bytes_.data(), static_cast<std::streamsize>(bytes_.size()));
         if (!in) fail("cannot read the file");
-    }
-
-    // The header as JSON, strictly: besides the syntax, a key repeated in
-    // one object (two entries for one tensor) and nesting deeper than
-    // kMaxDepth are refused.
-    Json parse_header(std::string_view text) const {
-        std::vector<std::set<std::string>> keys;  // of each open object
-        int depth = 0;
-        const auto check = [&](int, Json::parse_event_t event, Json& parsed) {
-            using E = Json::parse_event_t;
-            if (event == E::object_start) keys.emplace_back();
-            if (event == E::object_end) keys.pop_back();
-            if ((event == E::object_start || event == E::array_start) && ++depth > kMaxDepth)
-                throw std::length_error(fmt::format("nested deeper than {} arrays/objects", kMaxDepth));
-            if (event == E::object_end || event == E::array_end) --depth;
-            if (event == E::key && !keys.back().insert(parsed.get<std::string>()).second)
-                throw std::length_error(fmt::format("duplicate key {}", parsed.dump()));
-            return true;
-        };
-        try {
-            return Json::parse(text.begin(), text.end(), check);
-        } catch (const Json::parse_error& e) {
-            std::string what = e.what();  // without nlohmann's "[json.exception.parse_error.101] "
-            if (what.rfind("[json.exception.", 0) == 0) what.erase(0, what.find("] ") + 2);
-            fail(fmt::format("the header is not valid JSON ({})", what));
-        } catch (const std::length_error& e) {
-            fail(fmt::format("the header is not valid JSON ({})", e.what()));
-        }
     }
 
     std::map<std::string, std::string> metadata(const Json& v) const {

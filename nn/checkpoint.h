@@ -47,9 +47,9 @@ struct Checkpoint {
 // Reads and checks a whole file. Anything that is not a well-formed F64
 // safetensors file is refused with a std::runtime_error that names the file
 // and the problem: missing or short file, header length past the end,
-// malformed JSON, a bad tensor entry, another dtype, offsets that do not
-// match the shape, overlap, run past the end (a truncated file) or leave
-// bytes unaccounted for.
+// malformed JSON (a key twice in one object too), a bad tensor entry,
+// another dtype, offsets that do not match the shape, overlap, run past the
+// end (a truncated file) or leave bytes unaccounted for.
 Checkpoint load_safetensors(const std::string& path);
 
 // save_safetensors of m.named_parameters().

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "nn/json_strict.h"
+
 namespace nn {
 
 LMConfig LMConfig::gpt() {
@@ -138,11 +140,9 @@ std::string LMConfig::to_json() const { return Json(*this).dump(); }
 LMConfig LMConfig::from_json(const std::string& text) {
     Json j;
     try {
-        j = Json::parse(text);
-    } catch (const Json::parse_error& e) {
-        std::string what = e.what();  // without nlohmann's "[json.exception.parse_error.101] "
-        if (what.rfind("[json.exception.", 0) == 0) what.erase(0, what.find("] ") + 2);
-        bad(fmt::format("not JSON ({})", what));
+        j = parse_strict_json(text);  // a repeated key too: which of its values was meant?
+    } catch (const std::invalid_argument& e) {
+        bad(fmt::format("not JSON ({})", e.what()));
     }
     return j.get<LMConfig>();
 }

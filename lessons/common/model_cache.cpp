@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nn/checkpoint.h"
+#include "nn/json_strict.h"
 
 namespace lessons {
 
@@ -110,7 +111,7 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
                 run.status = fmt::format("cache {} was made by another run (stale): retrained", run.file.string());
             } else {
                 nn::load_into(*run.model, ckpt);
-                run.logs = Json::parse(ckpt.metadata.at("logs")).get<std::vector<EpochLog>>();
+                run.logs = nn::parse_strict_json(ckpt.metadata.at("logs")).get<std::vector<EpochLog>>();
                 run.status = "loaded from " + run.file.string();
                 run.from_cache = true;
                 return run;

@@ -102,8 +102,8 @@ const std::vector<DigitMethod>& digit_methods() {
 }
 
 DigitsData load_digits_data(const DigitsSetup& setup) {
-    const farm::Digits digits = farm::load_digits();
-    const farm::DigitsSplit split = farm::split_digits(digits, setup.test_images, kSplitSeed);
+    const optdigits::Digits digits = optdigits::load_digits();
+    const optdigits::DigitsSplit split = optdigits::split_digits(digits, setup.test_images, kSplitSeed);
     const LabelledImages train{split.train.images, split.train.labels};
     if (setup.unlabelled > train.images.size(0) || setup.labelled > setup.unlabelled)
         throw std::invalid_argument(fmt::format("digits: {} unlabelled and {} labelled of {} training images",

@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const farm::Digits& digits() {
-    static const farm::Digits d = farm::load_digits();
+const optdigits::Digits& digits() {
+    static const optdigits::Digits d = optdigits::load_digits();
     return d;
 }
 
@@ -50,7 +50,7 @@ std::string line_of(int pixel, int label) {
 }
 
 // One row per image: its label then its 64 pixels, for comparing sets of rows.
-std::vector<std::vector<double>> rows_of(const farm::Digits& d) {
+std::vector<std::vector<double>> rows_of(const optdigits::Digits& d) {
     const std::vector<double> pixels = d.images.to_vector();
     std::vector<std::vector<double>> rows;
     for (std::size_t i = 0; i < d.labels.size(); ++i) {
@@ -65,9 +65,9 @@ std::vector<std::vector<double>> rows_of(const farm::Digits& d) {
 }  // namespace
 
 TEST_CASE("digits: 1,797 images of 64 pixels in [0,1], labels 0-9 about 180 each", "[data][digits]") {
-    INFO("default path: " << farm::default_digits_path());
-    CHECK(fs::path(farm::default_digits_path()).is_absolute());
-    const farm::Digits& d = digits();
+    INFO("default path: " << optdigits::default_digits_path());
+    CHECK(fs::path(optdigits::default_digits_path()).is_absolute());
+    const optdigits::Digits& d = digits();
     REQUIRE(d.images.shape() == ag::Shape{1797, 64});
     REQUIRE(d.labels.size() == 1797);
     const std::vector<double> pixels = d.images.to_vector();
@@ -91,7 +91,7 @@ TEST_CASE("digits: 1,797 images of 64 pixels in [0,1], labels 0-9 about 180 each
 }
 
 TEST_CASE("digits: the split is a seeded partition", "[data][digits]") {
-    const farm::DigitsSplit a = farm::split_digits(digits(), 297, 0);
+    const optdigits::DigitsSplit a = optdigits::split_digits(digits(), 297, 0);
     CHECK(a.train.images.shape() == ag::Shape{1500, 64});
     CHECK(a.test.images.shape() == ag::Shape{297, 64});
     CHECK(a.train.labels.size() == 1500);
@@ -104,20 +104,20 @@ TEST_CASE("digits: the split is a seeded partition", "[data][digits]") {
     std::sort(all.begin(), all.end());
     CHECK(together == all);
 
-    const farm::DigitsSplit again = farm::split_digits(digits(), 297, 0);
-    const farm::DigitsSplit other = farm::split_digits(digits(), 297, 1);
+    const optdigits::DigitsSplit again = optdigits::split_digits(digits(), 297, 0);
+    const optdigits::DigitsSplit other = optdigits::split_digits(digits(), 297, 1);
     CHECK(again.test.labels == a.test.labels);
     CHECK(again.test.images.to_vector() == a.test.images.to_vector());
     CHECK(other.test.images.to_vector() != a.test.images.to_vector());
-    CHECK_THROWS_WITH(farm::split_digits(digits(), 0, 0), Contains("n_test = 0"));
-    CHECK_THROWS_WITH(farm::split_digits(digits(), 1797, 0), Contains("n_test = 1797"));
+    CHECK_THROWS_WITH(optdigits::split_digits(digits(), 0, 0), Contains("n_test = 0"));
+    CHECK_THROWS_WITH(optdigits::split_digits(digits(), 1797, 0), Contains("n_test = 1797"));
 }
 
 TEST_CASE("digits: a missing file says where it should be and how to get it", "[data][digits][errors]") {
     const TempDir dir("missing");
     const std::string path = dir.file("nowhere.csv.gz");
-    CHECK_THROWS_AS(farm::load_digits(path), std::runtime_error);
-    CHECK_THROWS_WITH(farm::load_digits(path),
+    CHECK_THROWS_AS(optdigits::load_digits(path), std::runtime_error);
+    CHECK_THROWS_WITH(optdigits::load_digits(path),
                       Contains(path) && Contains("no such file") && Contains("data/digits.csv.gz") &&
                           Contains("python3-sklearn"));
 }
@@ -145,49 +145,49 @@ TEST_CASE("digits: a bad line names the file and the line", "[data][digits][erro
         INFO(c.name);
         const std::string path = dir.file("bad.csv.gz");
         write_gz(path, good + c.second_line + good);
-        CHECK_THROWS_AS(farm::load_digits(path), std::runtime_error);
-        CHECK_THROWS_WITH(farm::load_digits(path), Contains(path) && Contains("line 2") && Contains(c.problem));
+        CHECK_THROWS_AS(optdigits::load_digits(path), std::runtime_error);
+        CHECK_THROWS_WITH(optdigits::load_digits(path), Contains(path) && Contains("line 2") && Contains(c.problem));
     }
     // and good lines load: scaled by 1/16, last line without a newline, CRLF
     const std::string path = dir.file("good.csv.gz");
     std::string crlf = line_of(16, 9);
     crlf.insert(crlf.size() - 1, "\r");
     write_gz(path, good + crlf + good.substr(0, good.size() - 1));
-    const farm::Digits d = farm::load_digits(path);
+    const optdigits::Digits d = optdigits::load_digits(path);
     CHECK(d.images.shape() == ag::Shape{3, 64});
     CHECK(d.labels == std::vector<int>{7, 9, 7});
     CHECK(d.images.at({0, 0}) == 3.0 / 16.0);
     CHECK(d.images.at({1, 63}) == 1.0);
 
     write_gz(path, "");
-    CHECK_THROWS_WITH(farm::load_digits(path), Contains(path) && Contains("no images"));
+    CHECK_THROWS_WITH(optdigits::load_digits(path), Contains(path) && Contains("no images"));
 }
 
 TEST_CASE("digits: corrupt gzip data is an error, not a short data set", "[data][digits][errors]") {
     const TempDir dir("corrupt");
-    std::ifstream in(farm::default_digits_path(), std::ios::binary);
+    std::ifstream in(optdigits::default_digits_path(), std::ios::binary);
     const std::string bytes{std::istreambuf_iterator<char>(in), {}};
     REQUIRE(bytes.size() > 1000);
 
     SECTION("cut off in the middle") {
         const std::string path = dir.file("cut.csv.gz");
         std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
-        CHECK_THROWS_AS(farm::load_digits(path), std::runtime_error);
-        CHECK_THROWS_WITH(farm::load_digits(path), Contains(path) && Contains("corrupt gzip data"));
+        CHECK_THROWS_AS(optdigits::load_digits(path), std::runtime_error);
+        CHECK_THROWS_WITH(optdigits::load_digits(path), Contains(path) && Contains("corrupt gzip data"));
     }
     SECTION("damaged bytes") {
         std::string damaged = bytes;
         for (std::size_t i = 200; i < 260; ++i) damaged[i] = static_cast<char>(damaged[i] ^ 0x5a);
         const std::string path = dir.file("damaged.csv.gz");
         std::ofstream(path, std::ios::binary) << damaged;
-        CHECK_THROWS_AS(farm::load_digits(path), std::runtime_error);
-        CHECK_THROWS_WITH(farm::load_digits(path), Contains(path) && Contains("corrupt gzip data"));
+        CHECK_THROWS_AS(optdigits::load_digits(path), std::runtime_error);
+        CHECK_THROWS_WITH(optdigits::load_digits(path), Contains(path) && Contains("corrupt gzip data"));
     }
     SECTION("a wrong checksum: the damage is found at the end, after most lines parsed") {
         std::string damaged = bytes;
         damaged[bytes.size() - 5] = static_cast<char>(damaged[bytes.size() - 5] ^ 1);   // the CRC-32 in the trailer
         const std::string path = dir.file("checksum.csv.gz");
         std::ofstream(path, std::ios::binary) << damaged;
-        CHECK_THROWS_WITH(farm::load_digits(path), Contains(path) && Contains("corrupt gzip data"));
+        CHECK_THROWS_WITH(optdigits::load_digits(path), Contains(path) && Contains("corrupt gzip data"));
     }
 }

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "nn/json_strict.h"
 #include "report_channel.h"
 
 namespace grading {
@@ -128,7 +129,7 @@ Report read_report(const std::string& text, const std::string& key) {
         Json v;
         std::string event;
         try {
-            v = Json::parse(line.substr(key.size() + 1));
+            v = nn::parse_strict_json(line.substr(key.size() + 1));
             event = v.at("event").get<std::string>();
         } catch (const std::exception&) {
             if (report.forged.empty()) report.forged = line.substr(key.size() + 1, 120);

@@ -14,7 +14,7 @@
 
 #include "lesson_helpers.h"
 #include "lessons/common/evaluation.h"
-#include "lessons/farm_lm/commands.h"
+#include "tools/farm_lm/commands.h"
 #include "nn/checkpoint.h"
 
 using Catch::Contains;
@@ -200,12 +200,22 @@ TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lesson
     const std::string truncated = (t.dir / "truncated.safetensors").string();
     const std::string no_config = (t.dir / "no_config.safetensors").string();
     const std::string bad_config = (t.dir / "bad_config.safetensors").string();
+    const std::string config_twice = (t.dir / "config_twice.safetensors").string();
+    const std::string vocab_twice = (t.dir / "vocab_twice.safetensors").string();
     {
         const std::string bytes = test::read_text(t.checkpoint);
         std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
         nn::LanguageModel model(nn::LMConfig::modern_lm(), 0);
         nn::save(model, no_config, {{"model", "modern_lm"}});
         nn::save(model, bad_config, {{"model", "modern_lm"}, {"config", "{\"model\": \"modern_lm\""}});
+        // A key twice: two configs in the header; two vocabularies in the config.
+        const std::string config = nn::LMConfig::modern_lm().to_json();
+        const std::string header = fmt::format(R"({{"__metadata__":{{"config":{0},"config":{0}}}}})",
+                                               nlohmann::json(config).dump());
+        std::string length(8, '\0');
+        for (size_t i = 0; i < 8; ++i) length[i] = static_cast<char>(header.size() >> (8 * i));
+        std::ofstream(config_twice, std::ios::binary) << length << header;
+        nn::save(model, vocab_twice, {{"config", "{\"vocab\":68," + config.substr(1)}});
     }
     const auto bad_data = t.dir / "bad.txt";
     write(bad_data, "the dog runs\nthe cow moos loudly\n");
@@ -239,6 +249,8 @@ TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lesson
         {{"eval", truncated}, "truncated.safetensors"},
         {{"eval", no_config}, "no model config"},
         {{"eval", bad_config}, "does not parse"},
+        {{"eval", config_twice}, "the header is not valid JSON (duplicate key \"config\")"},
+        {{"eval", vocab_twice}, "its model config does not parse: model config: not JSON (duplicate key \"vocab\")"},
         {{"eval", t.checkpoint, "--data", bad_data.string()}, "bad.txt line 2: unknown word 'moos'"},
         {{"eval", t.checkpoint, "--data", (t.dir / "none.txt").string()}, "--data: File does not exist"},
         {{"eval", t.checkpoint, "--json", "--limit", "3"}, "--json: needs a value, got the flag '--limit'"},

@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -14,6 +15,7 @@
 
 #include "engine/helpers.h"
 #include "nn/checkpoint.h"
+#include "nn/config.h"
 
 namespace fs = std::filesystem;
 using ag::Tensor;
@@ -290,6 +292,30 @@ TEST_CASE("checkpoint: corrupt files are refused with a message naming the probl
     const std::string missing = dir.file("missing.safetensors");
     CHECK(load_error(missing) == fmt::format("load_safetensors: '{}': no such file", missing));
     CHECK(load_error(dir.path.string()).find("not a regular file") != std::string::npos);
+}
+
+// nlohmann alone would keep a repeated key's last value: a checkpoint could
+// load as a model nobody saved.
+TEST_CASE("checkpoint: a key twice in the header or in the config metadata is refused, naming it", "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string path = dir.file("twice.safetensors");
+    for (const auto& [header, key] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"__metadata__":{"config":"{}","config":"{}"}})", "\"config\""},
+             {R"({"w":{"dtype":"F64","shape":[0],"dtype":"F32","data_offsets":[0,0]}})", "\"dtype\""},
+             {R"({"__metadata__":{"model":"gpt"},"__metadata__":{"model":"modern_lm"}})", "\"__metadata__\""}}) {
+        write_bytes(path, safetensors_file(header, ""));
+        CHECK_THAT(load_error(path), Catch::Contains("the header is not valid JSON (duplicate key " + key + ")"));
+    }
+
+    // The config is JSON inside a metadata string: the header is fine, the
+    // config is not.
+    std::string config = nn::LMConfig::modern_lm().to_json();
+    const std::string once = "\"vocab\":68";
+    config.replace(config.find(once), once.size(), once + ",\"vocab\":999");
+    nn::save_safetensors(path, {{"w", Tensor::from({2}, {1.0, 2.0})}}, {{"config", config}});
+    const nn::Checkpoint ckpt = nn::load_safetensors(path);
+    CHECK_THROWS_WITH(nn::LMConfig::from_json(ckpt.metadata.at("config")),
+                      "model config: not JSON (duplicate key \"vocab\")");
 }
 
 TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tensors, changing nothing", "[nn][checkpoint]") {

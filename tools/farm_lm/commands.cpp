@@ -1,4 +1,4 @@
-#include "lessons/farm_lm/commands.h"
+#include "tools/farm_lm/commands.h"
 
 #include <unistd.h>
 

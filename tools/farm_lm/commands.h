@@ -3,7 +3,7 @@
 // GPT (lecture 2) or a ModernLM (§7) with any of the lecture's options,
 // measure a checkpoint (perplexity, agreement per k) and continue prompts.
 // usage() is the full manual (CLI11's help of every command);
-// lessons/farm_lm.cpp is the program's main().
+// main.cpp is the program's main().
 //
 // The data: farm::make_corpora(data_seed) gives the training and test
 // sentences, farm::make_agreement_sets(data_seed + 1) the agreement
