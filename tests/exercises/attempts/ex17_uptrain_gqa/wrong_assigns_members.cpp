@@ -35,8 +35,10 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
     const auto from = mha.named_parameters();
     auto to = gqa->named_parameters();
     for (size_t l = 0; l < gqa->layers.size(); ++l) {
-        gqa->layers[l]->attn->wk->weight = pool_kv_heads(mha.layers[l]->attn->wk->weight, dh, n_kv_heads);
-        gqa->layers[l]->attn->wv->weight = pool_kv_heads(mha.layers[l]->attn->wv->weight, dh, n_kv_heads);
+        const auto& to_attn = *dynamic_cast<const nn::ModernBlock&>(*gqa->layers[l]).attn;
+        const auto& from_attn = *dynamic_cast<const nn::ModernBlock&>(*mha.layers[l]).attn;
+        to_attn.wk->weight = pool_kv_heads(from_attn.wk->weight, dh, n_kv_heads);
+        to_attn.wv->weight = pool_kv_heads(from_attn.wv->weight, dh, n_kv_heads);
     }
     ag::NoGradGuard guard;
     for (size_t i = 0; i < from.size(); ++i) {
