@@ -81,10 +81,10 @@ std::vector<std::shared_ptr<Node>> topological_order(const Tensor& root) {
     while (!stack.empty()) {
         auto& [node, next] = stack.back();
         if (node->released)
-            throw std::runtime_error(fmt::format(
-                "backward: the graph through '{}' was already freed by an earlier backward(); "
-                "run the forward pass again to build a new graph",
-                node->op));
+            throw std::runtime_error(
+                fmt::format("backward: the graph through '{}' was already freed by an earlier backward(); "
+                            "run the forward pass again to build a new graph",
+                            node->op));
         if (next < node->inputs.size()) {
             const Tensor& input = node->inputs[next++];
             const auto& child = input.defined() ? input.grad_fn() : nullptr;
@@ -117,8 +117,9 @@ static void accumulate(TensorImpl& t, Tensor grad, const std::string& op) {
         try {
             grad = sum_to(grad, t.shape);
         } catch (const std::invalid_argument&) {
-            throw std::logic_error(fmt::format("backward of '{}' returned a gradient of shape {} for an input of shape {}",
-                                               op, shape_str(grad.shape()), shape_str(t.shape)));
+            throw std::logic_error(
+                fmt::format("backward of '{}' returned a gradient of shape {} for an input of shape {}", op,
+                            shape_str(grad.shape()), shape_str(t.shape)));
         }
     }
     const bool keeps = !t.grad_fn || t.retains_grad;
@@ -143,14 +144,15 @@ static void accumulate(TensorImpl& t, Tensor grad, const std::string& op) {
 
 void run_backward(const Tensor& root, const Tensor& grad_output) {
     if (!root.requires_grad())
-        throw std::logic_error("backward: this tensor does not require grad (no input required grad, or it was "
-                               "computed under NoGradGuard)");
+        throw std::logic_error(
+            "backward: this tensor does not require grad (no input required grad, or it was "
+            "computed under NoGradGuard)");
     if (grad_output.shape() != root.shape())
         throw std::invalid_argument(fmt::format("backward: gradient of shape {} for an output of shape {}",
                                                 shape_str(grad_output.shape()), shape_str(root.shape())));
     if (root.numel() == 1 && !std::isfinite(root.item()))
-        throw std::runtime_error(fmt::format("backward: the loss is {} (check the learning rate and inputs)",
-                                             root.item()));
+        throw std::runtime_error(
+            fmt::format("backward: the loss is {} (check the learning rate and inputs)", root.item()));
     NoGradGuard no_grad;  // gradients are plain numbers: no graph of the backward pass
     const auto order = topological_order(root);
 

@@ -24,10 +24,10 @@ namespace ag {
 using BackwardFn = std::function<std::vector<Tensor>(const Tensor& grad_output)>;
 
 struct Node {
-    std::string op;                 // "matmul", "add", ...
-    std::vector<Tensor> inputs;     // the tensors the op read
+    std::string op;              // "matmul", "add", ...
+    std::vector<Tensor> inputs;  // the tensors the op read
     BackwardFn backward;
-    bool released = false;          // set once backward() has run through it
+    bool released = false;  // set once backward() has run through it
 
     Node() = default;
     Node(const Node&) = delete;

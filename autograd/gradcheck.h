@@ -16,15 +16,14 @@ namespace ag {
 
 struct GradcheckResult {
     bool ok = true;
-    double max_abs_error = 0.0;   // worst |analytic - numeric|
-    double max_rel_error = 0.0;   // worst of the same divided by max(1, |numeric|)
-    std::string message;          // the first failing element, if any
+    double max_abs_error = 0.0;  // worst |analytic - numeric|
+    double max_rel_error = 0.0;  // worst of the same divided by max(1, |numeric|)
+    std::string message;         // the first failing element, if any
 };
 
 using TensorFunction = std::function<Tensor(const std::vector<Tensor>&)>;
 
-GradcheckResult gradcheck(const TensorFunction& f, const std::vector<Tensor>& inputs,
-                          double h = 1e-6, double atol = 1e-5, double rtol = 1e-4,
-                          uint64_t seed = 0);
+GradcheckResult gradcheck(const TensorFunction& f, const std::vector<Tensor>& inputs, double h = 1e-6,
+                          double atol = 1e-5, double rtol = 1e-4, uint64_t seed = 0);
 
 }  // namespace ag

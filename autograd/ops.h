@@ -29,8 +29,8 @@ Tensor sqrt(const Tensor& a);
 Tensor tanh(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor relu(const Tensor& a);
-Tensor gelu(const Tensor& a);   // exact: 0.5 x (1 + erf(x / √2))
-Tensor silu(const Tensor& a);   // x · sigmoid(x)
+Tensor gelu(const Tensor& a);  // exact: 0.5 x (1 + erf(x / √2))
+Tensor silu(const Tensor& a);  // x · sigmoid(x)
 // §3.2 SwiGLU's gate, fused: silu(gate) ⊙ up (same shapes).
 Tensor swiglu(const Tensor& gate, const Tensor& up);
 
@@ -54,7 +54,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 
 // ---- reductions (ops/reduce.cpp) -------------------------------------------
-Tensor sum(const Tensor& x);                                    // all -> []
+Tensor sum(const Tensor& x);  // all -> []
 Tensor sum(const Tensor& x, const Shape& dims, bool keepdim = false);
 Tensor mean(const Tensor& x);
 Tensor mean(const Tensor& x, const Shape& dims, bool keepdim = false);
@@ -75,7 +75,7 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 
 // ---- shape and indexing (ops/shape.cpp) -------------------------------------
-Tensor reshape(const Tensor& x, const Shape& shape);   // one -1 allowed
+Tensor reshape(const Tensor& x, const Shape& shape);  // one -1 allowed
 Tensor transpose(const Tensor& x, int64_t d0, int64_t d1);
 Tensor permute(const Tensor& x, const Shape& dims);
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
@@ -88,8 +88,8 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor embedding(const Tensor& weight, const Tensor& ids);
 
 // ---- softmax and losses (ops/softmax.cpp) -----------------------------------
-Tensor softmax(const Tensor& x);       // over the last dim
-Tensor log_softmax(const Tensor& x);   // over the last dim
+Tensor softmax(const Tensor& x);      // over the last dim
+Tensor log_softmax(const Tensor& x);  // over the last dim
 // Mean over the targets that are not ignore_index of -log softmax(logits)[t].
 // logits [N, C], targets [N] (class ids).
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets, int64_t ignore_index = -100);
@@ -140,7 +140,7 @@ Tensor rope(const Tensor& x, const std::vector<int64_t>& positions, double base 
             RopePairing pairing = RopePairing::Half);
 
 // ---- helpers for tests and lessons ------------------------------------------
-double max_abs(const Tensor& x);                       // max |x_i|
+double max_abs(const Tensor& x);                        // max |x_i|
 double max_abs_diff(const Tensor& a, const Tensor& b);  // same shapes
 
 }  // namespace ag

@@ -97,6 +97,8 @@ MemoryStats memory_stats() {
     return {detail::live.load(std::memory_order_relaxed), detail::peak.load(std::memory_order_relaxed)};
 }
 
-void reset_peak_memory() { detail::peak.store(detail::live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+void reset_peak_memory() {
+    detail::peak.store(detail::live.load(std::memory_order_relaxed), std::memory_order_relaxed);
+}
 
 }  // namespace ag

@@ -21,7 +21,7 @@ struct MemoryStats {
     std::size_t live_bytes = 0, peak_bytes = 0;
 };
 MemoryStats memory_stats();
-void reset_peak_memory();   // peak := live
+void reset_peak_memory();  // peak := live
 
 namespace detail {
 void* pool_allocate(std::size_t bytes);
@@ -45,9 +45,13 @@ struct PoolAllocator {
         ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
     }
     template <typename U>
-    bool operator==(const PoolAllocator<U>&) const { return true; }
+    bool operator==(const PoolAllocator<U>&) const {
+        return true;
+    }
     template <typename U>
-    bool operator!=(const PoolAllocator<U>&) const { return false; }
+    bool operator!=(const PoolAllocator<U>&) const {
+        return false;
+    }
 };
 
 using Storage = std::vector<double, PoolAllocator<double>>;

@@ -43,13 +43,9 @@ Tensor empty(const Shape& shape) {
 
 // ---- factories --------------------------------------------------------------
 
-Tensor Tensor::zeros(const Shape& shape, bool requires_grad) {
-    return full(shape, 0.0, requires_grad);
-}
+Tensor Tensor::zeros(const Shape& shape, bool requires_grad) { return full(shape, 0.0, requires_grad); }
 
-Tensor Tensor::ones(const Shape& shape, bool requires_grad) {
-    return full(shape, 1.0, requires_grad);
-}
+Tensor Tensor::ones(const Shape& shape, bool requires_grad) { return full(shape, 1.0, requires_grad); }
 
 Tensor Tensor::full(const Shape& shape, double value, bool requires_grad) {
     Tensor t = empty(shape);
@@ -73,8 +69,8 @@ Tensor Tensor::arange(double start, double end, double step) {
 
 Tensor Tensor::from(const Shape& shape, std::vector<double> values, bool requires_grad) {
     if (static_cast<int64_t>(values.size()) != numel_of(shape))
-        throw std::invalid_argument(fmt::format("Tensor::from: shape {} needs {} values, got {}",
-                                                shape_str(shape), numel_of(shape), values.size()));
+        throw std::invalid_argument(fmt::format("Tensor::from: shape {} needs {} values, got {}", shape_str(shape),
+                                                numel_of(shape), values.size()));
     Tensor t = empty(shape);
     std::copy(values.begin(), values.end(), t.impl_->storage->begin());
     t.impl_->requires_grad = requires_grad;
@@ -131,8 +127,8 @@ void Tensor::throw_undefined() { throw std::logic_error("use of an undefined Ten
 
 double Tensor::item() const {
     if (numel() != 1)
-        throw std::invalid_argument(fmt::format("item: tensor of shape {} has {} elements, not 1",
-                                                shape_str(shape()), numel()));
+        throw std::invalid_argument(
+            fmt::format("item: tensor of shape {} has {} elements, not 1", shape_str(shape()), numel()));
     return data()[0];
 }
 
@@ -144,8 +140,8 @@ double Tensor::at(std::initializer_list<int64_t> index) const {
     for (int64_t i : index) {
         const int64_t n = shape()[d];
         if (i < -n || i >= n)
-            throw std::invalid_argument(fmt::format("at: index {} out of range for dim {} of shape {}", i, d,
-                                                    shape_str(shape())));
+            throw std::invalid_argument(
+                fmt::format("at: index {} out of range for dim {} of shape {}", i, d, shape_str(shape())));
         pos += (i < 0 ? i + n : i) * strides()[d];
         ++d;
     }
@@ -198,8 +194,7 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 bool Tensor::requires_grad() const { return checked(impl_).requires_grad; }
 
 Tensor& Tensor::requires_grad_(bool on) {
-    if (!is_leaf())
-        throw std::logic_error("requires_grad_: only leaf tensors can change it (use detach() first)");
+    if (!is_leaf()) throw std::logic_error("requires_grad_: only leaf tensors can change it (use detach() first)");
     impl_->requires_grad = on;
     return *this;
 }
@@ -231,10 +226,10 @@ Tensor& Tensor::set_name(std::string name) {
 
 void Tensor::backward() const {
     if (numel() != 1)
-        throw std::invalid_argument(fmt::format(
-            "backward: the output has shape {}; backward() without a gradient needs a single-element "
-            "loss (pass dL/doutput as backward(grad) for other shapes)",
-            shape_str(shape())));
+        throw std::invalid_argument(
+            fmt::format("backward: the output has shape {}; backward() without a gradient needs a single-element "
+                        "loss (pass dL/doutput as backward(grad) for other shapes)",
+                        shape_str(shape())));
     run_backward(*this, Tensor::ones(shape()));
 }
 
@@ -285,8 +280,8 @@ static std::string format_number(double v, bool scientific) {
     return scientific ? fmt::format("{:.4e}", v) : fmt::format("{:.4f}", v);
 }
 
-static void print_dim(std::ostringstream& os, const std::vector<double>& values, const Shape& shape,
-                      size_t d, int64_t offset, bool scientific, size_t indent) {
+static void print_dim(std::ostringstream& os, const std::vector<double>& values, const Shape& shape, size_t d,
+                      int64_t offset, bool scientific, size_t indent) {
     const int64_t n = shape[d];
     const int64_t inner = numel_of(Shape(shape.begin() + static_cast<std::ptrdiff_t>(d) + 1, shape.end()));
     const int64_t edge = 3, limit = 8;  // show 3 at each end of a dimension longer than 8
@@ -324,8 +319,10 @@ std::string Tensor::str() const {
     else
         print_dim(os, values, shape(), 0, 0, scientific, 7);
     os << ", shape=" << shape_str(shape());
-    if (grad_fn()) os << ", grad_fn=" << grad_fn()->op;
-    else if (requires_grad()) os << ", requires_grad=true";
+    if (grad_fn())
+        os << ", grad_fn=" << grad_fn()->op;
+    else if (requires_grad())
+        os << ", requires_grad=true";
     os << ')';
     return os.str();
 }

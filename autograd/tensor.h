@@ -36,24 +36,22 @@ public:
     static Tensor zeros(const Shape& shape, bool requires_grad = false);
     static Tensor ones(const Shape& shape, bool requires_grad = false);
     static Tensor full(const Shape& shape, double value, bool requires_grad = false);
-    static Tensor scalar(double value, bool requires_grad = false);   // shape []
+    static Tensor scalar(double value, bool requires_grad = false);  // shape []
     // [start, start+step, ...) below end, like torch.arange
     static Tensor arange(double end);
     static Tensor arange(double start, double end, double step = 1.0);
     // values in row-major order; their count must equal the shape's numel
-    static Tensor from(const Shape& shape, std::vector<double> values,
-                       bool requires_grad = false);
-    static Tensor randn(const Shape& shape, Generator& gen, double mean = 0.0,
-                        double std = 1.0, bool requires_grad = false);
-    static Tensor uniform(const Shape& shape, Generator& gen, double low,
-                          double high, bool requires_grad = false);
+    static Tensor from(const Shape& shape, std::vector<double> values, bool requires_grad = false);
+    static Tensor randn(const Shape& shape, Generator& gen, double mean = 0.0, double std = 1.0,
+                        bool requires_grad = false);
+    static Tensor uniform(const Shape& shape, Generator& gen, double low, double high, bool requires_grad = false);
 
     // --- shape -----------------------------------------------------------
     bool defined() const { return impl_ != nullptr; }
     const Shape& shape() const;
     const Shape& strides() const;
     int64_t dim() const;
-    int64_t size(int64_t d) const;   // d may be negative (-1 = last)
+    int64_t size(int64_t d) const;  // d may be negative (-1 = last)
     int64_t numel() const;
     bool is_contiguous() const;
 
@@ -62,38 +60,38 @@ public:
     // flat array when is_contiguous(); kernels call contiguous() first.
     double* data();
     const double* data() const;
-    double item() const;                                  // one element only
+    double item() const;                                    // one element only
     double at(std::initializer_list<int64_t> index) const;  // any layout
-    std::vector<double> to_vector() const;                // row-major copy
-    Tensor contiguous() const;  // itself if contiguous, else a copy (tracked)
-    Tensor clone() const;       // always a copy (tracked)
+    std::vector<double> to_vector() const;                  // row-major copy
+    Tensor contiguous() const;                              // itself if contiguous, else a copy (tracked)
+    Tensor clone() const;                                   // always a copy (tracked)
 
     // --- autograd ----------------------------------------------------------
     bool requires_grad() const;
-    Tensor& requires_grad_(bool on = true);   // leaves only
-    bool is_leaf() const;                     // not made by a recorded op
-    Tensor grad() const;                      // undefined until backward
+    Tensor& requires_grad_(bool on = true);  // leaves only
+    bool is_leaf() const;                    // not made by a recorded op
+    Tensor grad() const;                     // undefined until backward
     // Makes `grad` this tensor's .grad() (PyTorch's `x.grad = g`: the same
     // numbers, not a copy); a later backward() adds into it. Shapes must match.
     Tensor& set_grad(const Tensor& grad);
-    void zero_grad();                         // drops .grad()
-    void retain_grad();                       // keep .grad() of a non-leaf
-    void backward() const;                    // scalar losses only
+    void zero_grad();       // drops .grad()
+    void retain_grad();     // keep .grad() of a non-leaf
+    void backward() const;  // scalar losses only
     void backward(const Tensor& grad_output) const;
-    Tensor detach() const;                    // same storage, no history
+    Tensor detach() const;  // same storage, no history
     // libtorch's set_: this tensor now reads and writes source's numbers
     // (its storage, offset and strides); its own requires_grad, .grad() and
     // name stay. Leaves only, and here the shapes must match.
     Tensor& set_(const Tensor& source);
-    std::shared_ptr<Node> grad_fn() const;    // null for leaves
-    std::string name() const;                 // optional label (printing)
+    std::shared_ptr<Node> grad_fn() const;  // null for leaves
+    std::string name() const;               // optional label (printing)
     Tensor& set_name(std::string name);
 
     // --- ops as methods (same as the free functions in ops.h) -------------
     Tensor reshape(const Shape& shape) const;
     Tensor view(const Shape& shape) const { return reshape(shape); }
     Tensor transpose(int64_t d0, int64_t d1) const;
-    Tensor t() const;                         // 2-D transpose
+    Tensor t() const;  // 2-D transpose
     Tensor permute(const Shape& dims) const;
     Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
     Tensor matmul(const Tensor& other) const;
@@ -133,8 +131,8 @@ struct TensorImpl {
 
     bool requires_grad = false;
     bool retains_grad = false;
-    std::shared_ptr<TensorImpl> grad;   // accumulated by backward()
-    std::shared_ptr<Node> grad_fn;      // the op that made this tensor
+    std::shared_ptr<TensorImpl> grad;  // accumulated by backward()
+    std::shared_ptr<Node> grad_fn;     // the op that made this tensor
     std::string name;
 };
 

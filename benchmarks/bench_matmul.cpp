@@ -32,156 +32,150 @@ namespace {
 // C[M,N] = op(A)·op(B), as gemm_batched sees it: batch products with the
 // operands stored row-major and tightly packed, op(X) = X or Xᵀ.
 struct Shape {
-  std::string name, what;
-  bool trans_a, trans_b;
-  int64_t batch, M, N, K;
-  int64_t lda() const { return trans_a ? M : K; }
-  int64_t ldb() const { return trans_b ? K : N; }
-  double flops() const { return 2.0 * double(batch * M) * double(N) * double(K); }
+    std::string name, what;
+    bool trans_a, trans_b;
+    int64_t batch, M, N, K;
+    int64_t lda() const { return trans_a ? M : K; }
+    int64_t ldb() const { return trans_b ? K : N; }
+    double flops() const { return 2.0 * double(batch * M) * double(N) * double(K); }
 };
 
 struct Operands {
-  std::vector<double> A, B, C;
+    std::vector<double> A, B, C;
 };
 
 Operands make_operands(const Shape& s, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Operands o{std::vector<double>(s.batch * s.M * s.K),
-             std::vector<double>(s.batch * s.K * s.N),
-             std::vector<double>(s.batch * s.M * s.N)};
-  for (double& x : o.A) x = u(rng);
-  for (double& x : o.B) x = u(rng);
-  return o;
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Operands o{std::vector<double>(s.batch * s.M * s.K), std::vector<double>(s.batch * s.K * s.N),
+               std::vector<double>(s.batch * s.M * s.N)};
+    for (double& x : o.A) x = u(rng);
+    for (double& x : o.B) x = u(rng);
+    return o;
 }
 
 void run_ours(const Shape& s, Operands& o) {
-  ag::kernels::gemm_batched(s.trans_a, s.trans_b, s.batch, s.M, s.N, s.K,
-                            o.A.data(), s.lda(), s.M * s.K, o.B.data(), s.ldb(),
-                            s.K * s.N, o.C.data(), s.N, s.M * s.N, false);
+    ag::kernels::gemm_batched(s.trans_a, s.trans_b, s.batch, s.M, s.N, s.K, o.A.data(), s.lda(), s.M * s.K, o.B.data(),
+                              s.ldb(), s.K * s.N, o.C.data(), s.N, s.M * s.N, false);
 }
 
 #ifdef HAVE_CBLAS
 void run_openblas(const Shape& s, Operands& o) {
-  for (int64_t b = 0; b < s.batch; ++b)
-    cblas_dgemm(CblasRowMajor, s.trans_a ? CblasTrans : CblasNoTrans,
-                s.trans_b ? CblasTrans : CblasNoTrans, int(s.M), int(s.N),
-                int(s.K), 1.0, o.A.data() + b * s.M * s.K, int(s.lda()),
-                o.B.data() + b * s.K * s.N, int(s.ldb()), 0.0,
-                o.C.data() + b * s.M * s.N, int(s.N));
+    for (int64_t b = 0; b < s.batch; ++b)
+        cblas_dgemm(CblasRowMajor, s.trans_a ? CblasTrans : CblasNoTrans, s.trans_b ? CblasTrans : CblasNoTrans,
+                    int(s.M), int(s.N), int(s.K), 1.0, o.A.data() + b * s.M * s.K, int(s.lda()),
+                    o.B.data() + b * s.K * s.N, int(s.ldb()), 0.0, o.C.data() + b * s.M * s.N, int(s.N));
 }
 #endif
 
 // Seconds per call of f: the best of 5 runs, each repeating f for ~0.2 s.
 template <class F>
 double best_seconds(F&& f) {
-  using clock = std::chrono::steady_clock;
-  f();  // warm up: page in C, allocate the packing buffers, start threads
-  double best = 1e30;
-  for (int run = 0; run < 5; ++run) {
-    int64_t calls = 0;
-    const auto t0 = clock::now();
-    double elapsed = 0.0;
-    do {
-      f();
-      ++calls;
-      elapsed = std::chrono::duration<double>(clock::now() - t0).count();
-    } while (elapsed < 0.2);
-    best = std::min(best, elapsed / double(calls));
-  }
-  return best;
+    using clock = std::chrono::steady_clock;
+    f();  // warm up: page in C, allocate the packing buffers, start threads
+    double best = 1e30;
+    for (int run = 0; run < 5; ++run) {
+        int64_t calls = 0;
+        const auto t0 = clock::now();
+        double elapsed = 0.0;
+        do {
+            f();
+            ++calls;
+            elapsed = std::chrono::duration<double>(clock::now() - t0).count();
+        } while (elapsed < 0.2);
+        best = std::min(best, elapsed / double(calls));
+    }
+    return best;
 }
 
 // Our result against a naive triple loop, and 1 thread against 2 threads.
 bool verify(const Shape& s, Operands& o) {
-  bool ok = true;
-  omp_set_num_threads(1);
-  run_ours(s, o);
-  const std::vector<double> one_thread = o.C;
-  omp_set_num_threads(2);
-  run_ours(s, o);
-  if (std::memcmp(one_thread.data(), o.C.data(), o.C.size() * sizeof(double)) != 0) {
-    fmt::print("FAILED {}: 1 and 2 threads differ bitwise\n", s.name);
-    ok = false;
-  }
-  double max_err = 0.0, max_ref = 0.0;
-  for (int64_t b = 0; b < s.batch; ++b) {
-    const double* A = o.A.data() + b * s.M * s.K;
-    const double* B = o.B.data() + b * s.K * s.N;
-    const double* C = o.C.data() + b * s.M * s.N;
-    for (int64_t i = 0; i < s.M; ++i)
-      for (int64_t j = 0; j < s.N; ++j) {
-        double ref = 0.0;
-        for (int64_t k = 0; k < s.K; ++k)
-          ref += (s.trans_a ? A[k * s.lda() + i] : A[i * s.lda() + k]) *
-                 (s.trans_b ? B[j * s.ldb() + k] : B[k * s.ldb() + j]);
-        max_err = std::max(max_err, std::fabs(C[i * s.N + j] - ref));
-        max_ref = std::max(max_ref, std::fabs(ref));
-      }
-  }
-  if (max_err > 1e-12 * max_ref) {
-    fmt::print("FAILED {}: max |ours - naive| / max |C| = {:.2e}\n", s.name,
-               max_err / max_ref);
-    ok = false;
-  }
-  return ok;
+    bool ok = true;
+    omp_set_num_threads(1);
+    run_ours(s, o);
+    const std::vector<double> one_thread = o.C;
+    omp_set_num_threads(2);
+    run_ours(s, o);
+    if (std::memcmp(one_thread.data(), o.C.data(), o.C.size() * sizeof(double)) != 0) {
+        fmt::print("FAILED {}: 1 and 2 threads differ bitwise\n", s.name);
+        ok = false;
+    }
+    double max_err = 0.0, max_ref = 0.0;
+    for (int64_t b = 0; b < s.batch; ++b) {
+        const double* A = o.A.data() + b * s.M * s.K;
+        const double* B = o.B.data() + b * s.K * s.N;
+        const double* C = o.C.data() + b * s.M * s.N;
+        for (int64_t i = 0; i < s.M; ++i)
+            for (int64_t j = 0; j < s.N; ++j) {
+                double ref = 0.0;
+                for (int64_t k = 0; k < s.K; ++k)
+                    ref += (s.trans_a ? A[k * s.lda() + i] : A[i * s.lda() + k]) *
+                           (s.trans_b ? B[j * s.ldb() + k] : B[k * s.ldb() + j]);
+                max_err = std::max(max_err, std::fabs(C[i * s.N + j] - ref));
+                max_ref = std::max(max_ref, std::fabs(ref));
+            }
+    }
+    if (max_err > 1e-12 * max_ref) {
+        fmt::print("FAILED {}: max |ours - naive| / max |C| = {:.2e}\n", s.name, max_err / max_ref);
+        ok = false;
+    }
+    return ok;
 }
 
 }  // namespace
 
 int main() {
-  // One layer Y = X·W with X [2048,64], W [64,256] and its backward products,
-  // the other projections of the model, and attention's batched scores.
-  const std::vector<Shape> shapes = {
-      {"Y = X·W", "2048x64 @ 64x256", false, false, 1, 2048, 256, 64},
-      {"Y = X·W", "2048x64 @ 64x64", false, false, 1, 2048, 64, 64},
-      {"Y = X·W", "2048x172 @ 172x64", false, false, 1, 2048, 64, 172},
-      {"Y = X·W", "2048x256 @ 256x64", false, false, 1, 2048, 64, 256},
-      {"dX = dY·Wᵀ", "2048x256 @ (64x256)ᵀ", false, true, 1, 2048, 64, 256},
-      {"dW = Xᵀ·dY", "(2048x64)ᵀ @ 2048x256", true, false, 1, 64, 256, 2048},
-      {"S = Q·Kᵀ", "16 × 256x32 @ (256x32)ᵀ", false, true, 16, 256, 256, 32},
-  };
-  std::mt19937_64 rng(2024);
-  std::vector<Operands> operands;
-  bool ok = true;
-  for (const Shape& s : shapes) {
-    operands.push_back(make_operands(s, rng));
-    ok = verify(s, operands.back()) && ok;
-  }
-  if (ok) fmt::print("verified: matches the naive loop to 1e-12, 1 thread == 2 threads bitwise\n");
-
-  // All our runs first, then all OpenBLAS runs: each library's idle threads
-  // spin for a while after a call and would steal the other's second core.
-  std::vector<double> ours1, ours2, blas1, blas2;
-  for (size_t i = 0; i < shapes.size(); ++i)
-    for (int threads : {1, 2}) {
-      omp_set_num_threads(threads);
-      const double sec = best_seconds([&] { run_ours(shapes[i], operands[i]); });
-      (threads == 1 ? ours1 : ours2).push_back(shapes[i].flops() / sec * 1e-9);
+    // One layer Y = X·W with X [2048,64], W [64,256] and its backward products,
+    // the other projections of the model, and attention's batched scores.
+    const std::vector<Shape> shapes = {
+        {"Y = X·W", "2048x64 @ 64x256", false, false, 1, 2048, 256, 64},
+        {"Y = X·W", "2048x64 @ 64x64", false, false, 1, 2048, 64, 64},
+        {"Y = X·W", "2048x172 @ 172x64", false, false, 1, 2048, 64, 172},
+        {"Y = X·W", "2048x256 @ 256x64", false, false, 1, 2048, 64, 256},
+        {"dX = dY·Wᵀ", "2048x256 @ (64x256)ᵀ", false, true, 1, 2048, 64, 256},
+        {"dW = Xᵀ·dY", "(2048x64)ᵀ @ 2048x256", true, false, 1, 64, 256, 2048},
+        {"S = Q·Kᵀ", "16 × 256x32 @ (256x32)ᵀ", false, true, 16, 256, 256, 32},
+    };
+    std::mt19937_64 rng(2024);
+    std::vector<Operands> operands;
+    bool ok = true;
+    for (const Shape& s : shapes) {
+        operands.push_back(make_operands(s, rng));
+        ok = verify(s, operands.back()) && ok;
     }
+    if (ok) fmt::print("verified: matches the naive loop to 1e-12, 1 thread == 2 threads bitwise\n");
+
+    // All our runs first, then all OpenBLAS runs: each library's idle threads
+    // spin for a while after a call and would steal the other's second core.
+    std::vector<double> ours1, ours2, blas1, blas2;
+    for (size_t i = 0; i < shapes.size(); ++i)
+        for (int threads : {1, 2}) {
+            omp_set_num_threads(threads);
+            const double sec = best_seconds([&] { run_ours(shapes[i], operands[i]); });
+            (threads == 1 ? ours1 : ours2).push_back(shapes[i].flops() / sec * 1e-9);
+        }
 #ifdef HAVE_CBLAS
-  for (size_t i = 0; i < shapes.size(); ++i)
-    for (int threads : {1, 2}) {
+    for (size_t i = 0; i < shapes.size(); ++i)
+        for (int threads : {1, 2}) {
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
-      openblas_set_num_threads(threads);
+            openblas_set_num_threads(threads);
 #endif
-      const double sec = best_seconds([&] { run_openblas(shapes[i], operands[i]); });
-      (threads == 1 ? blas1 : blas2).push_back(shapes[i].flops() / sec * 1e-9);
-    }
+            const double sec = best_seconds([&] { run_openblas(shapes[i], operands[i]); });
+            (threads == 1 ? blas1 : blas2).push_back(shapes[i].flops() / sec * 1e-9);
+        }
 #endif
 
-  fmt::print("\nGFLOP/s (double precision; 1T/2T = 1/2 threads)\n");
-  fmt::print("{:<11} {:<24} {:>8} {:>8}", "product", "shape", "ours 1T", "ours 2T");
-  if (!blas1.empty()) fmt::print(" {:>8} {:>8} {:>9} {:>9}", "BLAS 1T", "BLAS 2T", "ratio 1T", "ratio 2T");
-  fmt::print("\n");
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    // fmt pads by code points; "·" and "ᵀ" are one each, as wanted.
-    fmt::print("{:<11} {:<24} {:>8.1f} {:>8.1f}", shapes[i].name, shapes[i].what,
-               ours1[i], ours2[i]);
-    if (!blas1.empty())
-      fmt::print(" {:>8.1f} {:>8.1f} {:>9.2f} {:>9.2f}", blas1[i], blas2[i],
-                 ours1[i] / blas1[i], ours2[i] / blas2[i]);
+    fmt::print("\nGFLOP/s (double precision; 1T/2T = 1/2 threads)\n");
+    fmt::print("{:<11} {:<24} {:>8} {:>8}", "product", "shape", "ours 1T", "ours 2T");
+    if (!blas1.empty()) fmt::print(" {:>8} {:>8} {:>9} {:>9}", "BLAS 1T", "BLAS 2T", "ratio 1T", "ratio 2T");
     fmt::print("\n");
-  }
-  if (blas1.empty()) fmt::print("(built without OpenBLAS: no comparison)\n");
-  return ok ? 0 : 1;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        // fmt pads by code points; "·" and "ᵀ" are one each, as wanted.
+        fmt::print("{:<11} {:<24} {:>8.1f} {:>8.1f}", shapes[i].name, shapes[i].what, ours1[i], ours2[i]);
+        if (!blas1.empty())
+            fmt::print(" {:>8.1f} {:>8.1f} {:>9.2f} {:>9.2f}", blas1[i], blas2[i], ours1[i] / blas1[i],
+                       ours2[i] / blas2[i]);
+        fmt::print("\n");
+    }
+    if (blas1.empty()) fmt::print("(built without OpenBLAS: no comparison)\n");
+    return ok ? 0 : 1;
 }

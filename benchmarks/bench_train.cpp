@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include "data/batching.h"
 #include "data/farm_language.h"
@@ -85,8 +85,8 @@ int main(int argc, char** argv) {
     const auto batches = farm::make_lm_batches(corpora.train, 32, &shuffle);
     if (steps <= 0) steps = static_cast<int64_t>(batches.size());
     fmt::print("training throughput: {} steps of 32 sentences (one epoch = {} steps)\n", steps, batches.size());
-    fmt::print("{:<10} {:>7} {:>12} {:>10} {:>10} {:>10}\n", "model", "threads", "tokens/s", "seconds",
-               "s/epoch", "last loss");
+    fmt::print("{:<10} {:>7} {:>12} {:>10} {:>10} {:>10}\n", "model", "threads", "tokens/s", "seconds", "s/epoch",
+               "last loss");
     for (const nn::LMConfig& cfg : models)
         for (int threads : thread_counts) {
             ag::set_num_threads(threads);

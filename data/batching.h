@@ -19,21 +19,21 @@
 
 namespace farm {
 
-constexpr int64_t IGNORE_INDEX = -100;   // ag::cross_entropy's default ignore_index
+constexpr int64_t IGNORE_INDEX = -100;  // ag::cross_entropy's default ignore_index
 
 // A sentence of length L gives L-1 input/target pairs: ids[t] = s[t],
 // targets[t] = s[t+1], t = 0..L-2.
 struct LmBatch {
-    ag::Tensor ids;        // [B, T] inputs, right-padded with PAD; T = longest L - 1
-    ag::Tensor targets;    // [B, T] next tokens, IGNORE_INDEX where ids is padding
-    int64_t tokens = 0;    // targets that are not IGNORE_INDEX: Σ (L - 1)
+    ag::Tensor ids;      // [B, T] inputs, right-padded with PAD; T = longest L - 1
+    ag::Tensor targets;  // [B, T] next tokens, IGNORE_INDEX where ids is padding
+    int64_t tokens = 0;  // targets that are not IGNORE_INDEX: Σ (L - 1)
     // The same rows without the padding, laid end to end: row b's L_b - 1
     // inputs are packed_ids[starts[b] .. starts[b+1]). A model that only
     // computes real rows does a third less work on this corpus, and its
     // loss is the same: padded targets are ignored anyway.
-    ag::Tensor packed_ids;       // [tokens]
-    ag::Tensor packed_targets;   // [tokens]
-    std::vector<int64_t> starts; // [B + 1], starts[0] = 0, starts[B] = tokens
+    ag::Tensor packed_ids;        // [tokens]
+    ag::Tensor packed_targets;    // [tokens]
+    std::vector<int64_t> starts;  // [B + 1], starts[0] = 0, starts[B] = tokens
 };
 // Sentences must have at least 2 tokens; batch_size >= 1.
 std::vector<LmBatch> make_lm_batches(const std::vector<Sentence>& sentences, int64_t batch_size,
@@ -42,9 +42,9 @@ std::vector<LmBatch> make_lm_batches(const std::vector<Sentence>& sentences, int
 // Prefixes for the subject-number classifier (§2.8) and the agreement test
 // (§6.5): the model reads each row and is read out at its last real token.
 struct PrefixBatch {
-    ag::Tensor ids;              // [B, T] right-padded with PAD; T = longest prefix
-    std::vector<int64_t> last;   // [B] index of each row's last real token (L - 1)
-    std::vector<int> labels;     // [B] subject_plural: 0 singular, 1 plural
+    ag::Tensor ids;             // [B, T] right-padded with PAD; T = longest prefix
+    std::vector<int64_t> last;  // [B] index of each row's last real token (L - 1)
+    std::vector<int> labels;    // [B] subject_plural: 0 singular, 1 plural
 };
 // Prefixes must be non-empty; batch_size >= 1.
 std::vector<PrefixBatch> make_prefix_batches(const std::vector<Sentence>& prefixes, int64_t batch_size,

@@ -104,11 +104,11 @@ Digits load_digits(const std::string& path) {
         std::string_view line(buffer);
         if (!line.empty() && line.back() == '\n') {
             line.remove_suffix(1);
-        } else {   // the last line without a newline, a cut-off stream, or a very long line
+        } else {  // the last line without a newline, a cut-off stream, or a very long line
             throw_if_corrupt(file.get(), path, line_no);
             if (!gzeof(file.get())) {
-                throw std::runtime_error(fmt::format("digits: {}, line {}: longer than {} bytes", path, line_no,
-                                                     sizeof buffer - 1));
+                throw std::runtime_error(
+                    fmt::format("digits: {}, line {}: longer than {} bytes", path, line_no, sizeof buffer - 1));
             }
         }
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -128,8 +128,8 @@ Digits load_digits(const std::string& path) {
 DigitsSplit split_digits(const Digits& digits, int64_t n_test, uint64_t seed) {
     const auto n = static_cast<int64_t>(digits.labels.size());
     if (n_test <= 0 || n_test >= n) {
-        throw std::invalid_argument(fmt::format("split_digits: n_test = {}, expected 1..{} for {} images", n_test,
-                                                n - 1, n));
+        throw std::invalid_argument(
+            fmt::format("split_digits: n_test = {}, expected 1..{} for {} images", n_test, n - 1, n));
     }
     ag::Generator gen(seed);
     const std::vector<int64_t> order = farm::permutation(n, gen);

@@ -14,8 +14,8 @@
 namespace optdigits {
 
 struct Digits {
-    ag::Tensor images;         // [N, 64] pixels scaled to [0, 1] (value / 16)
-    std::vector<int> labels;   // [N] digits 0-9
+    ag::Tensor images;        // [N, 64] pixels scaled to [0, 1] (value / 16)
+    std::vector<int> labels;  // [N] digits 0-9
 };
 
 // The copy in this repository's data/ folder, as an absolute path fixed at
@@ -29,8 +29,8 @@ std::string default_digits_path();
 Digits load_digits(const std::string& path = default_digits_path());
 
 struct DigitsSplit {
-    Digits train;   // N - n_test images
-    Digits test;    // n_test images
+    Digits train;  // N - n_test images
+    Digits test;   // n_test images
 };
 // A seeded random split: the rows in the order farm::permutation(N, gen)
 // with gen = ag::Generator(seed) (data/shuffle.h); the first n_test go to

@@ -15,15 +15,13 @@ namespace {
 constexpr std::array<std::string_view, VOCAB_SIZE> kVocabulary = {
     "<pad>", "<s>", "</s>", "the",
     // nouns 4-27: singular, plural of each animal
-    "dog", "dogs", "cat", "cats", "cow", "cows", "pig", "pigs", "horse", "horses", "goat", "goats",
-    "hen", "hens", "duck", "ducks", "fox", "foxes", "rabbit", "rabbits", "farmer", "farmers",
-    "donkey", "donkeys",
+    "dog", "dogs", "cat", "cats", "cow", "cows", "pig", "pigs", "horse", "horses", "goat", "goats", "hen", "hens",
+    "duck", "ducks", "fox", "foxes", "rabbit", "rabbits", "farmer", "farmers", "donkey", "donkeys",
     // prepositions 28-33
     "near", "behind", "beside", "with", "under", "by",
     // verbs 34-57: singular (3rd person), plural of each lemma
-    "runs", "run", "eats", "eat", "sleeps", "sleep", "sees", "see", "likes", "like", "chases",
-    "chase", "jumps", "jump", "walks", "walk", "follows", "follow", "watches", "watch", "pushes",
-    "push", "finds", "find",
+    "runs", "run", "eats", "eat", "sleeps", "sleep", "sees", "see", "likes", "like", "chases", "chase", "jumps", "jump",
+    "walks", "walk", "follows", "follow", "watches", "watch", "pushes", "push", "finds", "find",
     // mass nouns 58-62
     "hay", "grass", "corn", "water", "mud",
     // adverbs 63-67
@@ -132,13 +130,13 @@ Sentence sample_sentence(int k, ag::Generator& gen) {
     Sentence s = start(FIRST_NOUN + draw(gen, N_NOUNS), k);
     for (int i = 0; i < k; ++i) append_random_pp(s, gen);
     s.ids.push_back(verb_id(draw(gen, N_LEMMAS), s.subject_plural));
-    const int object = draw(gen, OBJECT_CHOICES);   // 1/2 the NOUN, 1/4 MASS, 1/4 none
+    const int object = draw(gen, OBJECT_CHOICES);  // 1/2 the NOUN, 1/4 MASS, 1/4 none
     if (object < 2) {
         s.ids.insert(s.ids.end(), {THE, FIRST_NOUN + draw(gen, N_NOUNS)});
     } else if (object == 2) {
         s.ids.push_back(FIRST_MASS + draw(gen, N_MASS));
     }
-    if (draw(gen, ADVERB_CHOICES) == 0) s.ids.push_back(FIRST_ADV + draw(gen, N_ADVS));   // ADV with 1/2
+    if (draw(gen, ADVERB_CHOICES) == 0) s.ids.push_back(FIRST_ADV + draw(gen, N_ADVS));  // ADV with 1/2
     s.ids.push_back(EOS);
     return s;
 }
@@ -165,15 +163,15 @@ double log_probability(const std::vector<int64_t>& s) {
     const size_t n = s.size();
     const auto at = [&](size_t i) { return i < n ? s[i] : int64_t{-1}; };
     if (at(0) != BOS || at(1) != THE || !is_noun(at(2))) bad();
-    double logp = std::log(1.0 / K_CHOICES) + std::log(1.0 / N_NOUNS);   // k, SUBJ
+    double logp = std::log(1.0 / K_CHOICES) + std::log(1.0 / N_NOUNS);  // k, SUBJ
     size_t i = 3;
     int k = 0;
     for (; is_prep(at(i)); i += 3, ++k) {
         if (at(i + 1) != THE || !is_noun(at(i + 2))) bad();
-        logp += std::log(1.0 / N_PREPS) + std::log(1.0 / N_NOUNS);   // PREP, the (certain), NOUN
+        logp += std::log(1.0 / N_PREPS) + std::log(1.0 / N_NOUNS);  // PREP, the (certain), NOUN
     }
     if (k >= K_CHOICES || !is_verb(at(i)) || is_plural_verb(at(i)) != is_plural_noun(s[2])) bad();
-    logp += std::log(1.0 / N_LEMMAS);   // the lemma; its number is the subject's
+    logp += std::log(1.0 / N_LEMMAS);  // the lemma; its number is the subject's
     ++i;
     if (at(i) == THE) {
         if (!is_noun(at(i + 1))) bad();
@@ -183,15 +181,15 @@ double log_probability(const std::vector<int64_t>& s) {
         logp += std::log(1.0 / OBJECT_CHOICES) + std::log(1.0 / N_MASS);
         ++i;
     } else {
-        logp += std::log(1.0 / OBJECT_CHOICES);   // no object
+        logp += std::log(1.0 / OBJECT_CHOICES);  // no object
     }
     if (is_adverb(at(i))) {
         logp += std::log(1.0 / ADVERB_CHOICES) + std::log(1.0 / N_ADVS);
         ++i;
     } else {
-        logp += std::log(1.0 / ADVERB_CHOICES);   // no adverb
+        logp += std::log(1.0 / ADVERB_CHOICES);  // no adverb
     }
-    if (at(i) != EOS || i + 1 != n) bad();   // </s> is then certain
+    if (at(i) != EOS || i + 1 != n) bad();  // </s> is then certain
     return logp;
 }
 
@@ -203,7 +201,7 @@ Corpora make_corpora(uint64_t seed) {
         std::vector<Sentence> sentences;
         sentences.reserve(n);
         for (int64_t i = 0; i < n; ++i) {
-            const int k = draw(gen, K_CHOICES);   // k uniform 0-3
+            const int k = draw(gen, K_CHOICES);  // k uniform 0-3
             sentences.push_back(sample_sentence(k, gen));
         }
         return sentences;
@@ -238,7 +236,7 @@ std::vector<Sentence> make_subject_train_set(int64_t n, uint64_t seed) {
     std::vector<Sentence> set;
     set.reserve(n);
     for (const int plural : labels) {
-        const int k = 1 + draw(gen, 3);   // k uniform 1-3
+        const int k = 1 + draw(gen, 3);  // k uniform 1-3
         Sentence s = start(noun_id(draw(gen, N_ANIMALS), plural), k);
         for (int i = 0; i < k; ++i) append_random_pp(s, gen);
         set.push_back(std::move(s));

@@ -50,20 +50,19 @@ namespace farm {
 
 // ---- vocabulary: 68 tokens, ids in the spec's order ---------------------
 constexpr int64_t VOCAB_SIZE = 68;
-constexpr int64_t PAD = 0;   // <pad>
-constexpr int64_t BOS = 1;   // <s>
-constexpr int64_t EOS = 2;   // </s>
-constexpr int64_t THE = 3;   // the
-constexpr int64_t FIRST_NOUN = 4;    // 24 nouns, singular then plural of each animal
-constexpr int64_t FIRST_PREP = 28;   // 6 prepositions
-constexpr int64_t FIRST_VERB = 34;   // 24 verbs, singular then plural of each lemma
-constexpr int64_t FIRST_MASS = 58;   // 5 mass nouns
-constexpr int64_t FIRST_ADV = 63;    // 5 adverbs
-constexpr int N_ANIMALS = 12, N_NOUNS = 24, N_PREPS = 6, N_LEMMAS = 12, N_VERBS = 24,
-              N_MASS = 5, N_ADVS = 5;
+constexpr int64_t PAD = 0;          // <pad>
+constexpr int64_t BOS = 1;          // <s>
+constexpr int64_t EOS = 2;          // </s>
+constexpr int64_t THE = 3;          // the
+constexpr int64_t FIRST_NOUN = 4;   // 24 nouns, singular then plural of each animal
+constexpr int64_t FIRST_PREP = 28;  // 6 prepositions
+constexpr int64_t FIRST_VERB = 34;  // 24 verbs, singular then plural of each lemma
+constexpr int64_t FIRST_MASS = 58;  // 5 mass nouns
+constexpr int64_t FIRST_ADV = 63;   // 5 adverbs
+constexpr int N_ANIMALS = 12, N_NOUNS = 24, N_PREPS = 6, N_LEMMAS = 12, N_VERBS = 24, N_MASS = 5, N_ADVS = 5;
 
-const std::array<std::string_view, VOCAB_SIZE>& vocabulary();   // token of each id
-std::string_view token(int64_t id);   // std::invalid_argument outside 0..67
+const std::array<std::string_view, VOCAB_SIZE>& vocabulary();  // token of each id
+std::string_view token(int64_t id);                            // std::invalid_argument outside 0..67
 
 // The 24 count nouns (4-27): plural = odd id. The 24 verbs (34-57): plural = odd id.
 bool is_noun(int64_t id);
@@ -73,8 +72,8 @@ bool is_verb(int64_t id);
 bool is_plural_verb(int64_t id);
 bool is_mass(int64_t id);
 bool is_adverb(int64_t id);
-int64_t noun_id(int animal, int plural);   // animal 0..11, plural 0/1
-int64_t verb_id(int lemma, int plural);    // lemma 0..11, plural 0/1
+int64_t noun_id(int animal, int plural);  // animal 0..11, plural 0/1
+int64_t verb_id(int lemma, int plural);   // lemma 0..11, plural 0/1
 // The 12 verb forms of one number (plural 0: runs eats ...; 1: run eat ...),
 // the two groups the agreement test compares (§6.5).
 const std::array<int64_t, N_LEMMAS>& verb_ids(int plural);
@@ -92,8 +91,8 @@ std::string decode(const std::vector<int64_t>& ids);
 // A full sentence (<s> ... </s>) or a prefix (<s> the SUBJ PP{k}, no verb).
 struct Sentence {
     std::vector<int64_t> ids;
-    int subject_plural = 0;   // the subject's number: 0 singular, 1 plural (the label)
-    int k = 0;                // number of prepositional phrases (attractors)
+    int subject_plural = 0;  // the subject's number: 0 singular, 1 plural (the label)
+    int k = 0;               // number of prepositional phrases (attractors)
 };
 
 // One sentence of the grammar with k PPs (draw order above).
@@ -107,9 +106,9 @@ Sentence opposite_prefix(int k, ag::Generator& gen);
 // options; these counts are the grammar's probabilities (the corpora's k,
 // the object's kind, an adverb or none), the same constants drive
 // make_corpora and sample_sentence and log_probability.
-constexpr int K_CHOICES = 4;        // make_corpora: k uniform over 0-3
-constexpr int OBJECT_CHOICES = 4;   // 0, 1: "the NOUN" (1/2); 2: MASS (1/4); 3: none (1/4)
-constexpr int ADVERB_CHOICES = 2;   // 0: an adverb (1/2); 1: none
+constexpr int K_CHOICES = 4;       // make_corpora: k uniform over 0-3
+constexpr int OBJECT_CHOICES = 4;  // 0, 1: "the NOUN" (1/2); 2: MASS (1/4); 3: none (1/4)
+constexpr int ADVERB_CHOICES = 2;  // 0: an adverb (1/2); 1: none
 
 // log p(s) of a full sentence <s> … </s> under make_corpora's distribution
 // (k uniform over 0-3, then sample_sentence(k)). std::invalid_argument for a
@@ -118,9 +117,9 @@ double log_probability(const std::vector<int64_t>& sentence);
 
 // ---- corpora (language modelling) -----------------------------------------
 struct Corpora {
-    std::vector<Sentence> train;   // 20,000 sentences, k uniform 0-3
-    std::vector<Sentence> valid;   //  2,000
-    std::vector<Sentence> test;    //  2,000
+    std::vector<Sentence> train;  // 20,000 sentences, k uniform 0-3
+    std::vector<Sentence> valid;  //  2,000
+    std::vector<Sentence> test;   //  2,000
 };
 Corpora make_corpora(uint64_t seed);
 
@@ -135,8 +134,8 @@ std::vector<std::vector<Sentence>> make_agreement_sets(uint64_t seed, int64_t n 
 // 1-3, attractor numbers random, independent of the subject.
 std::vector<Sentence> make_subject_train_set(int64_t n, uint64_t seed);
 struct SubjectTestSets {
-    std::vector<Sentence> in_distribution;   // k uniform 1-3, every attractor opposite
-    std::vector<Sentence> extrapolation;     // k uniform 4-6, every attractor opposite
+    std::vector<Sentence> in_distribution;  // k uniform 1-3, every attractor opposite
+    std::vector<Sentence> extrapolation;    // k uniform 4-6, every attractor opposite
 };
 SubjectTestSets make_subject_test_sets(uint64_t seed, int64_t n = 500);
 

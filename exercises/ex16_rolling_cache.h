@@ -36,10 +36,10 @@ public:
     // Returns out [head_dim].
     ag::Tensor step(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t position);
 
-    int64_t window = 0;               // W
-    double base = 10000.0;            // RoPE base
-    ag::Tensor keys, values;          // [W-1, head_dim]: slot s's key (rotated by its position) and value
-    std::vector<int64_t> positions;   // [W-1]: the absolute position in slot s, -1 while empty
+    int64_t window = 0;              // W
+    double base = 10000.0;           // RoPE base
+    ag::Tensor keys, values;         // [W-1, head_dim]: slot s's key (rotated by its position) and value
+    std::vector<int64_t> positions;  // [W-1]: the absolute position in slot s, -1 while empty
 };
 
 }  // namespace ex16

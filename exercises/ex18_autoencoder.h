@@ -12,10 +12,10 @@ namespace ex18 {
 // One layer's parameters, laid out like nn::Autoencoder's (nn/autoencoder.h:
 // enc.weight, enc.bias, dec.weight, dec.bias; nn::Linear's [out, in]).
 struct Layer {
-    ag::Tensor enc_weight;   // W  [hidden, in]
-    ag::Tensor enc_bias;     // b  [hidden]
-    ag::Tensor dec_weight;   // W' [in, hidden]
-    ag::Tensor dec_bias;     // b' [in]
+    ag::Tensor enc_weight;  // W  [hidden, in]
+    ag::Tensor enc_bias;    // b  [hidden]
+    ag::Tensor dec_weight;  // W' [in, hidden]
+    ag::Tensor dec_bias;    // b' [in]
     std::vector<ag::Tensor> parameters() const { return {enc_weight, enc_bias, dec_weight, dec_bias}; }
 };
 

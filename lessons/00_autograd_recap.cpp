@@ -5,6 +5,4 @@
 // autograd_recap/, where tests/lessons runs them too.
 #include "lessons/autograd_recap/parts.h"
 
-int main(int argc, char** argv) {
-    return lessons::run_lesson(argc, argv, lessons::autograd_recap::lesson());
-}
+int main(int argc, char** argv) { return lessons::run_lesson(argc, argv, lessons::autograd_recap::lesson()); }

@@ -6,6 +6,4 @@
 // parts live in pretrain_finetune/, where tests/lessons runs them too.
 #include "lessons/pretrain_finetune/parts.h"
 
-int main(int argc, char** argv) {
-    return lessons::run_lesson(argc, argv, lessons::pretrain_finetune::lesson());
-}
+int main(int argc, char** argv) { return lessons::run_lesson(argc, argv, lessons::pretrain_finetune::lesson()); }

@@ -4,6 +4,4 @@
 // live in rope/, where tests/lessons runs them too.
 #include "lessons/rope/parts.h"
 
-int main(int argc, char** argv) {
-    return lessons::run_lesson(argc, argv, lessons::rope::lesson());
-}
+int main(int argc, char** argv) { return lessons::run_lesson(argc, argv, lessons::rope::lesson()); }

@@ -5,6 +5,4 @@
 // sliding_window/, where tests/lessons runs them too.
 #include "lessons/sliding_window/parts.h"
 
-int main(int argc, char** argv) {
-    return lessons::run_lesson(argc, argv, lessons::sliding_window::lesson());
-}
+int main(int argc, char** argv) { return lessons::run_lesson(argc, argv, lessons::sliding_window::lesson()); }

@@ -6,6 +6,4 @@
 // tests/lessons runs them too.
 #include "lessons/modern_transformer/parts.h"
 
-int main(int argc, char** argv) {
-    return lessons::run_lesson(argc, argv, lessons::modern_transformer::lesson());
-}
+int main(int argc, char** argv) { return lessons::run_lesson(argc, argv, lessons::modern_transformer::lesson()); }

@@ -36,12 +36,12 @@ ModernAttention::ModernAttention(const LMConfig& cfg, ag::Generator& gen) : Atte
 }
 
 Packing Packing::from_starts(std::vector<int64_t> starts) {
-    if (starts.empty() || starts.front() != 0)
-        throw std::invalid_argument("Packing: starts must begin at 0");
+    if (starts.empty() || starts.front() != 0) throw std::invalid_argument("Packing: starts must begin at 0");
     Packing p;
     for (size_t b = 0; b + 1 < starts.size(); ++b) {
         if (starts[b + 1] < starts[b])
-            throw std::invalid_argument(fmt::format("Packing: starts decrease at {} ({} > {})", b, starts[b], starts[b + 1]));
+            throw std::invalid_argument(
+                fmt::format("Packing: starts decrease at {} ({} > {})", b, starts[b], starts[b + 1]));
         for (int64_t i = starts[b]; i < starts[b + 1]; ++i) p.positions.push_back(i - starts[b]);
     }
     p.starts = std::move(starts);
@@ -82,9 +82,9 @@ Tensor Attention::forward(const Tensor& x, const Packing& packing, Tensor* weigh
     check_packed(x, packing, cfg_.d_model);
     const auto [k, v] = project_kv(x);
     const Tensor q = rotate(split_heads(project_q(x), cfg_.n_heads), packing.positions);
-    return project_out(merge_heads(ag::attention_packed(q, rotate(split_heads(k, cfg_.n_kv_heads), packing.positions),
-                                                        split_heads(v, cfg_.n_kv_heads), packing.starts, cfg_.window,
-                                                        weights)));
+    return project_out(
+        merge_heads(ag::attention_packed(q, rotate(split_heads(k, cfg_.n_kv_heads), packing.positions),
+                                         split_heads(v, cfg_.n_kv_heads), packing.starts, cfg_.window, weights)));
 }
 
 static Tensor index_tensor(const std::vector<double>& rows) {
@@ -106,7 +106,8 @@ Tensor Attention::forward_rows(const Tensor& x, const Packing& packing, const st
     for (size_t i = 0; i < rows.size(); ++i) {
         const int64_t r = rows[i];
         if (r < 0 || r >= packing.rows())
-            throw std::invalid_argument(fmt::format("Attention: row {} is outside the {} packed rows", r, packing.rows()));
+            throw std::invalid_argument(
+                fmt::format("Attention: row {} is outside the {} packed rows", r, packing.rows()));
         const int64_t p = packing.positions[static_cast<size_t>(r)];
         Group& group = by_keys[p + 1];
         group.members.push_back(static_cast<double>(i));
@@ -114,8 +115,8 @@ Tensor Attention::forward_rows(const Tensor& x, const Packing& packing, const st
         query_rows.push_back(static_cast<double>(r));
         query_positions.push_back(p);
     }
-    const Tensor q = rotate(split_heads(project_q(ag::index_select(x, 0, index_tensor(query_rows))), cfg_.n_heads),
-                            query_positions);
+    const Tensor q =
+        rotate(split_heads(project_q(ag::index_select(x, 0, index_tensor(query_rows))), cfg_.n_heads), query_positions);
     const auto [k_rows, v_rows] = project_kv(x);
     const Tensor k = rotate(split_heads(k_rows, cfg_.n_kv_heads), packing.positions);
     const Tensor v = split_heads(v_rows, cfg_.n_kv_heads);
@@ -129,10 +130,10 @@ Tensor Attention::forward_rows(const Tensor& x, const Packing& packing, const st
         std::vector<int64_t> key_positions(static_cast<size_t>(L));
         std::iota(key_positions.begin(), key_positions.end(), int64_t{0});
         const Tensor keys = index_tensor(group.key_rows);
-        const Tensor out = ag::attention(ag::index_select(q, 0, index_tensor(group.members)).reshape({n, 1, cfg_.n_heads, dh}),
-                                         ag::index_select(k, 0, keys).reshape({n, L, cfg_.n_kv_heads, dh}),
-                                         ag::index_select(v, 0, keys).reshape({n, L, cfg_.n_kv_heads, dh}), {L - 1},
-                                         key_positions, cfg_.window);
+        const Tensor out = ag::attention(
+            ag::index_select(q, 0, index_tensor(group.members)).reshape({n, 1, cfg_.n_heads, dh}),
+            ag::index_select(k, 0, keys).reshape({n, L, cfg_.n_kv_heads, dh}),
+            ag::index_select(v, 0, keys).reshape({n, L, cfg_.n_kv_heads, dh}), {L - 1}, key_positions, cfg_.window);
         outputs.push_back(out.reshape({n, cfg_.d_model}));
     }
     return project_out(ag::index_select(ag::cat(outputs, 0), 0, index_tensor(order)));
@@ -144,8 +145,8 @@ Tensor Attention::forward_cached(const Tensor& x, const std::vector<int64_t>& po
         throw std::invalid_argument(fmt::format("Attention: input {} with {} positions is not [B, T, {}]",
                                                 ag::shape_str(x.shape()), positions.size(), cfg_.d_model));
     if (!rope_positions.empty() && rope_positions.size() != positions.size())
-        throw std::invalid_argument(fmt::format("Attention: {} rope positions for {} positions", rope_positions.size(),
-                                                positions.size()));
+        throw std::invalid_argument(
+            fmt::format("Attention: {} rope positions for {} positions", rope_positions.size(), positions.size()));
     ag::NoGradGuard no_grad;  // decoding only: the cache is written in place
     const std::vector<int64_t>& turn_by = rope_positions.empty() ? positions : rope_positions;
     const auto [k_new, v_new] = project_kv(x);
@@ -210,9 +211,12 @@ Attend Attend::cached(std::vector<int64_t> positions, KVCache& cache, std::vecto
 
 Tensor Attend::operator()(const Attention& attention, const Tensor& x) const {
     switch (mode_) {
-        case Mode::Packed: return attention.forward(x, *packing_, weights_);
-        case Mode::Rows: return attention.forward_rows(x, *packing_, rows_);
-        case Mode::Cached: return attention.forward_cached(x, positions_, *cache_, rope_positions_);
+        case Mode::Packed:
+            return attention.forward(x, *packing_, weights_);
+        case Mode::Rows:
+            return attention.forward_rows(x, *packing_, rows_);
+        case Mode::Cached:
+            return attention.forward_cached(x, positions_, *cache_, rope_positions_);
     }
     return {};
 }

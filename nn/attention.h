@@ -45,7 +45,7 @@ struct Packing {
     std::vector<int64_t> positions;  // [N]
 
     static Packing from_starts(std::vector<int64_t> starts);  // validates
-    static Packing uniform(int64_t B, int64_t T);              // B sequences of length T
+    static Packing uniform(int64_t B, int64_t T);             // B sequences of length T
     int64_t rows() const { return starts.empty() ? 0 : starts.back(); }
     int64_t sequences() const { return starts.empty() ? 0 : static_cast<int64_t>(starts.size()) - 1; }
 };
@@ -88,9 +88,9 @@ protected:
     const LMConfig cfg_;
 
 private:
-    Tensor split_heads(const Tensor& t, int64_t heads) const;                   // [..., H·dh] -> [..., H, dh]
+    Tensor split_heads(const Tensor& t, int64_t heads) const;                     // [..., H·dh] -> [..., H, dh]
     Tensor rotate(const Tensor& t, const std::vector<int64_t>& positions) const;  // RoPE, if the model uses it
-    Tensor merge_heads(const Tensor& t) const;                                   // [..., H, dh] -> [..., d]
+    Tensor merge_heads(const Tensor& t) const;                                    // [..., H, dh] -> [..., d]
 };
 
 // Lecture 2's GPT: one fused projection qkv ([d + 2·Hkv·dh, d]: the q, k,

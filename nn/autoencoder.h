@@ -16,8 +16,8 @@ namespace nn {
 class Autoencoder : public Module {
 public:
     Autoencoder(int64_t in, int64_t hidden, ag::Generator& gen);
-    Tensor encode(const Tensor& x) const { return ag::sigmoid(enc->forward(x)); }   // z = h(W x + b)
-    Tensor decode(const Tensor& z) const { return ag::sigmoid(dec->forward(z)); }   // x' = h(W' z + b')
+    Tensor encode(const Tensor& x) const { return ag::sigmoid(enc->forward(x)); }  // z = h(W x + b)
+    Tensor decode(const Tensor& z) const { return ag::sigmoid(dec->forward(z)); }  // x' = h(W' z + b')
     Tensor reconstruct(const Tensor& x) const { return decode(encode(x)); }
     Tensor loss(const Tensor& x) const { return ag::mse_loss(reconstruct(x), x); }
 

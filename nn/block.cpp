@@ -19,8 +19,10 @@ ModernBlock::ModernBlock(const LMConfig& cfg, ag::Generator& gen) {
 
 std::shared_ptr<Block> make_block(const LMConfig& cfg, ag::Generator& gen) {
     switch (cfg.model) {
-        case ModelKind::Gpt: return std::make_shared<GptBlock>(cfg, gen);
-        case ModelKind::ModernLM: return std::make_shared<ModernBlock>(cfg, gen);
+        case ModelKind::Gpt:
+            return std::make_shared<GptBlock>(cfg, gen);
+        case ModelKind::ModernLM:
+            return std::make_shared<ModernBlock>(cfg, gen);
     }
     return nullptr;
 }

@@ -38,7 +38,8 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
     ag::NoGradGuard no_grad;
     for (const auto& [name, t] : tensors) {
         if (name.empty() || name == "__metadata__" || !names.insert(name).second)
-            throw std::invalid_argument(fmt::format("save_safetensors: bad tensor name '{}' (empty, reserved or repeated)", name));
+            throw std::invalid_argument(
+                fmt::format("save_safetensors: bad tensor name '{}' (empty, reserved or repeated)", name));
         if (!t.defined()) throw std::invalid_argument(fmt::format("save_safetensors: tensor '{}' is undefined", name));
         const uint64_t bytes = static_cast<uint64_t>(t.numel()) * sizeof(double);
         header[name] = {{"dtype", "F64"}, {"shape", t.shape()}, {"data_offsets", {offset, offset + bytes}}};
@@ -73,7 +74,8 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
     std::filesystem::rename(tmp, path, ec);  // atomic on POSIX within one file system
     if (ec) {
         std::filesystem::remove(tmp);
-        throw std::runtime_error(fmt::format("save_safetensors: cannot rename '{}' to '{}': {}", tmp, path, ec.message()));
+        throw std::runtime_error(
+            fmt::format("save_safetensors: cannot rename '{}' to '{}': {}", tmp, path, ec.message()));
     }
 }
 
@@ -103,7 +105,8 @@ public:
 
     Checkpoint load() {
         read_file();
-        if (bytes_.size() < 8) fail(fmt::format("the file has {} bytes, fewer than the 8 of the header length", bytes_.size()));
+        if (bytes_.size() < 8)
+            fail(fmt::format("the file has {} bytes, fewer than the 8 of the header length", bytes_.size()));
         uint64_t n = 0;
         for (int i = 7; i >= 0; --i) n = n << 8 | static_cast<unsigned char>(bytes_[static_cast<std::size_t>(i)]);
         if (n > kMaxHeader) fail(fmt::format("header length {} is absurd (more than {} bytes)", n, kMaxHeader));
@@ -123,8 +126,10 @@ public:
         Checkpoint ckpt;
         std::vector<Entry> entries;
         for (const auto& [key, value] : header.items()) {
-            if (key == "__metadata__") ckpt.metadata = metadata(value);
-            else entries.push_back(entry(key, value));
+            if (key == "__metadata__")
+                ckpt.metadata = metadata(value);
+            else
+                entries.push_back(entry(key, value));
         }
         check_layout(entries);
         for (const Entry& e : entries) {
@@ -181,7 +186,8 @@ private:
         const Json &dtype = v.at("dtype"), &shape = v.at("shape"), &offsets = v.at("data_offsets");
         if (!dtype.is_string()) fail(fmt::format("{} has dtype {}, not a string", tensor, dtype.dump()));
         if (dtype.get<std::string>() != "F64")
-            fail(fmt::format("{} has dtype {}; only F64 is supported (save in float64)", tensor, dtype.get<std::string>()));
+            fail(fmt::format("{} has dtype {}; only F64 is supported (save in float64)", tensor,
+                             dtype.get<std::string>()));
         if (!shape.is_array()) fail(fmt::format("{} has shape {}, not an array", tensor, shape.dump()));
         if (!offsets.is_array() || offsets.size() != 2)
             fail(fmt::format("{} has data_offsets {}, not [begin, end]", tensor, offsets.dump()));
@@ -196,7 +202,8 @@ private:
             e.shape.push_back(static_cast<int64_t>(size));
             numel = size == 0 ? 0 : std::min(cap, numel > cap / size ? cap : numel * size);
         }
-        if (e.end < e.begin) fail(fmt::format("{} has data_offsets [{}, {}] that end before they begin", tensor, e.begin, e.end));
+        if (e.end < e.begin)
+            fail(fmt::format("{} has data_offsets [{}, {}] that end before they begin", tensor, e.begin, e.end));
         if (e.end - e.begin != numel * 8)
             fail(fmt::format("{} has data_offsets [{}, {}] holding {} bytes, but its shape {} of F64 needs {}", tensor,
                              e.begin, e.end, e.end - e.begin, ag::shape_str(e.shape),
@@ -215,7 +222,8 @@ private:
         const std::string* previous = nullptr;
         for (const Entry& e : entries) {
             if (e.begin < pos)
-                fail(fmt::format("tensors '{}' and '{}' overlap in the data (bytes [{}, {}))", *previous, e.name, e.begin, pos));
+                fail(fmt::format("tensors '{}' and '{}' overlap in the data (bytes [{}, {}))", *previous, e.name,
+                                 e.begin, pos));
             if (e.begin > pos) fail(fmt::format("data bytes [{}, {}) belong to no tensor", pos, e.begin));
             pos = e.end;
             previous = &e.name;
@@ -247,10 +255,11 @@ void load_into(Module& m, const Checkpoint& ckpt) {
         if (!p.is_contiguous()) throw std::logic_error(fmt::format("load_into: parameter {} is not contiguous", name));
         model_names.insert(name);
         const auto it = stored.find(name);
-        if (it == stored.end()) missing.push_back(name);
+        if (it == stored.end())
+            missing.push_back(name);
         else if (it->second.shape() != p.shape())
-            misshaped.push_back(fmt::format("{} has shape {}, the model has {}", name, ag::shape_str(it->second.shape()),
-                                            ag::shape_str(p.shape())));
+            misshaped.push_back(fmt::format("{} has shape {}, the model has {}", name,
+                                            ag::shape_str(it->second.shape()), ag::shape_str(p.shape())));
     }
     for (const auto& [name, t] : ckpt.tensors)
         if (!model_names.count(name)) unexpected.push_back(name);

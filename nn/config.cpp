@@ -51,8 +51,8 @@ using Json = nlohmann::ordered_json;
 // is listed here too.
 template <class Config, class Visit>
 void fields(Config& c, Visit&& visit) {
-    auto& [model, vocab, max_len, d_model, n_layers, n_heads, n_kv_heads, d_ff, pos, rope_pairing, rope_base,
-           window] = c;
+    auto& [model, vocab, max_len, d_model, n_layers, n_heads, n_kv_heads, d_ff, pos, rope_pairing, rope_base, window] =
+        c;
     visit("model", model);
     visit("vocab", vocab);
     visit("max_len", max_len);
@@ -70,7 +70,9 @@ void fields(Config& c, Visit&& visit) {
 struct Writer {
     Json& j;
     template <class T>
-    void operator()(const char* key, const T& value) const { j[key] = value; }
+    void operator()(const char* key, const T& value) const {
+        j[key] = value;
+    }
     void operator()(const char* key, ModelKind m) const { j[key] = to_string(m); }
     void operator()(const char* key, PosEncoding p) const { j[key] = to_string(p); }
     void operator()(const char* key, ag::RopePairing p) const { j[key] = to_string(p); }
@@ -157,10 +159,14 @@ ModelKind model_kind_from_string(const std::string& s) {
 
 std::string to_string(PosEncoding p) {
     switch (p) {
-        case PosEncoding::None: return "none";
-        case PosEncoding::Learned: return "learned";
-        case PosEncoding::Sinusoidal: return "sinusoidal";
-        case PosEncoding::Rope: return "rope";
+        case PosEncoding::None:
+            return "none";
+        case PosEncoding::Learned:
+            return "learned";
+        case PosEncoding::Sinusoidal:
+            return "sinusoidal";
+        case PosEncoding::Rope:
+            return "rope";
     }
     return "?";
 }

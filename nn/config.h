@@ -19,16 +19,16 @@ enum class PosEncoding { None, Learned, Sinusoidal, Rope };
 struct LMConfig {
     ModelKind model = ModelKind::ModernLM;
     int64_t vocab = 68;
-    int64_t max_len = 40;      // context T_max (learned position rows)
+    int64_t max_len = 40;  // context T_max (learned position rows)
     int64_t d_model = 64;
     int64_t n_layers = 2;
-    int64_t n_heads = 4;       // query heads
-    int64_t n_kv_heads = 2;    // §5: 4 = MHA, 2 = GQA, 1 = MQA (GPT: = n_heads)
-    int64_t d_ff = 172;        // SwiGLU hidden (GPT: 256, GELU)
+    int64_t n_heads = 4;     // query heads
+    int64_t n_kv_heads = 2;  // §5: 4 = MHA, 2 = GQA, 1 = MQA (GPT: = n_heads)
+    int64_t d_ff = 172;      // SwiGLU hidden (GPT: 256, GELU)
     PosEncoding pos = PosEncoding::Rope;
     ag::RopePairing rope_pairing = ag::RopePairing::Half;
     double rope_base = 10000.0;
-    int64_t window = 0;        // §6: visible tokens W (0 = full causal attention)
+    int64_t window = 0;  // §6: visible tokens W (0 = full causal attention)
 
     static LMConfig gpt();        // d=64, 2 layers, 4 heads, learned positions: 111,360 parameters
     static LMConfig modern_lm();  // d=64, 2 layers, 4/2 heads, RoPE, SwiGLU 172: 99,648 parameters

@@ -26,8 +26,8 @@ Tensor sinusoidal_positions(const std::vector<int64_t>& positions, int64_t d) {
     Tensor pe = Tensor::zeros({static_cast<int64_t>(positions.size()), d});
     for (size_t r = 0; r < positions.size(); ++r)
         for (int64_t i = 0; 2 * i < d; ++i) {
-            const double angle =
-                static_cast<double>(positions[r]) / std::pow(10000.0, static_cast<double>(2 * i) / static_cast<double>(d));
+            const double angle = static_cast<double>(positions[r]) /
+                                 std::pow(10000.0, static_cast<double>(2 * i) / static_cast<double>(d));
             pe.data()[static_cast<int64_t>(r) * d + 2 * i] = std::sin(angle);
             if (2 * i + 1 < d) pe.data()[static_cast<int64_t>(r) * d + 2 * i + 1] = std::cos(angle);
         }
@@ -42,8 +42,8 @@ Tensor LanguageModel::embed(const Tensor& ids, const std::vector<int64_t>& posit
         std::vector<double> rows;
         for (int64_t p : positions) {
             if (p < 0 || p >= cfg_.max_len)
-                throw std::invalid_argument(fmt::format(
-                    "{}: position {} has no learned embedding (max_len {})", to_string(cfg_.model), p, cfg_.max_len));
+                throw std::invalid_argument(fmt::format("{}: position {} has no learned embedding (max_len {})",
+                                                        to_string(cfg_.model), p, cfg_.max_len));
             rows.push_back(static_cast<double>(p));
         }
         x = x + pos_emb->forward(Tensor::from(ids.shape(), rows));
@@ -102,11 +102,12 @@ std::vector<KVCache> LanguageModel::new_caches(CacheKind kind) const {
 Tensor LanguageModel::forward_cached(const Tensor& ids, const std::vector<int64_t>& positions,
                                      std::vector<KVCache>& caches, const std::vector<int64_t>& rope_positions) const {
     if (caches.size() != layers.size())
-        throw std::invalid_argument(fmt::format("forward_cached: {} caches for {} layers", caches.size(), layers.size()));
+        throw std::invalid_argument(
+            fmt::format("forward_cached: {} caches for {} layers", caches.size(), layers.size()));
     ag::NoGradGuard no_grad;
     if (ids.dim() != 2 || ids.size(1) != static_cast<int64_t>(positions.size()))
-        throw std::invalid_argument(fmt::format("{}: ids must be [B, T] with T = {} positions, got {}", to_string(cfg_.model),
-                                                positions.size(), ag::shape_str(ids.shape())));
+        throw std::invalid_argument(fmt::format("{}: ids must be [B, T] with T = {} positions, got {}",
+                                                to_string(cfg_.model), positions.size(), ag::shape_str(ids.shape())));
     std::vector<int64_t> all;  // the positions of every row of ids, in order
     for (int64_t b = 0; b < ids.size(0); ++b) all.insert(all.end(), positions.begin(), positions.end());
     Tensor x = embed(ids, all);

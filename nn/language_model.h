@@ -48,7 +48,7 @@ public:
 
     std::shared_ptr<Embedding> tok_emb, pos_emb;  // pos_emb: learned positions only
     std::vector<std::shared_ptr<Block>> layers;
-    std::shared_ptr<Norm> final_norm;             // GPT: LayerNorm "ln_f"; ModernLM: RMSNorm "norm"
+    std::shared_ptr<Norm> final_norm;  // GPT: LayerNorm "ln_f"; ModernLM: RMSNorm "norm"
     std::shared_ptr<Linear> head;
 
 private:

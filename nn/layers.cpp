@@ -19,8 +19,6 @@ LayerNorm::LayerNorm(int64_t dim, double eps_) : eps(eps_) {
     bias = register_parameter("bias", Tensor::zeros({dim}));
 }
 
-RMSNorm::RMSNorm(int64_t dim, double eps_) : eps(eps_) {
-    weight = register_parameter("weight", Tensor::ones({dim}));
-}
+RMSNorm::RMSNorm(int64_t dim, double eps_) : eps(eps_) { weight = register_parameter("weight", Tensor::ones({dim})); }
 
 }  // namespace nn

@@ -30,7 +30,7 @@ public:
     std::vector<Tensor> parameters() const;
     // Parameters that will receive gradients (not frozen).
     std::vector<Tensor> trainable_parameters() const;
-    int64_t num_parameters() const;             // all, frozen included
+    int64_t num_parameters() const;  // all, frozen included
     int64_t num_trainable_parameters() const;
 
     void zero_grad();
@@ -44,9 +44,7 @@ public:
     void eval() { train(false); }
     bool is_training() const { return training_; }
 
-    const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const {
-        return children_;
-    }
+    const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const { return children_; }
 
 protected:
     // Registers t under `name` and returns it; the module keeps the same

@@ -38,8 +38,8 @@ Optimizer::Optimizer(std::vector<Tensor> params, double lr_) : lr(lr_), params_(
         const Tensor& p = params_[i];
         if (!p.defined()) throw std::invalid_argument(fmt::format("optim: parameter {} is undefined", i));
         if (!p.is_contiguous())
-            throw std::invalid_argument(fmt::format("optim: parameter {} (shape {}) is not contiguous", i,
-                                                    ag::shape_str(p.shape())));
+            throw std::invalid_argument(
+                fmt::format("optim: parameter {} (shape {}) is not contiguous", i, ag::shape_str(p.shape())));
         if (!seen.insert(p.impl()).second)
             throw std::invalid_argument(fmt::format("optim: parameter {} appears twice in the list", i));
     }
@@ -52,8 +52,7 @@ void Optimizer::zero_grad() {
 // ---- SGD --------------------------------------------------------------------
 
 SGD::SGD(std::vector<Tensor> params, double lr_, double momentum_, double weight_decay_)
-    : Optimizer(std::move(params), lr_), momentum(momentum_), weight_decay(weight_decay_),
-      buffer_(params_.size()) {
+    : Optimizer(std::move(params), lr_), momentum(momentum_), weight_decay(weight_decay_), buffer_(params_.size()) {
     check_hyper("momentum", momentum, momentum >= 0.0);
     check_hyper("weight_decay", weight_decay, weight_decay >= 0.0);
 }
@@ -88,9 +87,12 @@ void SGD::step() {
 
 // ---- AdamW ------------------------------------------------------------------
 
-AdamW::AdamW(std::vector<Tensor> params, double lr_, double beta1_, double beta2_, double eps_,
-             double weight_decay_)
-    : Optimizer(std::move(params), lr_), beta1(beta1_), beta2(beta2_), eps(eps_), weight_decay(weight_decay_),
+AdamW::AdamW(std::vector<Tensor> params, double lr_, double beta1_, double beta2_, double eps_, double weight_decay_)
+    : Optimizer(std::move(params), lr_),
+      beta1(beta1_),
+      beta2(beta2_),
+      eps(eps_),
+      weight_decay(weight_decay_),
       state_(params_.size()) {
     check_hyper("beta1", beta1, beta1 >= 0.0 && beta1 < 1.0);
     check_hyper("beta2", beta2, beta2 >= 0.0 && beta2 < 1.0);

@@ -62,8 +62,8 @@ private:
 //   p -= lr/(1-β1^t) · m / (sqrt(v)/sqrt(1-β2^t) + eps)
 class AdamW : public Optimizer {
 public:
-    AdamW(std::vector<ag::Tensor> params, double lr = 1e-3, double beta1 = 0.9, double beta2 = 0.999,
-          double eps = 1e-8, double weight_decay = 0.01);
+    AdamW(std::vector<ag::Tensor> params, double lr = 1e-3, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8,
+          double weight_decay = 0.01);
     void step() override;
 
     double beta1, beta2, eps, weight_decay;

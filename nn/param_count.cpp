@@ -9,8 +9,8 @@ ParamCount count_parameters(const LMConfig& c) {
     n.head = d * c.vocab;
     if (c.model == ModelKind::Gpt) {
         n.attention = L * ((d * (d + 2 * kv) + d + 2 * kv) + (d * d + d));  // qkv and proj, with biases
-        n.ffn = L * ((d * c.d_ff + c.d_ff) + (c.d_ff * d + d));            // fc and proj, with biases
-        n.norms = (2 * L + 1) * 2 * d;                                       // ln1, ln2 per layer; ln_f
+        n.ffn = L * ((d * c.d_ff + c.d_ff) + (c.d_ff * d + d));             // fc and proj, with biases
+        n.norms = (2 * L + 1) * 2 * d;                                      // ln1, ln2 per layer; ln_f
     } else {
         n.attention = L * (2 * d * d + 2 * d * kv);  // wq, wo: d×d; wk, wv: d×kv (§5: GQA shrinks these)
         n.ffn = L * 3 * d * c.d_ff;                  // w_gate, w_up, w_down

@@ -10,11 +10,11 @@ namespace optim {
 WarmupCosine::WarmupCosine(double lr_max_, double lr_min_, int64_t warmup_, int64_t total_)
     : lr_max(lr_max_), lr_min(lr_min_), warmup(warmup_), total(total_) {
     if (!(0 <= warmup && warmup <= total))
-        throw std::invalid_argument(fmt::format("WarmupCosine: need 0 <= warmup <= total, got warmup {}, total {}",
-                                                warmup, total));
+        throw std::invalid_argument(
+            fmt::format("WarmupCosine: need 0 <= warmup <= total, got warmup {}, total {}", warmup, total));
     if (!(0.0 <= lr_min && lr_min <= lr_max))
-        throw std::invalid_argument(fmt::format("WarmupCosine: need 0 <= lr_min <= lr_max, got lr_min {}, lr_max {}",
-                                                lr_min, lr_max));
+        throw std::invalid_argument(
+            fmt::format("WarmupCosine: need 0 <= lr_min <= lr_max, got lr_min {}, lr_max {}", lr_min, lr_max));
 }
 
 double WarmupCosine::lr(int64_t step) const {

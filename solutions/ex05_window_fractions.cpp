@@ -11,7 +11,8 @@ Fractions window_fractions(int64_t T, int64_t W) {
     // Σ = T(T+1)/2 and TW - W(W-1)/2 (for W ≤ T).
     const int64_t w = std::min(W, T);
     const double causal = static_cast<double>(T) * static_cast<double>(T + 1) / 2;
-    const double window = static_cast<double>(T) * static_cast<double>(w) - static_cast<double>(w) * static_cast<double>(w - 1) / 2;
+    const double window =
+        static_cast<double>(T) * static_cast<double>(w) - static_cast<double>(w) * static_cast<double>(w - 1) / 2;
     return {causal / all, window / all, 2.0 * static_cast<double>(T) * static_cast<double>(W) / all};
 }
 

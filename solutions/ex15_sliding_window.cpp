@@ -41,7 +41,7 @@ ag::Tensor chunked_attention(const ag::Tensor& q, const ag::Tensor& k, const ag:
     for (int64_t start = 0; start < T; start += window) {
         const int64_t n = std::min(window, T - start);
         const int64_t first = std::max<int64_t>(0, start - window), m = start + n - first;
-        const ag::Tensor scores = ag::matmul(q.narrow(0, start, n), k.narrow(0, first, m).t()) * scale;   // [n, m]
+        const ag::Tensor scores = ag::matmul(q.narrow(0, start, n), k.narrow(0, first, m).t()) * scale;  // [n, m]
         // 1 where query start+i may not see key first+c: masked_fill puts
         // -inf there, which the softmax turns into weight 0 (every query
         // sees at least itself, so no row is all -inf).
@@ -50,7 +50,7 @@ ag::Tensor chunked_attention(const ag::Tensor& q, const ag::Tensor& k, const ag:
         for (int64_t i = 0; i < n; ++i)
             for (int64_t c = 0; c < m; ++c) h[i * m + c] = visible(start + i, first + c, window) ? 0.0 : 1.0;
         const ag::Tensor p = ag::softmax(ag::masked_fill(scores, hidden, kMinusInfinity));
-        chunks.push_back(ag::matmul(p, v.narrow(0, first, m)));   // [n, d]
+        chunks.push_back(ag::matmul(p, v.narrow(0, first, m)));  // [n, d]
     }
     return ag::cat(chunks, 0);
 }

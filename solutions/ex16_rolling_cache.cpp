@@ -21,7 +21,7 @@ RollingCache::RollingCache(int64_t W, int64_t head_dim, double rope_base)
 int64_t RollingCache::slot_of(int64_t position) const { return position % (window - 1); }
 
 ag::Tensor RollingCache::step(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t position) {
-    ag::NoGradGuard no_grad;   // decoding: the buffer is written in place
+    ag::NoGradGuard no_grad;  // decoding: the buffer is written in place
     const int64_t dh = q.numel();
     // §4.7 q and k turned by position·θ_i, the token's ABSOLUTE position.
     // ag::rope wants [..., T, H, dh]: one time step of one head.

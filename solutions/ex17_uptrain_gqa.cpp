@@ -25,8 +25,8 @@ bool pooled(const std::string& name) {
 
 ag::Tensor pool_kv_heads(const ag::Tensor& w, int64_t head_dim, int64_t new_heads) {
     if (w.dim() != 2 || head_dim < 1 || w.size(0) % head_dim != 0)
-        throw std::invalid_argument(fmt::format("pool_kv_heads: {} is not [heads · {}, d]", ag::shape_str(w.shape()),
-                                                head_dim));
+        throw std::invalid_argument(
+            fmt::format("pool_kv_heads: {} is not [heads · {}, d]", ag::shape_str(w.shape()), head_dim));
     const int64_t old_heads = w.size(0) / head_dim, d = w.size(1);
     if (new_heads < 1 || old_heads % new_heads != 0)
         throw std::invalid_argument(
@@ -43,10 +43,10 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
     nn::LMConfig cfg = mha.config();
     const int64_t dh = cfg.head_dim();
     if (n_kv_heads < 1 || cfg.n_kv_heads % n_kv_heads != 0)
-        throw std::invalid_argument(fmt::format("convert_to_gqa: {} K/V heads do not split into {} groups of equal size",
-                                                cfg.n_kv_heads, n_kv_heads));
+        throw std::invalid_argument(fmt::format(
+            "convert_to_gqa: {} K/V heads do not split into {} groups of equal size", cfg.n_kv_heads, n_kv_heads));
     cfg.n_kv_heads = n_kv_heads;
-    auto gqa = std::make_unique<nn::LanguageModel>(cfg, 0);   // every number is overwritten below
+    auto gqa = std::make_unique<nn::LanguageModel>(cfg, 0);  // every number is overwritten below
     ag::NoGradGuard no_grad;
     const auto from = mha.named_parameters(), to = gqa->named_parameters();
     for (size_t i = 0; i < to.size(); ++i) {
@@ -55,8 +55,8 @@ std::unique_ptr<nn::LanguageModel> convert_to_gqa(const nn::LanguageModel& mha, 
             pooled(to[i].first) ? pool_kv_heads(from[i].second, dh, n_kv_heads) : from[i].second.contiguous();
         ag::Tensor param = to[i].second;
         if (value.numel() != param.numel())
-            throw std::logic_error(fmt::format("convert_to_gqa: {} has {} numbers, {} given", to[i].first,
-                                               param.numel(), value.numel()));
+            throw std::logic_error(
+                fmt::format("convert_to_gqa: {} has {} numbers, {} given", to[i].first, param.numel(), value.numel()));
         std::copy_n(value.data(), param.numel(), param.data());
     }
     return gqa;

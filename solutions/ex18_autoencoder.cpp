@@ -23,11 +23,11 @@ Layer new_layer(int64_t in, int64_t hidden, ag::Generator& gen) {
 
 // Rows are examples: W x + b for each row is the row of x Wᵀ + b.
 ag::Tensor encode(const Layer& layer, const ag::Tensor& x) {
-    return ag::sigmoid(ag::linear(x, layer.enc_weight, layer.enc_bias));   // z = h(W x + b)
+    return ag::sigmoid(ag::linear(x, layer.enc_weight, layer.enc_bias));  // z = h(W x + b)
 }
 
 ag::Tensor decode(const Layer& layer, const ag::Tensor& z) {
-    return ag::sigmoid(ag::linear(z, layer.dec_weight, layer.dec_bias));   // x' = h(W' z + b')
+    return ag::sigmoid(ag::linear(z, layer.dec_weight, layer.dec_bias));  // x' = h(W' z + b')
 }
 
 // Σ (x' - x)² / (N·in): x is input and target at once.
@@ -38,13 +38,13 @@ ag::Tensor reconstruction_loss(const Layer& layer, const ag::Tensor& x) {
 double train_step(Layer& layer, const ag::Tensor& x, double lr) {
     const ag::Tensor loss = reconstruction_loss(layer, x);
     loss.backward();
-    ag::NoGradGuard no_grad;   // the update itself is not part of any graph
+    ag::NoGradGuard no_grad;  // the update itself is not part of any graph
     for (ag::Tensor p : layer.parameters()) {
         // p <- p - lr · dL/dp, in place: the layer keeps the same tensors
         const ag::Tensor g = p.grad().contiguous();
         double* values = p.data();
         for (int64_t i = 0; i < p.numel(); ++i) values[i] -= lr * g.data()[i];
-        p.zero_grad();   // backward() accumulates: the next step starts from 0
+        p.zero_grad();  // backward() accumulates: the next step starts from 0
     }
     return loss.item();
 }
@@ -70,7 +70,7 @@ std::vector<Layer> train_stack(const ag::Tensor& x, const std::vector<int64_t>& 
 
 ag::Tensor encode_stack(const std::vector<Layer>& layers, const ag::Tensor& x) {
     ag::Tensor h = x;
-    for (const Layer& layer : layers) h = encode(layer, h);   // h(W_l h + b_l)
+    for (const Layer& layer : layers) h = encode(layer, h);  // h(W_l h + b_l)
     return h;
 }
 

@@ -59,20 +59,20 @@ constexpr int64_t NC = 256;
 // A 64-byte aligned scratch buffer that only ever grows; one per thread, so
 // calls after the first allocate nothing.
 class PackBuffer {
- public:
-  ~PackBuffer() { std::free(data_); }
-  double* get(int64_t n) {
-    if (n > size_) {
-      std::free(data_);
-      data_ = static_cast<double*>(std::aligned_alloc(64, (n * 8 + 63) / 64 * 64));
-      size_ = n;
+public:
+    ~PackBuffer() { std::free(data_); }
+    double* get(int64_t n) {
+        if (n > size_) {
+            std::free(data_);
+            data_ = static_cast<double*>(std::aligned_alloc(64, (n * 8 + 63) / 64 * 64));
+            size_ = n;
+        }
+        return data_;
     }
-    return data_;
-  }
 
- private:
-  double* data_ = nullptr;
-  int64_t size_ = 0;
+private:
+    double* data_ = nullptr;
+    int64_t size_ = 0;
 };
 
 thread_local PackBuffer a_buffer;
@@ -82,50 +82,47 @@ thread_local PackBuffer b_buffer;
 // row by row, Ap[i·kc + k] = op(A)[i0+i][k0+k], rows m..MR-1 zero. The
 // micro-kernel reads it one column k at a time (MR broadcasts). Used for a
 // transposed A, and for the last, partial panel of an untransposed one.
-void pack_a(bool trans, const double* A, int64_t lda, int64_t i0, int64_t m,
-            int64_t k0, int64_t kc, double* Ap) {
-  if (!trans) {  // op(A)[i][k] = A[i·lda + k]: rows are contiguous, copy them
-    for (int64_t i = 0; i < m; ++i)
-      std::memcpy(Ap + i * kc, A + (i0 + i) * lda + k0, kc * sizeof(double));
-  } else {  // op(A)[i][k] = A[k·lda + i]: transpose, reading A along its rows
-    for (int64_t k = 0; k < kc; ++k) {
-      const double* a = A + (k0 + k) * lda + i0;
-      for (int64_t i = 0; i < m; ++i) Ap[i * kc + k] = a[i];
+void pack_a(bool trans, const double* A, int64_t lda, int64_t i0, int64_t m, int64_t k0, int64_t kc, double* Ap) {
+    if (!trans) {  // op(A)[i][k] = A[i·lda + k]: rows are contiguous, copy them
+        for (int64_t i = 0; i < m; ++i) std::memcpy(Ap + i * kc, A + (i0 + i) * lda + k0, kc * sizeof(double));
+    } else {  // op(A)[i][k] = A[k·lda + i]: transpose, reading A along its rows
+        for (int64_t k = 0; k < kc; ++k) {
+            const double* a = A + (k0 + k) * lda + i0;
+            for (int64_t i = 0; i < m; ++i) Ap[i * kc + k] = a[i];
+        }
     }
-  }
-  std::memset(Ap + m * kc, 0, (MR - m) * kc * sizeof(double));
+    std::memset(Ap + m * kc, 0, (MR - m) * kc * sizeof(double));
 }
 
 // Pack k in [k0, k0+kc) × columns [j0, j0+n) of op(B) into strips of NR
 // columns, each stored row by row: Bp[(s·kc + k)·NR + j] = op(B)[k0+k][j0+s·NR+j].
 // Columns past n in the last strip are zero. The micro-kernel reads a strip
 // one row k at a time (two vector loads).
-void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc,
-            int64_t j0, int64_t n, double* Bp) {
-  const int64_t full = n / NR, rest = n % NR;  // whole strips, ragged columns
-  if (!trans) {  // op(B)[k][j] = B[k·ldb + j]: walk B row by row, contiguously
-    for (int64_t k = 0; k < kc; ++k) {
-      const double* b = B + (k0 + k) * ldb + j0;
-      for (int64_t s = 0; s < full; ++s) {
-        double* dst = Bp + (s * kc + k) * NR;
+void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t n, double* Bp) {
+    const int64_t full = n / NR, rest = n % NR;  // whole strips, ragged columns
+    if (!trans) {                                // op(B)[k][j] = B[k·ldb + j]: walk B row by row, contiguously
+        for (int64_t k = 0; k < kc; ++k) {
+            const double* b = B + (k0 + k) * ldb + j0;
+            for (int64_t s = 0; s < full; ++s) {
+                double* dst = Bp + (s * kc + k) * NR;
 #pragma omp simd
-        for (int64_t j = 0; j < NR; ++j) dst[j] = b[s * NR + j];
-      }
-      if (rest > 0) {
-        double* dst = Bp + (full * kc + k) * NR;
-        for (int64_t j = 0; j < NR; ++j) dst[j] = j < rest ? b[full * NR + j] : 0.0;
-      }
+                for (int64_t j = 0; j < NR; ++j) dst[j] = b[s * NR + j];
+            }
+            if (rest > 0) {
+                double* dst = Bp + (full * kc + k) * NR;
+                for (int64_t j = 0; j < NR; ++j) dst[j] = j < rest ? b[full * NR + j] : 0.0;
+            }
+        }
+    } else {  // op(B)[k][j] = B[j·ldb + k]: transpose, reading B along its rows
+        for (int64_t j = 0; j < n; ++j) {
+            const double* b = B + (j0 + j) * ldb + k0;
+            double* dst = Bp + (j / NR) * kc * NR + j % NR;
+            for (int64_t k = 0; k < kc; ++k) dst[k * NR] = b[k];
+        }
+        if (rest > 0)
+            for (int64_t k = 0; k < kc; ++k)
+                for (int64_t j = rest; j < NR; ++j) Bp[(full * kc + k) * NR + j] = 0.0;
     }
-  } else {  // op(B)[k][j] = B[j·ldb + k]: transpose, reading B along its rows
-    for (int64_t j = 0; j < n; ++j) {
-      const double* b = B + (j0 + j) * ldb + k0;
-      double* dst = Bp + (j / NR) * kc * NR + j % NR;
-      for (int64_t k = 0; k < kc; ++k) dst[k * NR] = b[k];
-    }
-    if (rest > 0)
-      for (int64_t k = 0; k < kc; ++k)
-        for (int64_t j = rest; j < NR; ++j) Bp[(full * kc + k) * NR + j] = 0.0;
-  }
 }
 
 // The micro-kernel: acc[MR][NR] = Σ_k Ap[:, k] ⊗ Bp[k, :], one outer product
@@ -135,134 +132,125 @@ void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc,
 // vector loads of B, MR broadcasts of A and 2·MR fused multiply-adds.
 // Unrolling k by 4 as well leaves fewer loop-counter instructions competing
 // with the FMAs for execution ports; each acc[i][j] still sums in k order.
-void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t a_stride,
-                  const double* __restrict Bp, double* __restrict C,
-                  int64_t ldc, bool add) {
-  double acc[MR][NR] = {};
+void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t a_stride, const double* __restrict Bp,
+                  double* __restrict C, int64_t ldc, bool add) {
+    double acc[MR][NR] = {};
 #pragma GCC unroll 4
-  for (int64_t k = 0; k < kc; ++k) {
-    const double* b = Bp + k * NR;
-    for (int64_t i = 0; i < MR; ++i) {
-      const double a = Ap[i * a_stride + k];
+    for (int64_t k = 0; k < kc; ++k) {
+        const double* b = Bp + k * NR;
+        for (int64_t i = 0; i < MR; ++i) {
+            const double a = Ap[i * a_stride + k];
 #pragma omp simd
-      for (int64_t j = 0; j < NR; ++j) acc[i][j] += a * b[j];
+            for (int64_t j = 0; j < NR; ++j) acc[i][j] += a * b[j];
+        }
     }
-  }
-  for (int64_t i = 0; i < MR; ++i) {
-    double* c = C + i * ldc;
+    for (int64_t i = 0; i < MR; ++i) {
+        double* c = C + i * ldc;
 #pragma omp simd
-    for (int64_t j = 0; j < NR; ++j) c[j] = add ? c[j] + acc[i][j] : acc[i][j];
-  }
+        for (int64_t j = 0; j < NR; ++j) c[j] = add ? c[j] + acc[i][j] : acc[i][j];
+    }
 }
 
 // An m×n tile on the bottom or right edge of C (m < MR or n < NR): the
 // micro-kernel computes the full tile from the zero-padded panels into a
 // scratch tile, and only the valid part goes into C, with the same final
 // addition a full tile does.
-void edge_kernel(int64_t kc, const double* Ap, int64_t a_stride,
-                 const double* Bp, double* C, int64_t ldc, int64_t m,
+void edge_kernel(int64_t kc, const double* Ap, int64_t a_stride, const double* Bp, double* C, int64_t ldc, int64_t m,
                  int64_t n, bool add) {
-  alignas(64) double tile[MR * NR];
-  micro_kernel(kc, Ap, a_stride, Bp, tile, NR, false);
-  for (int64_t i = 0; i < m; ++i) {
-    double* c = C + i * ldc;
-    const double* t = tile + i * NR;
-    if (add) {
-      for (int64_t j = 0; j < n; ++j) c[j] += t[j];
-    } else {
-      for (int64_t j = 0; j < n; ++j) c[j] = t[j];
+    alignas(64) double tile[MR * NR];
+    micro_kernel(kc, Ap, a_stride, Bp, tile, NR, false);
+    for (int64_t i = 0; i < m; ++i) {
+        double* c = C + i * ldc;
+        const double* t = tile + i * NR;
+        if (add) {
+            for (int64_t j = 0; j < n; ++j) c[j] += t[j];
+        } else {
+            for (int64_t j = 0; j < n; ++j) c[j] = t[j];
+        }
     }
-  }
 }
 
 // Rows [i0, i1) of one product, on the calling thread: the loop nest above.
-void gemm_rows(bool trans_a, bool trans_b, int64_t i0, int64_t i1, int64_t N,
-               int64_t K, const double* A, int64_t lda, const double* B,
-               int64_t ldb, double* C, int64_t ldc, bool accumulate) {
-  // K is cut into equal slices of at most KC (K = 300 gives 150 + 150, not
-  // 256 + 44), so no slice is too short to amortise writing its C tiles.
-  const int64_t slices = (K + KC - 1) / KC;
-  const int64_t kc_max = (K + slices - 1) / slices;
-  double* Ap = a_buffer.get(MR * kc_max);
-  double* Bp = b_buffer.get(kc_max * std::min((N + NR - 1) / NR * NR, NC));
-  for (int64_t jc = 0; jc < N; jc += NC) {
-    const int64_t nc = std::min(NC, N - jc);
-    for (int64_t pc = 0; pc < K; pc += kc_max) {
-      const int64_t kc = std::min(kc_max, K - pc);
-      // The first slice overwrites C unless asked to accumulate; later
-      // slices add their partial sums to it.
-      const bool add = accumulate || pc > 0;
-      pack_b(trans_b, B, ldb, pc, kc, jc, nc, Bp);
-      for (int64_t ir = i0; ir < i1; ir += MR) {
-        const int64_t m = std::min(MR, i1 - ir);
-        // A full panel of an untransposed A is read in place (row stride
-        // lda): copying it would only add a pass over A, which is often the
-        // largest operand, while the hardware prefetcher streams its MR rows
-        // during the first micro-kernel. Other panels are packed.
-        const bool in_place = !trans_a && m == MR;
-        if (!in_place) pack_a(trans_a, A, lda, ir, m, pc, kc, Ap);
-        const double* a = in_place ? A + ir * lda + pc : Ap;
-        const int64_t a_stride = in_place ? lda : kc;
-        for (int64_t jr = 0; jr < nc; jr += NR) {
-          const int64_t n = std::min(NR, nc - jr);
-          double* Ct = C + ir * ldc + jc + jr;
-          if (m == MR && n == NR)
-            micro_kernel(kc, a, a_stride, Bp + jr * kc, Ct, ldc, add);
-          else
-            edge_kernel(kc, a, a_stride, Bp + jr * kc, Ct, ldc, m, n, add);
+void gemm_rows(bool trans_a, bool trans_b, int64_t i0, int64_t i1, int64_t N, int64_t K, const double* A, int64_t lda,
+               const double* B, int64_t ldb, double* C, int64_t ldc, bool accumulate) {
+    // K is cut into equal slices of at most KC (K = 300 gives 150 + 150, not
+    // 256 + 44), so no slice is too short to amortise writing its C tiles.
+    const int64_t slices = (K + KC - 1) / KC;
+    const int64_t kc_max = (K + slices - 1) / slices;
+    double* Ap = a_buffer.get(MR * kc_max);
+    double* Bp = b_buffer.get(kc_max * std::min((N + NR - 1) / NR * NR, NC));
+    for (int64_t jc = 0; jc < N; jc += NC) {
+        const int64_t nc = std::min(NC, N - jc);
+        for (int64_t pc = 0; pc < K; pc += kc_max) {
+            const int64_t kc = std::min(kc_max, K - pc);
+            // The first slice overwrites C unless asked to accumulate; later
+            // slices add their partial sums to it.
+            const bool add = accumulate || pc > 0;
+            pack_b(trans_b, B, ldb, pc, kc, jc, nc, Bp);
+            for (int64_t ir = i0; ir < i1; ir += MR) {
+                const int64_t m = std::min(MR, i1 - ir);
+                // A full panel of an untransposed A is read in place (row stride
+                // lda): copying it would only add a pass over A, which is often the
+                // largest operand, while the hardware prefetcher streams its MR rows
+                // during the first micro-kernel. Other panels are packed.
+                const bool in_place = !trans_a && m == MR;
+                if (!in_place) pack_a(trans_a, A, lda, ir, m, pc, kc, Ap);
+                const double* a = in_place ? A + ir * lda + pc : Ap;
+                const int64_t a_stride = in_place ? lda : kc;
+                for (int64_t jr = 0; jr < nc; jr += NR) {
+                    const int64_t n = std::min(NR, nc - jr);
+                    double* Ct = C + ir * ldc + jc + jr;
+                    if (m == MR && n == NR)
+                        micro_kernel(kc, a, a_stride, Bp + jr * kc, Ct, ldc, add);
+                    else
+                        edge_kernel(kc, a, a_stride, Bp + jr * kc, Ct, ldc, m, n, add);
+                }
+            }
         }
-      }
     }
-  }
 }
 
 }  // namespace
 
-void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
-          const double* A, int64_t lda, const double* B, int64_t ldb,
-          double* C, int64_t ldc, bool accumulate) {
-  gemm_batched(trans_a, trans_b, 1, M, N, K, A, lda, 0, B, ldb, 0, C, ldc, 0,
-               accumulate);
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
+          int64_t ldb, double* C, int64_t ldc, bool accumulate) {
+    gemm_batched(trans_a, trans_b, 1, M, N, K, A, lda, 0, B, ldb, 0, C, ldc, 0, accumulate);
 }
 
-void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M,
-                  int64_t N, int64_t K, const double* A, int64_t lda,
-                  int64_t stride_a, const double* B, int64_t ldb,
-                  int64_t stride_b, double* C, int64_t ldc, int64_t stride_c,
-                  bool accumulate) {
-  if (batch <= 0 || M <= 0 || N <= 0) return;
-  if (K <= 0) {  // an empty sum: C = 0, or C unchanged when accumulating
-    if (!accumulate)
-      for (int64_t b = 0; b < batch; ++b)
-        for (int64_t i = 0; i < M; ++i)
-          std::memset(C + b * stride_c + i * ldc, 0, N * sizeof(double));
-    return;
-  }
-  // The work is batch × panels row panels of MR rows, numbered matrix by
-  // matrix. Each thread takes one contiguous range of these numbers, so it
-  // owns whole rows of C and packs each slice of B once per matrix it
-  // touches. Below ~1 MFLOP (~10 µs) a second thread costs more than it saves;
-  // inside another parallel region (the shards of lessons::ShardedGradient)
-  // the caller's threads are already busy, so the product runs on the
-  // calling thread.
-  const int64_t panels = (M + MR - 1) / MR;
-  const int64_t total = batch * panels;
-  const double flops = 2.0 * double(batch) * double(M) * double(N) * double(K);
-#pragma omp parallel if (flops > 1e6 && !omp_in_parallel())
-  {
-    const int64_t threads = omp_get_num_threads();
-    const int64_t t = omp_get_thread_num();
-    const int64_t end = total * (t + 1) / threads;
-    for (int64_t p = total * t / threads; p < end;) {
-      const int64_t b = p / panels;  // matrix, and its panels [first, last)
-      const int64_t first = p % panels;
-      const int64_t last = std::min(panels, first + (end - p));
-      gemm_rows(trans_a, trans_b, first * MR, std::min(M, last * MR), N, K,
-                A + b * stride_a, lda, B + b * stride_b, ldb, C + b * stride_c,
-                ldc, accumulate);
-      p += last - first;
+void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const double* A,
+                  int64_t lda, int64_t stride_a, const double* B, int64_t ldb, int64_t stride_b, double* C, int64_t ldc,
+                  int64_t stride_c, bool accumulate) {
+    if (batch <= 0 || M <= 0 || N <= 0) return;
+    if (K <= 0) {  // an empty sum: C = 0, or C unchanged when accumulating
+        if (!accumulate)
+            for (int64_t b = 0; b < batch; ++b)
+                for (int64_t i = 0; i < M; ++i) std::memset(C + b * stride_c + i * ldc, 0, N * sizeof(double));
+        return;
     }
-  }
+    // The work is batch × panels row panels of MR rows, numbered matrix by
+    // matrix. Each thread takes one contiguous range of these numbers, so it
+    // owns whole rows of C and packs each slice of B once per matrix it
+    // touches. Below ~1 MFLOP (~10 µs) a second thread costs more than it saves;
+    // inside another parallel region (the shards of lessons::ShardedGradient)
+    // the caller's threads are already busy, so the product runs on the
+    // calling thread.
+    const int64_t panels = (M + MR - 1) / MR;
+    const int64_t total = batch * panels;
+    const double flops = 2.0 * double(batch) * double(M) * double(N) * double(K);
+#pragma omp parallel if (flops > 1e6 && !omp_in_parallel())
+    {
+        const int64_t threads = omp_get_num_threads();
+        const int64_t t = omp_get_thread_num();
+        const int64_t end = total * (t + 1) / threads;
+        for (int64_t p = total * t / threads; p < end;) {
+            const int64_t b = p / panels;  // matrix, and its panels [first, last)
+            const int64_t first = p % panels;
+            const int64_t last = std::min(panels, first + (end - p));
+            gemm_rows(trans_a, trans_b, first * MR, std::min(M, last * MR), N, K, A + b * stride_a, lda,
+                      B + b * stride_b, ldb, C + b * stride_c, ldc, accumulate);
+            p += last - first;
+        }
+    }
 }
 
 }  // namespace ag::kernels

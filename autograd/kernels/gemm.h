@@ -16,19 +16,16 @@
 
 namespace ag::kernels {
 
-void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
-          const double* A, int64_t lda, const double* B, int64_t ldb,
-          double* C, int64_t ldc, bool accumulate);
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
+          int64_t ldb, double* C, int64_t ldc, bool accumulate);
 
 // A batch of independent products: C_b (+)= op(A_b) · op(B_b) for
 // b = 0 … batch-1, with A_b = A + b·stride_a (likewise B, C). A stride of 0
 // reuses one matrix for the whole batch (broadcasting); stride_c must not be
 // 0. Threads split the (batch, row-block) pairs, so small products such as
 // attention's per-head [T,d]·[d,T] still use every core.
-void gemm_batched(bool trans_a, bool trans_b, int64_t batch,
-                  int64_t M, int64_t N, int64_t K,
-                  const double* A, int64_t lda, int64_t stride_a,
-                  const double* B, int64_t ldb, int64_t stride_b,
-                  double* C, int64_t ldc, int64_t stride_c, bool accumulate);
+void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const double* A,
+                  int64_t lda, int64_t stride_a, const double* B, int64_t ldb, int64_t stride_b, double* C, int64_t ldc,
+                  int64_t stride_c, bool accumulate);
 
 }  // namespace ag::kernels

@@ -232,8 +232,7 @@ Tensor dense_weights(const Saved& sv) {
 // Runs the fused op on contiguous copies of q, k, v (the views that narrow
 // and reshape make of a Linear output are copied here, untracked: the
 // gradients are returned for q, k, v themselves).
-std::shared_ptr<Saved> run(const Tensor& q, const Tensor& k, const Tensor& v, const Dims& d, Visible vis,
-                           Tensor& out) {
+std::shared_ptr<Saved> run(const Tensor& q, const Tensor& k, const Tensor& v, const Dims& d, Visible vis, Tensor& out) {
     auto sv = std::make_shared<Saved>(Saved{q.detach().contiguous(), k.detach().contiguous(), v.detach().contiguous(),
                                             empty({d.B, d.Hq, vis.nnz()}), std::move(vis), d,
                                             1.0 / std::sqrt(static_cast<double>(d.dh))});

@@ -50,7 +50,7 @@ void parallel_for(int64_t n, int64_t min_per_thread, Body&& body) {
         body(int64_t{0}, n);
         return;
     }
-#pragma omp parallel num_threads(static_cast<int>(std::min<int64_t>(threads, n / min_per_thread)))
+#pragma omp parallel num_threads(static_cast <int>(std::min <int64_t>(threads, n / min_per_thread)))
     {
         const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
         const int64_t chunk = (n + nt - 1) / nt;

@@ -62,13 +62,13 @@ Tensor matmul_batched(const Tensor& a, const Tensor& b) {
         Tensor da, db;
         if (a.requires_grad()) {  // dA_b = dY_b B_bᵀ
             da = empty({B, M, K});
-            kernels::gemm_batched(false, true, B, M, K, N, gc.data(), N, M * N, b.data(), N, K * N, da.data(), K,
-                                  M * K, false);
+            kernels::gemm_batched(false, true, B, M, K, N, gc.data(), N, M * N, b.data(), N, K * N, da.data(), K, M * K,
+                                  false);
         }
         if (b.requires_grad()) {  // dB_b = A_bᵀ dY_b
             db = empty({B, K, N});
-            kernels::gemm_batched(true, false, B, K, N, M, a.data(), K, M * K, gc.data(), N, M * N, db.data(), N,
-                                  K * N, false);
+            kernels::gemm_batched(true, false, B, K, N, M, a.data(), K, M * K, gc.data(), N, M * N, db.data(), N, K * N,
+                                  false);
         }
         return Grads{da, db};
     });
@@ -81,7 +81,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
         fail("matmul", "{} @ {}: both operands need at least 2 dims (reshape a vector to [1,n] or [n,1])",
              shape_str(a.shape()), shape_str(b.shape()));
     const int64_t M = a.size(-2), K = a.size(-1), K2 = b.size(-2), N = b.size(-1);
-    if (K != K2) fail("matmul", "{} @ {}: inner sizes {} and {} differ", shape_str(a.shape()), shape_str(b.shape()), K, K2);
+    if (K != K2)
+        fail("matmul", "{} @ {}: inner sizes {} and {} differ", shape_str(a.shape()), shape_str(b.shape()), K, K2);
 
     // One right-hand matrix for a whole batch (x W in every layer): one big
     // [batch·M, K] @ [K, N] product, which is also the fastest.
@@ -114,7 +115,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
         return record("expand", copy, {x}, [](const Tensor& g) { return Grads{g}; });
     };
     const int64_t count = numel_of(batch);
-    Tensor y = matmul_batched(broadcast(a, shape_a).reshape({count, M, K}), broadcast(b, shape_b).reshape({count, K, N}));
+    Tensor y =
+        matmul_batched(broadcast(a, shape_a).reshape({count, M, K}), broadcast(b, shape_b).reshape({count, K, N}));
     return y.reshape(out_shape);
 }
 

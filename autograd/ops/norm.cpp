@@ -15,7 +15,8 @@ namespace {
 void check_param(const char* op, const char* what, const Tensor& x, const Tensor& p) {
     if (x.dim() == 0) fail(op, "needs at least 1 dim, got a scalar");
     if (p.dim() != 1 || p.size(0) != x.size(-1))
-        fail(op, "{} of shape {} for input {} (needs [{}])", what, shape_str(p.shape()), shape_str(x.shape()), x.size(-1));
+        fail(op, "{} of shape {} for input {} (needs [{}])", what, shape_str(p.shape()), shape_str(x.shape()),
+             x.size(-1));
 }
 
 // Σ_rows a[r, j] b[r, j] for each column j: the weight gradient, summed

@@ -39,8 +39,7 @@ Tensor expand_view(const Tensor& x, const Shape& shape) {
     impl->shape = shape;
     impl->strides.assign(shape.size(), 0);
     const size_t lead = shape.size() - s.size();
-    for (size_t i = 0; i < s.size(); ++i)
-        impl->strides[lead + i] = s[i] == shape[lead + i] ? x.strides()[i] : 0;
+    for (size_t i = 0; i < s.size(); ++i) impl->strides[lead + i] = s[i] == shape[lead + i] ? x.strides()[i] : 0;
     return Tensor(std::move(impl));
 }
 
@@ -57,9 +56,7 @@ Tensor add(const Tensor& a, const Tensor& b) {
 // d(a-b) = da - db
 Tensor sub(const Tensor& a, const Tensor& b) {
     Tensor out = broadcast_zip("sub", a, b, [](double x, double y) { return x - y; });
-    return record("sub", out, {a, b}, [b](const Tensor& g) {
-        return Grads{g, b.requires_grad() ? neg(g) : Tensor()};
-    });
+    return record("sub", out, {a, b}, [b](const Tensor& g) { return Grads{g, b.requires_grad() ? neg(g) : Tensor()}; });
 }
 
 // d(ab) = b da + a db
@@ -75,8 +72,7 @@ Tensor div(const Tensor& a, const Tensor& b) {
     Tensor out = broadcast_zip("div", a, b, [](double x, double y) { return x / y; });
     return record("div", out, {a, b}, [a, b, q = out.detach()](const Tensor& g) {
         // -a/b² = -(a/b)/b = -q/b
-        return Grads{a.requires_grad() ? div(g, b) : Tensor(),
-                     b.requires_grad() ? neg(div(mul(g, q), b)) : Tensor()};
+        return Grads{a.requires_grad() ? div(g, b) : Tensor(), b.requires_grad() ? neg(div(mul(g, q), b)) : Tensor()};
     });
 }
 

@@ -79,9 +79,8 @@ Tensor sum(const Tensor& x) {
     const double* p = xc.data();
     for (int64_t i = 0; i < xc.numel(); ++i) total += p[i];
     Tensor out = Tensor::scalar(total);
-    return record("sum", out, {x}, [shape = x.shape()](const Tensor& g) {
-        return Grads{Tensor::full(shape, g.item())};
-    });
+    return record("sum", out, {x},
+                  [shape = x.shape()](const Tensor& g) { return Grads{Tensor::full(shape, g.item())}; });
 }
 
 // Σ over some dims: the gradient is g broadcast back along them.

@@ -45,7 +45,8 @@ Angles angles(const std::vector<int64_t>& positions, int64_t dh, double base) {
     if (cache.dh != dh || cache.base != base) {
         cache = AngleCache{dh, base, std::vector<double>(static_cast<size_t>(half)), {}};
         for (int64_t i = 0; i < half; ++i)
-            cache.theta[static_cast<size_t>(i)] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dh));
+            cache.theta[static_cast<size_t>(i)] =
+                std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(dh));
     }
     Angles a;
     a.cos.reserve(positions.size() * cache.theta.size());
@@ -56,8 +57,7 @@ Angles angles(const std::vector<int64_t>& positions, int64_t dh, double base) {
             continue;
         }
         while (static_cast<int64_t>(cache.rows.cos.size()) <= m * half)  // rows up to m
-            angles_of(static_cast<int64_t>(cache.rows.cos.size()) / half, cache.theta,
-                      cache.rows.cos, cache.rows.sin);
+            angles_of(static_cast<int64_t>(cache.rows.cos.size()) / half, cache.theta, cache.rows.cos, cache.rows.sin);
         const auto at = static_cast<std::ptrdiff_t>(m * half);
         a.cos.insert(a.cos.end(), cache.rows.cos.begin() + at, cache.rows.cos.begin() + at + half);
         a.sin.insert(a.sin.end(), cache.rows.sin.begin() + at, cache.rows.sin.begin() + at + half);

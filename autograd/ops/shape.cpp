@@ -57,12 +57,12 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
     }
     if (infer >= 0 && known > 0 && x.numel() % known == 0) s[static_cast<size_t>(infer)] = x.numel() / known;
     if ((infer >= 0 && s[static_cast<size_t>(infer)] == -1) || numel_of(s) != x.numel())
-        fail("reshape", "{} ({} elements) -> {}: sizes do not match", shape_str(x.shape()), x.numel(), shape_str(shape));
+        fail("reshape", "{} ({} elements) -> {}: sizes do not match", shape_str(x.shape()), x.numel(),
+             shape_str(shape));
     const Tensor xc = x.contiguous();
     Tensor out = make_view(xc, s, contiguous_strides(s), xc.impl()->offset);
-    return record("reshape", out, {xc}, [from = x.shape()](const Tensor& g) {
-        return Grads{g.contiguous().reshape(from)};
-    });
+    return record("reshape", out, {xc},
+                  [from = x.shape()](const Tensor& g) { return Grads{g.contiguous().reshape(from)}; });
 }
 
 // permute: out.dim(i) = x.dim(dims[i]); the gradient goes through the
@@ -212,7 +212,8 @@ Tensor embedding(const Tensor& weight, const Tensor& ids) {
     const Tensor wc = weight.contiguous();
     Tensor out = empty(shape);
     detail::parallel_for(static_cast<int64_t>(rows.size()), 256, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) std::copy_n(wc.data() + rows[static_cast<size_t>(i)] * d, d, out.data() + i * d);
+        for (int64_t i = b; i < e; ++i)
+            std::copy_n(wc.data() + rows[static_cast<size_t>(i)] * d, d, out.data() + i * d);
     });
     return record("embedding", out, {weight}, [rows, vocab, d](const Tensor& g) {
         Tensor dw = Tensor::zeros({vocab, d});

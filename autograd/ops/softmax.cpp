@@ -124,7 +124,8 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, int64_t ignore
     std::vector<double> row_loss(static_cast<size_t>(r.rows), 0.0);
     for_rows(r, [&](int64_t i) {
         const int64_t ti = t[static_cast<size_t>(i)];
-        if (ti >= 0) row_loss[static_cast<size_t>(i)] = row_exp(xc.data() + i * r.n, r.n).lse() - xc.data()[i * r.n + ti];
+        if (ti >= 0)
+            row_loss[static_cast<size_t>(i)] = row_exp(xc.data() + i * r.n, r.n).lse() - xc.data()[i * r.n + ti];
     });
     double total = 0.0;  // summed in row order: the same for any thread count
     for (double l : row_loss) total += l;
@@ -150,7 +151,8 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, int64_t ignore
 // L = mean((p - t)²);  dL/dp = 2 (p - t) / n = -dL/dt
 Tensor mse_loss(const Tensor& prediction, const Tensor& target) {
     if (prediction.shape() != target.shape())
-        fail("mse_loss", "prediction {} and target {} differ", shape_str(prediction.shape()), shape_str(target.shape()));
+        fail("mse_loss", "prediction {} and target {} differ", shape_str(prediction.shape()),
+             shape_str(target.shape()));
     if (prediction.numel() == 0) fail("mse_loss", "of empty tensors {}", shape_str(prediction.shape()));
     const Tensor diff = detail::zip(prediction, target, [](double p, double t) { return p - t; });
     double total = 0.0;

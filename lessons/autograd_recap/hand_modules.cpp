@@ -11,8 +11,10 @@ namespace lessons::autograd_recap {
 // ---- Linear: y = x Wᵀ + b --------------------------------------------------
 
 Linear::Linear(ag::Tensor w, ag::Tensor b)
-    : weight(w.detach()), bias(b.detach()),
-      weight_grad(ag::Tensor::zeros(w.shape())), bias_grad(ag::Tensor::zeros(b.shape())) {}
+    : weight(w.detach()),
+      bias(b.detach()),
+      weight_grad(ag::Tensor::zeros(w.shape())),
+      bias_grad(ag::Tensor::zeros(b.shape())) {}
 
 ag::Tensor Linear::forward(const ag::Tensor& x) {
     x_ = x;
@@ -35,7 +37,7 @@ ag::Tensor Tanh::forward(const ag::Tensor& x) {
 }
 
 ag::Tensor Tanh::backward(const ag::Tensor& dy) {
-    return dy * (1.0 - y_ * y_);   // tanh' = 1 - tanh²
+    return dy * (1.0 - y_ * y_);  // tanh' = 1 - tanh²
 }
 
 // ---- softmax cross-entropy ------------------------------------------------
@@ -45,8 +47,7 @@ double SoftmaxCrossEntropy::forward(const ag::Tensor& logits, const ag::Tensor& 
     targets_ = targets;
     const int64_t n_rows = p_.size(0);
     double total = 0.0;
-    for (int64_t n = 0; n < n_rows; ++n)
-        total -= std::log(p_.at({n, static_cast<int64_t>(targets_.at({n}))}));
+    for (int64_t n = 0; n < n_rows; ++n) total -= std::log(p_.at({n, static_cast<int64_t>(targets_.at({n}))}));
     return total / static_cast<double>(n_rows);
 }
 
@@ -54,8 +55,7 @@ ag::Tensor SoftmaxCrossEntropy::backward() {
     // d(-log p_t)/dz_c = p_c - [c = t]; the mean divides by N.
     const int64_t n_rows = p_.size(0), n_classes = p_.size(1);
     ag::Tensor onehot = ag::Tensor::zeros(p_.shape());
-    for (int64_t n = 0; n < n_rows; ++n)
-        onehot.data()[n * n_classes + static_cast<int64_t>(targets_.at({n}))] = 1.0;
+    for (int64_t n = 0; n < n_rows; ++n) onehot.data()[n * n_classes + static_cast<int64_t>(targets_.at({n}))] = 1.0;
     return (p_ - onehot) / static_cast<double>(n_rows);
 }
 
@@ -81,12 +81,11 @@ double HandMlp::forward(const ag::Tensor& x, const ag::Tensor& targets, std::vec
     const ag::Tensor z = fc2.forward(h);
     const double L = loss.forward(z, targets);
     if (trace)
-        trace->insert(trace->end(),
-                      {{"forward", label("fc1", fc1), named("x", x), named("a", a), "caches x"},
-                       {"forward", "tanh", named("a", a), named("h", h), "caches h = tanh(a)"},
-                       {"forward", label("fc2", fc2), named("h", h), named("z", z), "caches h"},
-                       {"forward", "softmax cross-entropy", named("z", z) + ", " + named("t", targets),
-                        "L []", "caches p = softmax(z), t"}});
+        trace->insert(trace->end(), {{"forward", label("fc1", fc1), named("x", x), named("a", a), "caches x"},
+                                     {"forward", "tanh", named("a", a), named("h", h), "caches h = tanh(a)"},
+                                     {"forward", label("fc2", fc2), named("h", h), named("z", z), "caches h"},
+                                     {"forward", "softmax cross-entropy", named("z", z) + ", " + named("t", targets),
+                                      "L []", "caches p = softmax(z), t"}});
     return L;
 }
 
@@ -96,13 +95,12 @@ ag::Tensor HandMlp::backward(std::vector<Step>* trace) {
     const ag::Tensor da = act.backward(dh);
     const ag::Tensor dx = fc1.backward(da);
     if (trace)
-        trace->insert(trace->end(),
-                      {{"backward", "softmax cross-entropy", "dL/dL = 1", named("dL/dz", dz), "-"},
-                       {"backward", label("fc2", fc2), named("dL/dz", dz), named("dL/dh", dh),
-                        "W2.grad += (dL/dz)ᵀ h, b2.grad += Σ_n dL/dz"},
-                       {"backward", "tanh", named("dL/dh", dh), named("dL/da", da), "-"},
-                       {"backward", label("fc1", fc1), named("dL/da", da), named("dL/dx", dx),
-                        "W1.grad += (dL/da)ᵀ x, b1.grad += Σ_n dL/da"}});
+        trace->insert(trace->end(), {{"backward", "softmax cross-entropy", "dL/dL = 1", named("dL/dz", dz), "-"},
+                                     {"backward", label("fc2", fc2), named("dL/dz", dz), named("dL/dh", dh),
+                                      "W2.grad += (dL/dz)ᵀ h, b2.grad += Σ_n dL/dz"},
+                                     {"backward", "tanh", named("dL/dh", dh), named("dL/da", da), "-"},
+                                     {"backward", label("fc1", fc1), named("dL/da", da), named("dL/dx", dx),
+                                      "W1.grad += (dL/da)ᵀ x, b1.grad += Σ_n dL/da"}});
     return dx;
 }
 

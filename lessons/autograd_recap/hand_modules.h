@@ -16,8 +16,8 @@ namespace lessons::autograd_recap {
 class Linear {
 public:
     Linear(ag::Tensor weight, ag::Tensor bias);
-    ag::Tensor forward(const ag::Tensor& x);     // caches x
-    ag::Tensor backward(const ag::Tensor& dy);   // W.grad += dyᵀ x, b.grad += Σ_n dy; returns dy W
+    ag::Tensor forward(const ag::Tensor& x);    // caches x
+    ag::Tensor backward(const ag::Tensor& dy);  // W.grad += dyᵀ x, b.grad += Σ_n dy; returns dy W
 
     ag::Tensor weight, bias, weight_grad, bias_grad;
 
@@ -28,8 +28,8 @@ private:
 // y = tanh(x), element by element.
 class Tanh {
 public:
-    ag::Tensor forward(const ag::Tensor& x);     // caches y
-    ag::Tensor backward(const ag::Tensor& dy);   // returns dy ⊙ (1 - y²)
+    ag::Tensor forward(const ag::Tensor& x);    // caches y
+    ag::Tensor backward(const ag::Tensor& dy);  // returns dy ⊙ (1 - y²)
 
 private:
     ag::Tensor y_;
@@ -39,7 +39,7 @@ private:
 class SoftmaxCrossEntropy {
 public:
     double forward(const ag::Tensor& logits, const ag::Tensor& targets);  // caches p = softmax(z), t
-    ag::Tensor backward();   // the loss ends the chain (dL/dL = 1): returns (p - onehot(t)) / N
+    ag::Tensor backward();  // the loss ends the chain (dL/dL = 1): returns (p - onehot(t)) / N
 
 private:
     ag::Tensor p_, targets_;
@@ -56,7 +56,7 @@ class HandMlp {
 public:
     explicit HandMlp(const Mlp& mlp);
     double forward(const ag::Tensor& x, const ag::Tensor& targets, std::vector<Step>* trace = nullptr);
-    ag::Tensor backward(std::vector<Step>* trace = nullptr);   // returns dL/dx
+    ag::Tensor backward(std::vector<Step>* trace = nullptr);  // returns dL/dx
     // In the order of Mlp::parameters(): W1, b1, W2, b2.
     std::vector<ag::Tensor> parameter_grads() const;
 

@@ -11,10 +11,10 @@ namespace lessons::autograd_recap {
 struct Mlp {
     static constexpr int64_t batch = 4, inputs = 3, hidden = 4, classes = 2;
 
-    ag::Tensor x;          // [batch, inputs]
-    ag::Tensor targets;    // [batch], class ids
-    ag::Tensor W1, b1;     // [hidden, inputs], [hidden]  (weights are [out, in], as in PyTorch)
-    ag::Tensor W2, b2;     // [classes, hidden], [classes]
+    ag::Tensor x;        // [batch, inputs]
+    ag::Tensor targets;  // [batch], class ids
+    ag::Tensor W1, b1;   // [hidden, inputs], [hidden]  (weights are [out, in], as in PyTorch)
+    ag::Tensor W2, b2;   // [classes, hidden], [classes]
 
     // Inputs N(0, 1), targets uniform, weights and biases U(-1/√in, 1/√in)
     // like PyTorch's Linear. Every tensor is named; the parameters require grad.

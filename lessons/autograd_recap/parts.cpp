@@ -23,8 +23,8 @@ void part1_modules(Report& r, const Options&) {
     const double loss = net.forward(mlp.x, mlp.targets, &trace);
     net.backward(&trace);
 
-    r.text("An MLP {}→{}→{} on a batch of {} examples (seed 0). Forward runs the modules in",
-           Mlp::inputs, Mlp::hidden, Mlp::classes, Mlp::batch);
+    r.text("An MLP {}→{}→{} on a batch of {} examples (seed 0). Forward runs the modules in", Mlp::inputs, Mlp::hidden,
+           Mlp::classes, Mlp::batch);
     r.text("order; backward runs them in reverse, each turning dL/d(output) into dL/d(input):");
     std::vector<std::vector<Cell>> rows;
     for (const Step& s : trace) rows.push_back({s.pass, s.module, s.reads, s.returns, s.stores});
@@ -39,8 +39,9 @@ void part1_modules(Report& r, const Options&) {
     for (size_t i = 0; i < params.size(); ++i)
         rows.push_back({params[i].name() + ".grad", shape_of(grads[i]), ag::max_abs(grads[i])});
     r.table("hand_gradients", {"gradient", "shape", "max |entry|"}, rows);
-    r.takeaway("each backward() needs only its module's cache and dL/d(output); "
-               "calling them in reverse order is the chain rule.");
+    r.takeaway(
+        "each backward() needs only its module's cache and dL/d(output); "
+        "calling them in reverse order is the chain rule.");
 }
 
 // ---- part 2 ------------------------------------------------------------------
@@ -86,17 +87,14 @@ void part2_graph(Report& r, const Options&) {
     for (size_t i = 0; i < order.size(); ++i) {
         std::vector<std::string> reads;
         for (const auto& in : order[i]->inputs)
-            reads.push_back(in.grad_fn() ? fmt::format("#{}", number.at(in.grad_fn().get()))
-                                         : in.name());
+            reads.push_back(in.grad_fn() ? fmt::format("#{}", number.at(in.grad_fn().get())) : in.name());
         rows.push_back({i + 1, order[i]->op, ag::shape_str(output.at(order[i].get())),
                         fmt::format("{}", fmt::join(reads, ", ")), computes(order[i]->op)});
     }
 
     r.text("loss = cross_entropy(tanh(x W1ᵀ + b1) W2ᵀ + b2, targets), the MLP of part 1 written");
-    r.text("with engine ops. Leaves (made by no op): {} need no gradient;",
-           leaf_list({mlp.x, mlp.targets}));
-    r.text("{} require grad. The nodes, inputs first (#k reads node k's output):",
-           leaf_list(mlp.parameters()));
+    r.text("with engine ops. Leaves (made by no op): {} need no gradient;", leaf_list({mlp.x, mlp.targets}));
+    r.text("{} require grad. The nodes, inputs first (#k reads node k's output):", leaf_list(mlp.parameters()));
     r.table("graph", {"#", "op", "output", "reads", "computes"}, rows);
     r.value("nodes", static_cast<double>(order.size()));
     r.value("loss", loss.item());
@@ -107,12 +105,12 @@ void part2_graph(Report& r, const Options&) {
     std::vector<std::string> filled;
     for (const auto& p : mlp.parameters()) filled.push_back(p.name() + ".grad " + shape_of(p.grad()));
     r.text("");
-    r.text("loss.backward() ran the nodes from #{} back to #1 and filled {};",
-           order.size(), fmt::join(filled, ", "));
+    r.text("loss.backward() ran the nodes from #{} back to #1 and filled {};", order.size(), fmt::join(filled, ", "));
     r.text("x.grad() is {} (x does not require grad).", mlp.x.grad().defined() ? "defined" : "undefined");
-    r.takeaway("a computational graph (计算图) is another way to write the function; backward() "
-               "visits it in reverse topological order, so every node's dL/d(output) is complete "
-               "before it is used.");
+    r.takeaway(
+        "a computational graph (计算图) is another way to write the function; backward() "
+        "visits it in reverse topological order, so every node's dL/d(output) is complete "
+        "before it is used.");
 }
 
 // ---- part 3 ------------------------------------------------------------------
@@ -138,8 +136,7 @@ ag::Tensor central_differences(const std::function<double()>& loss, ag::Tensor& 
 }
 
 // Per parameter, max |engine - central differences with step h|.
-std::vector<double> finite_difference_errors(const Mlp& mlp, const std::vector<ag::Tensor>& engine,
-                                             double h) {
+std::vector<double> finite_difference_errors(const Mlp& mlp, const std::vector<ag::Tensor>& engine, double h) {
     const auto loss = [&] { return mlp.loss().item(); };
     auto params = mlp.parameters();
     std::vector<double> errors;
@@ -178,12 +175,10 @@ void part3_gradients(Report& r, const Options& options) {
             const double vs_hand = ag::max_abs_diff(engine[i], hand[i]);
             worst_fd = std::max(worst_fd, vs_fd[i]);
             worst_hand = std::max(worst_hand, vs_hand);
-            rows.push_back({seed, params[i].name(), shape_of(params[i]), ag::max_abs(engine[i]),
-                            vs_fd[i], vs_hand});
+            rows.push_back({seed, params[i].name(), shape_of(params[i]), ag::max_abs(engine[i]), vs_fd[i], vs_hand});
         }
         const ag::GradcheckResult check = ag::gradcheck(
-            [&](const std::vector<ag::Tensor>& p) { return mlp.with_parameters(p).loss(); },
-            mlp.parameters());
+            [&](const std::vector<ag::Tensor>& p) { return mlp.with_parameters(p).loss(); }, mlp.parameters());
         gradcheck_passed = gradcheck_passed && check.ok;
         worst_gradcheck = std::max(worst_gradcheck, check.max_abs_error);
         if (!check.ok) r.text("seed {}: gradcheck failed: {}", seed, check.message);
@@ -191,8 +186,8 @@ void part3_gradients(Report& r, const Options& options) {
 
     r.text("Max |difference| per parameter: the engine's loss.backward() against central");
     r.text("differences (h = {}) and against the hand-written modules of part 1.", h);
-    r.table("gradients", {"seed", "parameter", "shape", "max |grad|", "engine - finite diff.",
-                          "engine - by hand"}, rows);
+    r.table("gradients", {"seed", "parameter", "shape", "max |grad|", "engine - finite diff.", "engine - by hand"},
+            rows);
     r.value("max_engine_minus_finite_diff", worst_fd);
     r.value("max_engine_minus_hand", worst_hand);
     r.value("gradcheck_max_abs_error", worst_gradcheck);
@@ -212,31 +207,33 @@ void part3_gradients(Report& r, const Options& options) {
 
     int64_t n_params = 0;
     for (const auto& p : mlp.parameters()) n_params += p.numel();
-    r.takeaway(fmt::format("backward() agrees with the hand derivation to {} and with finite "
-                           "differences to {}; the differences cost 2 × {} = {} forward passes "
-                           "for these {} numbers where backward() costs one forward and one "
-                           "backward pass: they check gradients, they do not compute them.",
-                           Cell(worst_hand).str(), Cell(worst_fd).str(), n_params, 2 * n_params,
-                           n_params));
+    r.takeaway(
+        fmt::format("backward() agrees with the hand derivation to {} and with finite "
+                    "differences to {}; the differences cost 2 × {} = {} forward passes "
+                    "for these {} numbers where backward() costs one forward and one "
+                    "backward pass: they check gradients, they do not compute them.",
+                    Cell(worst_hand).str(), Cell(worst_fd).str(), n_params, 2 * n_params, n_params));
 }
 
 }  // namespace
 
 const Lesson& lesson() {
-    static const Lesson recap{
-        "00_autograd_recap", "Autograd recap", "§1 Recap · 回顾", 1,
-        {{"§1", "Modules with forward() and backward()",
-          "Lecture 3's modules: forward() caches what backward() needs; backward(dL/dy) returns "
-          "dL/dx and accumulates the parameters' gradients.",
-          part1_modules},
-         {"§1", "The computational graph",
-          "The same MLP written with engine ops is recorded as a graph; printed in topological "
-          "order, every node comes after the nodes it reads.",
-          part2_graph},
-         {"§1", "Gradients three ways",
-          "Every parameter's gradient from the engine, from central finite differences, and from "
-          "the hand-written modules of part 1.",
-          part3_gradients}}};
+    static const Lesson recap{"00_autograd_recap",
+                              "Autograd recap",
+                              "§1 Recap · 回顾",
+                              1,
+                              {{"§1", "Modules with forward() and backward()",
+                                "Lecture 3's modules: forward() caches what backward() needs; backward(dL/dy) returns "
+                                "dL/dx and accumulates the parameters' gradients.",
+                                part1_modules},
+                               {"§1", "The computational graph",
+                                "The same MLP written with engine ops is recorded as a graph; printed in topological "
+                                "order, every node comes after the nodes it reads.",
+                                part2_graph},
+                               {"§1", "Gradients three ways",
+                                "Every parameter's gradient from the engine, from central finite differences, and from "
+                                "the hand-written modules of part 1.",
+                                part3_gradients}}};
     return recap;
 }
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <memory>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 namespace lessons {
 namespace {
@@ -44,8 +44,12 @@ std::unique_ptr<CLI::App> lesson_app(const CommandLine& cli, Options& o) {
     app->add_flag("--quick", o.quick, "tiny settings that finish in seconds (used by the tests)")
         ->disable_flag_override();
     add_threads(*app, o.threads, INT_MAX);
-    app->add_option("--json", o.json, "write every reported number to FILE as JSON")->type_name("FILE")->check(text_value());
-    app->add_option("--out", o.out, "figures and cached checkpoints (default out/)")->type_name("DIR")->check(text_value());
+    app->add_option("--json", o.json, "write every reported number to FILE as JSON")
+        ->type_name("FILE")
+        ->check(text_value());
+    app->add_option("--out", o.out, "figures and cached checkpoints (default out/)")
+        ->type_name("DIR")
+        ->check(text_value());
     app->set_help_flag("-h,--help", "show this help");
 
     std::string footer = n_parts > 0 ? "parts:\n" : "";

@@ -30,32 +30,32 @@ class Validator;
 namespace lessons {
 
 struct Options {
-    int part = 0;              // 0: every part
+    int part = 0;  // 0: every part
     int seeds = 1;
     bool quick = false;
-    int threads = 0;           // 0: OpenMP's default
-    std::string json;          // empty: no JSON file
+    int threads = 0;   // 0: OpenMP's default
+    std::string json;  // empty: no JSON file
     std::string out = "out";
     bool help = false;
 };
 
 // What a program tells the parser and the usage text about itself.
 struct CommandLine {
-    std::string program;               // "00_autograd_recap"
-    std::string about;                 // one line under the usage line
-    std::vector<std::string> parts;    // part i+1's description; may be empty
+    std::string program;             // "00_autograd_recap"
+    std::string about;               // one line under the usage line
+    std::vector<std::string> parts;  // part i+1's description; may be empty
     int default_seeds = 1;
 };
 
 struct ParsedOptions {
     Options options;
-    std::string error;                 // empty when the arguments are valid
+    std::string error;  // empty when the arguments are valid
     bool ok() const { return error.empty(); }
 };
 
 // args: argv[1 …], without the program name.
 ParsedOptions parse_options(const std::vector<std::string>& args, const CommandLine& cli);
-std::string usage(const CommandLine& cli);   // CLI11's help
+std::string usage(const CommandLine& cli);  // CLI11's help
 
 // out/<name>, creating out/ first if it does not exist yet.
 std::filesystem::path output_path(const Options& options, std::string_view name);
@@ -74,8 +74,8 @@ CLI::Option* add_threads(CLI::App& app, int& threads, int max);
 // octal, "-1" as a huge unsigned seed and a real through long double (a
 // different rounding now and then); these checks accept plain decimal
 // spellings only and hand CLI11 a spelling it converts exactly.
-CLI::Validator whole_number();                  // 0, 1, 2, …; then CLI::Range for bounds
-CLI::Validator positive_number(double max);     // a finite real in (0, max]
-CLI::Validator text_value();                    // not "" and not the next flag
+CLI::Validator whole_number();               // 0, 1, 2, …; then CLI::Range for bounds
+CLI::Validator positive_number(double max);  // a finite real in (0, max]
+CLI::Validator text_value();                 // not "" and not the next flag
 
 }  // namespace lessons

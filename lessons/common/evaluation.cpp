@@ -114,7 +114,8 @@ std::vector<int64_t> generate(const nn::LanguageModel& model, const std::vector<
 
     // The prompt in one call, at positions 0 … P-1; its last row predicts
     // the first new token.
-    std::vector<nn::KVCache> caches = model.new_caches(model.config().window > 0 ? nn::CacheKind::Rolling : nn::CacheKind::Plain);
+    std::vector<nn::KVCache> caches =
+        model.new_caches(model.config().window > 0 ? nn::CacheKind::Rolling : nn::CacheKind::Plain);
     std::vector<int64_t> positions(prompt.size());
     for (size_t t = 0; t < prompt.size(); ++t) positions[t] = static_cast<int64_t>(t);
     ag::Tensor logits = model.forward_cached(row_of(prompt), positions, caches).contiguous();  // [1, P, V]

@@ -10,17 +10,17 @@
 namespace lessons {
 
 CommandLine command_line(const Lesson& lesson) {
-    CommandLine cli{lesson.name, fmt::format("Lesson {}: {} (lecture 4 {})", lesson.name,
-                                             lesson.title, lesson.section),
-                    {}, lesson.default_seeds};
+    CommandLine cli{lesson.name,
+                    fmt::format("Lesson {}: {} (lecture 4 {})", lesson.name, lesson.title, lesson.section),
+                    {},
+                    lesson.default_seeds};
     for (const auto& part : lesson.parts) cli.parts.push_back(part.section + "  " + part.title);
     return cli;
 }
 
 void run_parts(const Lesson& lesson, const Options& options, Report& report) {
     report.lesson(lesson.name, lesson.title, lesson.section,
-                  {{"seeds", options.seeds}, {"quick", options.quick},
-                   {"threads", ag::num_threads()}});
+                  {{"seeds", options.seeds}, {"quick", options.quick}, {"threads", ag::num_threads()}});
     for (int n = 1; n <= static_cast<int>(lesson.parts.size()); ++n) {
         if (options.part != 0 && options.part != n) continue;
         const Part& part = lesson.parts[static_cast<size_t>(n - 1)];
@@ -49,8 +49,7 @@ int run_lesson(int argc, const char* const* argv, const Lesson& lesson) {
     } catch (const std::exception& e) {
         const PartRecord* part = report.parts().empty() ? nullptr : &report.parts().back();
         fmt::print(stderr, "{}: error{}: {}\n", lesson.name,
-                   part ? fmt::format(" in part {} ({})", part->number, part->title) : "",
-                   e.what());
+                   part ? fmt::format(" in part {} ({})", part->number, part->title) : "", e.what());
         return 1;
     }
     if (!options.json.empty()) {

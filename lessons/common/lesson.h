@@ -13,18 +13,18 @@
 namespace lessons {
 
 struct Part {
-    std::string section;   // "§1"
+    std::string section;  // "§1"
     std::string title;
-    std::string shows;     // one sentence: what this part shows
+    std::string shows;  // one sentence: what this part shows
     std::function<void(Report&, const Options&)> run;
 };
 
 struct Lesson {
-    std::string name;      // "00_autograd_recap", the program's name
-    std::string title;     // "Autograd recap"
-    std::string section;   // the lecture section(s) it follows: "§1"
+    std::string name;     // "00_autograd_recap", the program's name
+    std::string title;    // "Autograd recap"
+    std::string section;  // the lecture section(s) it follows: "§1"
     int default_seeds = 1;
-    std::vector<Part> parts;   // part N is parts[N-1]
+    std::vector<Part> parts;  // part N is parts[N-1]
 };
 
 CommandLine command_line(const Lesson& lesson);

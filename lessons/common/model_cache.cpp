@@ -118,7 +118,7 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
             }
         } catch (const std::exception& e) {
             run.status = fmt::format("cache unusable ({}): retrained", e.what());
-            run.model = std::make_unique<nn::LanguageModel>(config, init_seed);   // load_into may not have run
+            run.model = std::make_unique<nn::LanguageModel>(config, init_seed);  // load_into may not have run
         }
     } else {
         run.status = "trained";
@@ -138,8 +138,8 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const nn::LMConfig& con
                    const std::vector<farm::Sentence>& train, const LmTrainOptions& options, Progress* progress) {
     Fnv1a f;
     for (char c : cache_key(config, init_seed, train, options)) f.mix(static_cast<unsigned char>(c));
-    return cached_lm(out_dir, fmt::format("{}-{:016x}", nn::to_string(config.model), f.h), config, init_seed, train, options,
-                     progress);
+    return cached_lm(out_dir, fmt::format("{}-{:016x}", nn::to_string(config.model), f.h), config, init_seed, train,
+                     options, progress);
 }
 
 }  // namespace lessons

@@ -28,8 +28,8 @@ namespace lessons {
 
 struct CachedLm {
     std::unique_ptr<nn::LanguageModel> model;
-    std::vector<EpochLog> logs;   // the training run's logs (stored in the cache file)
-    std::string status;           // "trained", "loaded from <file>", or why the cache was rebuilt
+    std::vector<EpochLog> logs;  // the training run's logs (stored in the cache file)
+    std::string status;          // "trained", "loaded from <file>", or why the cache was rebuilt
     bool from_cache = false;
     std::filesystem::path file;
 };

@@ -14,9 +14,8 @@ using Json = nlohmann::ordered_json;  // keys in the order they were recorded
 // Columns are padded by characters on screen: count UTF-8 code points (every
 // byte that does not continue a multi-byte character).
 size_t display_width(std::string_view s) {
-    return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
+    return static_cast<size_t>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string pad(const std::string& s, size_t width, bool right) {
@@ -60,8 +59,7 @@ bool Cell::needs_scientific() const {
 
 std::string Cell::str(bool scientific) const {
     if (const auto* x = std::get_if<double>(&value))
-        return (scientific || needs_scientific()) && *x != 0.0 ? fmt::format("{:.2e}", *x)
-                                                              : fmt::format("{:.6g}", *x);
+        return (scientific || needs_scientific()) && *x != 0.0 ? fmt::format("{:.2e}", *x) : fmt::format("{:.6g}", *x);
     if (const auto* n = std::get_if<long long>(&value)) return fmt::format("{}", *n);
     if (const auto* b = std::get_if<bool>(&value)) return *b ? "yes" : "no";
     return std::get<std::string>(value);
@@ -91,7 +89,7 @@ const Table& PartRecord::table(const std::string& name) const {
 
 void Report::print(std::string_view line) {
     fmt::print(out_, "{}\n", line);
-    std::fflush(out_);   // progress shows as it happens, also through a pipe
+    std::fflush(out_);  // progress shows as it happens, also through a pipe
 }
 
 void Report::lesson(std::string name, std::string title, std::string section,
@@ -128,8 +126,7 @@ void Report::record(std::string key, Cell cell) {
 
 void Report::text(std::string_view line) { print(line); }
 
-void Report::table(std::string name, std::vector<std::string> columns,
-                   std::vector<std::vector<Cell>> rows) {
+void Report::table(std::string name, std::vector<std::string> columns, std::vector<std::vector<Cell>> rows) {
     PartRecord& part = current();
     for (const auto& t : part.tables)
         if (t.name == name) throw std::logic_error(fmt::format("part {} recorded table '{}' twice", part.number, name));
@@ -137,8 +134,8 @@ void Report::table(std::string name, std::vector<std::string> columns,
     std::vector<bool> scientific(columns.size(), false);
     for (const auto& row : rows) {
         if (row.size() != columns.size())
-            throw std::logic_error(fmt::format("table '{}': a row has {} cells for {} columns",
-                                               name, row.size(), columns.size()));
+            throw std::logic_error(
+                fmt::format("table '{}': a row has {} cells for {} columns", name, row.size(), columns.size()));
         for (size_t c = 0; c < row.size(); ++c)
             if (row[c].needs_scientific()) scientific[c] = true;
     }
@@ -156,7 +153,7 @@ void Report::table(std::string name, std::vector<std::string> columns,
     // Numbers are right-aligned, text left-aligned; a header follows its
     // column's first row.
     const auto print_row = [&](const std::vector<std::string>& cells, size_t row_for_alignment) {
-        std::string line;   // two spaces before every column
+        std::string line;  // two spaces before every column
         for (size_t c = 0; c < cells.size(); ++c) {
             const bool right = row_for_alignment < rows.size() && rows[row_for_alignment][c].is_number();
             line += "  " + pad(cells[c], width[c], right);

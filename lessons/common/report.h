@@ -46,7 +46,7 @@ struct Cell {
     Cell(Int n) : value(static_cast<long long>(n)) {}
 
     bool is_number() const;
-    double number() const;       // a whole or real number as double; throws otherwise
+    double number() const;  // a whole or real number as double; throws otherwise
     // As printed: reals to 6 significant digits, in scientific notation
     // below 1e-4, from 1e6 on, or when asked (to match a table column).
     std::string str(bool scientific = false) const;
@@ -69,7 +69,7 @@ struct PartRecord {
     std::vector<Table> tables;
     std::string takeaway;
 
-    const Cell& value(const std::string& key) const;   // throws if absent
+    const Cell& value(const std::string& key) const;    // throws if absent
     const Table& table(const std::string& name) const;  // throws if absent
 };
 
@@ -90,18 +90,17 @@ public:
         text(std::string_view(fmt::format(format, std::forward<Args>(args)...)));
     }
     // Keys and table names are unique within a part (a repeat throws).
-    void table(std::string name, std::vector<std::string> columns,
-               std::vector<std::vector<Cell>> rows);
+    void table(std::string name, std::vector<std::string> columns, std::vector<std::vector<Cell>> rows);
     void value(std::string key, double x);
     void verdict(std::string key, bool passed);
     void takeaway(std::string line);
 
     const std::vector<PartRecord>& parts() const { return parts_; }
-    const PartRecord& part(int number) const;   // throws if it did not run
+    const PartRecord& part(int number) const;  // throws if it did not run
     std::string to_json() const;
 
 private:
-    PartRecord& current();   // throws before the first section()
+    PartRecord& current();  // throws before the first section()
     void record(std::string key, Cell cell);
     void print(std::string_view line);
 

@@ -35,8 +35,7 @@ ShardedGradient::ShardedGradient(nn::LanguageModel& model, int shards) : model_(
     }
 }
 
-double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& targets,
-                                         const std::vector<int64_t>& starts) {
+double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& targets, const std::vector<int64_t>& starts) {
     const int shards = static_cast<int>(replicas_.size());
     const int64_t B = static_cast<int64_t>(starts.size()) - 1, N = starts.empty() ? 0 : starts.back();
     if (B < 1 || ids.dim() != 1 || ids.size(0) != N || targets.shape() != ids.shape())

@@ -11,18 +11,26 @@
 namespace lessons::svg {
 namespace {
 
-const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
-                                "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 
 std::string escape(const std::string& text) {
     std::string out;
     for (char c : text) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -32,10 +40,11 @@ std::string label(double v) { return fmt::format("{:.4g}", v); }
 
 void save(const std::filesystem::path& path, const std::string& body, double width, double height) {
     std::ofstream file(path);
-    file << fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
-                        "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
-                        "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-                        width, height, width, height)
+    file << fmt::format(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+                "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                width, height, width, height)
          << body << "</svg>\n";
     if (!file) throw std::runtime_error("cannot write the figure " + path.string());
 }
@@ -94,13 +103,15 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
 
     std::string body = fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">{}</text>\n", left, escape(plot.title));
     for (double v : ax.ticks())
-        body += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/>"
-                            "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
-                            ax.px(v), top, height - bottom, height - bottom + 16, label(v));
+        body += fmt::format(
+            "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/>"
+            "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+            ax.px(v), top, height - bottom, height - bottom + 16, label(v));
     for (double v : ay.ticks())
-        body += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
-                            "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
-                            left, width - right, ay.px(v), left - 6, ay.px(v) + 4, label(v));
+        body += fmt::format(
+            "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
+            "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+            left, width - right, ay.px(v), left - 6, ay.px(v) + 4, label(v));
     body += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", left,
                         top, width - right - left, height - bottom - top);
     body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (left + width - right) / 2,
@@ -119,13 +130,13 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
                 body += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", ax.px(s.x[k]),
                                     ay.px(s.y[k]), colour);
         }
-        body += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n", points,
-                            colour);
+        body +=
+            fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n", points, colour);
         const double ly = top + 10 + 18 * static_cast<double>(i);
-        body += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"/>"
-                            "<text x=\"{4}\" y=\"{5}\">{6}</text>\n",
-                            width - right + 10, width - right + 30, ly, colour, width - right + 36, ly + 4,
-                            escape(s.name));
+        body += fmt::format(
+            "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"/>"
+            "<text x=\"{4}\" y=\"{5}\">{6}</text>\n",
+            width - right + 10, width - right + 30, ly, colour, width - right + 36, ly + 4, escape(s.name));
     }
     save(path, body, width, height);
 }
@@ -139,8 +150,8 @@ void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
         max_rows = std::max(max_rows, h.values.size());
         for (const auto& row : h.values) {
             if (row.size() != h.values[0].size())
-                throw std::runtime_error(fmt::format("figure {}: panel '{}' has rows of different lengths",
-                                                     path.string(), h.caption));
+                throw std::runtime_error(
+                    fmt::format("figure {}: panel '{}' has rows of different lengths", path.string(), h.caption));
             max_cols = std::max(max_cols, row.size());
         }
     }
@@ -175,22 +186,25 @@ void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
                                                    static_cast<int>(255 - 175 * f), static_cast<int>(255 - 90 * f))
                                      : std::string("#bbb");
                 const double x = ox + static_cast<double>(c) * cell, y = oy + static_cast<double>(r) * cell;
-                body += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\" "
-                                    "stroke=\"#eee\" stroke-width=\"0.5\"/>\n",
-                                    x, y, cell, cell, fill);
+                body += fmt::format(
+                    "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\" "
+                    "stroke=\"#eee\" stroke-width=\"0.5\"/>\n",
+                    x, y, cell, cell, fill);
                 if (h.numbers)
-                    body += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{:.0f}\" text-anchor=\"middle\" "
-                                        "fill=\"{}\">{}</text>\n",
-                                        x + cell / 2, y + cell * 0.65, std::min(12.0, cell * 0.4),
-                                        f > 0.6 ? "white" : "black", label(v));
+                    body += fmt::format(
+                        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{:.0f}\" text-anchor=\"middle\" "
+                        "fill=\"{}\">{}</text>\n",
+                        x + cell / 2, y + cell * 0.65, std::min(12.0, cell * 0.4), f > 0.6 ? "white" : "black",
+                        label(v));
             }
         if (!grid.x_label.empty())
             body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text>\n",
                                 ox + box / 2, oy + box + 14, escape(grid.x_label));
         if (!grid.y_label.empty())
-            body += fmt::format("<text transform=\"translate({} {}) rotate(-90)\" text-anchor=\"middle\" "
-                                "font-size=\"10\">{}</text>\n",
-                                ox - 6, oy + box / 2, escape(grid.y_label));
+            body += fmt::format(
+                "<text transform=\"translate({} {}) rotate(-90)\" text-anchor=\"middle\" "
+                "font-size=\"10\">{}</text>\n",
+                ox - 6, oy + box / 2, escape(grid.y_label));
     }
     save(path, body, width, height);
 }

@@ -24,7 +24,7 @@ namespace lessons::svg {
 
 struct Series {
     std::string name;
-    std::vector<double> x, y;   // same length; non-finite points are skipped
+    std::vector<double> x, y;  // same length; non-finite points are skipped
 };
 
 struct LinePlot {
@@ -33,7 +33,7 @@ struct LinePlot {
     std::string title, x_label, y_label;
     std::vector<Series> series;
     bool log_x = false, log_y = false;
-    bool markers = false;       // draw each point as a dot too
+    bool markers = false;  // draw each point as a dot too
 };
 
 // One heat map: values[row][column], drawn row 0 at the top. Colour runs
@@ -42,15 +42,15 @@ struct Heatmap {
     std::string caption;
     std::vector<std::vector<double>> values;
     double lo = 0, hi = 0;
-    bool numbers = false;       // print each cell's value in it (small maps)
+    bool numbers = false;  // print each cell's value in it (small maps)
 };
 
 struct HeatmapGrid {
     HeatmapGrid(std::string title_ = "", int columns_ = 4) : title(std::move(title_)), columns(columns_) {}
     std::string title;
-    int columns = 4;            // panels per row
+    int columns = 4;  // panels per row
     std::vector<Heatmap> panels;
-    std::string x_label, y_label;   // shared by every panel ("key j", "query t")
+    std::string x_label, y_label;  // shared by every panel ("key j", "query t")
 };
 
 void write(const std::filesystem::path& path, const LinePlot& plot);

@@ -50,7 +50,7 @@ struct EpochLog {
     int64_t epoch = 0;      // 1-based, within this call
     double train_loss = 0;  // token-weighted mean cross-entropy over the epoch
     double seconds = 0;
-    double tokens_per_second = 0;  // non-pad target tokens / seconds (docs/reference_figures.md)
+    double tokens_per_second = 0;     // non-pad target tokens / seconds (docs/reference_figures.md)
     std::vector<double> step_losses;  // each batch's mean loss, in order (the loss curve)
 };
 

@@ -29,7 +29,7 @@ std::unique_ptr<nn::LanguageModel> with_kv_heads(const nn::LanguageModel& source
     ag::NoGradGuard no_grad;
     nn::LMConfig cfg = source.config();
     cfg.n_kv_heads = n_kv_heads;
-    auto target = std::make_unique<nn::LanguageModel>(cfg, 0);   // every value is overwritten below
+    auto target = std::make_unique<nn::LanguageModel>(cfg, 0);  // every value is overwritten below
     const auto from = source.named_parameters(), to = target->named_parameters();
     for (size_t i = 0; i < to.size(); ++i) {
         ag::Tensor value = from[i].second;
@@ -51,18 +51,19 @@ std::unique_ptr<nn::LanguageModel> repeat_kv_heads(const nn::LanguageModel& gqa)
     const nn::LMConfig& cfg = gqa.config();
     const int64_t dh = cfg.head_dim(), g = cfg.n_heads / cfg.n_kv_heads;
     // §5.2 query head h uses K/V head floor(h / g): give it its own copy.
-    return with_kv_heads(gqa, cfg.n_heads, [=](const ag::Tensor& w, int64_t h) { return w.narrow(0, (h / g) * dh, dh); });
+    return with_kv_heads(gqa, cfg.n_heads,
+                         [=](const ag::Tensor& w, int64_t h) { return w.narrow(0, (h / g) * dh, dh); });
 }
 
 std::unique_ptr<nn::LanguageModel> convert_mha_to_gqa(const nn::LanguageModel& mha, int64_t n_kv_heads) {
     const nn::LMConfig& cfg = mha.config();
     if (cfg.model != nn::ModelKind::ModernLM)
-        throw std::invalid_argument(
-            fmt::format("convert_mha_to_gqa: a '{}' model has no separate wk and wv to pool", nn::to_string(cfg.model)));
+        throw std::invalid_argument(fmt::format("convert_mha_to_gqa: a '{}' model has no separate wk and wv to pool",
+                                                nn::to_string(cfg.model)));
     if (n_kv_heads < 1 || n_kv_heads > cfg.n_kv_heads || cfg.n_kv_heads % n_kv_heads != 0)
-        throw std::invalid_argument(fmt::format(
-            "convert_mha_to_gqa: {} K/V heads cannot be pooled into {} groups of equal size", cfg.n_kv_heads,
-            n_kv_heads));
+        throw std::invalid_argument(
+            fmt::format("convert_mha_to_gqa: {} K/V heads cannot be pooled into {} groups of equal size",
+                        cfg.n_kv_heads, n_kv_heads));
     const int64_t dh = cfg.head_dim(), g = cfg.n_kv_heads / n_kv_heads;
     // §5.4 new head j = (head j·g + … + head j·g + g - 1) / g
     return with_kv_heads(mha, n_kv_heads, [=](const ag::Tensor& w, int64_t j) {

@@ -58,8 +58,9 @@ void check_gqa_is_mha(Report& r, const Options& options) {
     r.text("whose wk and wv hold each K/V head copied g times (rows h·{} … h·{}+{} = K/V head floor(h/g)),", dh, dh,
            dh - 1);
     r.text("everything else copied: the logits on {} test sentences ({} positions).", ids.size(0), ids.numel());
-    r.table("equality", {"seed", "KV heads", "g", "parameters GQA", "parameters MHA copy",
-                         "max |logits GQA - logits MHA copy|"}, rows);
+    r.table("equality",
+            {"seed", "KV heads", "g", "parameters GQA", "parameters MHA copy", "max |logits GQA - logits MHA copy|"},
+            rows);
     r.value("max_abs_logit_difference", worst);
     r.verdict("gqa_equals_mha_with_copied_heads", worst == 0.0);
 }
@@ -79,20 +80,26 @@ void count_attention_parameters(Report& r) {
         ag::Generator gen(0);
         const nn::ModernAttention attention(cfg, gen);
         const int64_t module = attention.num_parameters();
-        const int64_t formula = nn::count_parameters(cfg).attention;   // 2d² + 2·d·(n_kv·d_h)
+        const int64_t formula = nn::count_parameters(cfg).attention;  // 2d² + 2·d·(n_kv·d_h)
         agree = agree && module == formula;
         if (kv == 8) mha = module;
         if (kv == 1) mqa = module;
         const std::string kind = attention_kind(cfg.n_heads, kv);
         rows.push_back({kind, kv, cfg.n_heads / kv, attention.wq->weight.numel() + attention.wo->weight.numel(),
                         attention.wk->weight.numel() + attention.wv->weight.numel(), module, formula,
-                        2 * kv * cfg.head_dim(), kv == 8 ? "4096" : kv == 1 ? "2304" : ""});
+                        2 * kv * cfg.head_dim(),
+                        kv == 8   ? "4096"
+                        : kv == 1 ? "2304"
+                                  : ""});
     }
     r.text("");
     r.text("Attention parameters for d = 32 and 8 query heads of 4 dimensions, every divisor of 8 as the");
-    r.text("K/V head count: nn::ModernAttention's parameters against the formula 2d² (wq, wo) + 2·d·(h_kv·d_h) (wk, wv).");
-    r.table("attention_parameters", {"attention", "KV heads", "g", "wq + wo", "wk + wv", "parameters (module)",
-                                     "parameters (formula)", "K,V values cached per token", "lecture"}, rows);
+    r.text(
+        "K/V head count: nn::ModernAttention's parameters against the formula 2d² (wq, wo) + 2·d·(h_kv·d_h) (wk, wv).");
+    r.table("attention_parameters",
+            {"attention", "KV heads", "g", "wq + wo", "wk + wv", "parameters (module)", "parameters (formula)",
+             "K,V values cached per token", "lecture"},
+            rows);
     r.value("attention_parameters_mha", static_cast<double>(mha));
     r.value("attention_parameters_mqa", static_cast<double>(mqa));
     r.verdict("module_equals_formula", agree);
@@ -103,8 +110,9 @@ void count_attention_parameters(Report& r) {
 void part1_gqa_is_mha(Report& r, const Options& options) {
     check_gqa_is_mha(r, options);
     count_attention_parameters(r);
-    r.takeaway("GQA is MHA whose query heads share K/V heads (the two models compute identical logits); "
-               "it trims a few parameters, but what it really shrinks is the KV cache, by h_q/h_kv.");
+    r.takeaway(
+        "GQA is MHA whose query heads share K/V heads (the two models compute identical logits); "
+        "it trims a few parameters, but what it really shrinks is the KV cache, by h_q/h_kv.");
 }
 
 // ---- part 2 ------------------------------------------------------------------
@@ -121,8 +129,9 @@ void part2_llama(Report& r, const Options&) {
     r.text("tokens on an H100 ({:.0f} GB = {:.0f}·10⁹ bytes at {:.2f} TB/s). Weights: {} parameters",
            setup.memory_bytes / GB, setup.memory_bytes / GB, setup.bandwidth / 1e12,
            group_thousands(static_cast<double>(params)));
-    r.text("(nn::count_parameters) × {} bytes (BF16) = {} bytes = {:.2f} GiB (lecture: 15.0 GiB). The cache per token is",
-           setup.bytes_per_value, group_thousands(static_cast<double>(weights)), static_cast<double>(weights) / GiB);
+    r.text(
+        "(nn::count_parameters) × {} bytes (BF16) = {} bytes = {:.2f} GiB (lecture: 15.0 GiB). The cache per token is",
+        setup.bytes_per_value, group_thousands(static_cast<double>(weights)), static_cast<double>(weights) / GiB);
     r.text("L · 2 (K and V) · h_kv · d_h · 2 bytes. Decoding is memory-bound: each step reads every weight and the");
     r.text("whole cache once, so its time is (weights + cache) / bandwidth. The same weights for all three rows:");
 
@@ -140,8 +149,10 @@ void part2_llama(Report& r, const Options&) {
                         c.cache_bytes, static_cast<double>(c.cache_bytes) / GiB,
                         static_cast<double>(c.bytes_per_step) / GB, c.step_seconds * 1e3, c.fits, lecture[i]});
     }
-    r.table("decoding", {"attention", "KV heads", "cache bytes per token", "cache bytes", "cache (GiB)",
-                         "weights + cache (GB)", "ms per step", "fits in 80 GB", "lecture"}, rows);
+    r.table("decoding",
+            {"attention", "KV heads", "cache bytes per token", "cache bytes", "cache (GiB)", "weights + cache (GB)",
+             "ms per step", "fits in 80 GB", "lecture"},
+            rows);
     r.value("parameters", static_cast<double>(params));
     r.value("weight_bytes", static_cast<double>(weights));
     r.value("weight_gib", static_cast<double>(weights) / GiB);
@@ -162,8 +173,9 @@ void part2_llama(Report& r, const Options&) {
     r.value("speedup_mqa_over_gqa", costs[1].step_seconds / costs[2].step_seconds);
     r.text("GQA's cache is 1/{:.0f} of MHA's and its step {:.2f}x faster (lecture: 1/4, about 3x); MQA's cache is",
            mha_to_gqa, speedup);
-    r.text("1/{:.0f} of GQA's (lecture: 8 times smaller), but the weights now dominate: its step is only {:.2f}x faster.",
-           gqa_to_mqa, costs[1].step_seconds / costs[2].step_seconds);
+    r.text(
+        "1/{:.0f} of GQA's (lecture: 8 times smaller), but the weights now dominate: its step is only {:.2f}x faster.",
+        gqa_to_mqa, costs[1].step_seconds / costs[2].step_seconds);
 
     // A Llama built with MHA would also have larger wk and wv.
     nn::LMConfig mha = llama;
@@ -174,22 +186,22 @@ void part2_llama(Report& r, const Options&) {
            group_thousands(static_cast<double>(nn::count_parameters(mha).total() - params)),
            static_cast<double>(mha_weights) / GiB, own.step_seconds * 1e3);
     r.text(" {}.)", own.fits ? "and it would fit" : "and it fits even less");
-    r.takeaway(fmt::format("at long contexts the KV cache, not the weights, fills the GPU and sets the decoding "
-                           "speed: MHA's {:.0f} GiB cache {} beside the weights, GQA's {:.0f} GiB {}, and each "
-                           "GQA step reads {:.1f}x fewer bytes.",
-                           static_cast<double>(costs[0].cache_bytes) / GiB, costs[0].fits ? "fits" : "does not fit",
-                           static_cast<double>(costs[1].cache_bytes) / GiB, costs[1].fits ? "does" : "does not",
-                           speedup));
+    r.takeaway(
+        fmt::format("at long contexts the KV cache, not the weights, fills the GPU and sets the decoding "
+                    "speed: MHA's {:.0f} GiB cache {} beside the weights, GQA's {:.0f} GiB {}, and each "
+                    "GQA step reads {:.1f}x fewer bytes.",
+                    static_cast<double>(costs[0].cache_bytes) / GiB, costs[0].fits ? "fits" : "does not fit",
+                    static_cast<double>(costs[1].cache_bytes) / GiB, costs[1].fits ? "does" : "does not", speedup));
 }
 
 // ---- part 3 ------------------------------------------------------------------
 
 // What part 3 trains on: the lecture's runs, or tiny ones with --quick.
 struct Training {
-    nn::LMConfig base = nn::LMConfig::modern_lm();   // n_kv_heads set per model
+    nn::LMConfig base = nn::LMConfig::modern_lm();  // n_kv_heads set per model
     std::vector<farm::Sentence> train, test;
-    LmTrainOptions options;    // the models: 5 epochs at lr 1e-3
-    LmTrainOptions uptrain;    // §5.4 one more epoch at lr 1e-4, a fresh AdamW, the batches epoch 6 would see
+    LmTrainOptions options;  // the models: 5 epochs at lr 1e-3
+    LmTrainOptions uptrain;  // §5.4 one more epoch at lr 1e-4, a fresh AdamW, the batches epoch 6 would see
 };
 
 Training training(const Options& options) {
@@ -197,7 +209,7 @@ Training training(const Options& options) {
     farm::Corpora corpora = farm::make_corpora(0);
     t.train = std::move(corpora.train);
     t.test = std::move(corpora.test);
-    if (options.quick) {   // a small model, 400 sentences, 1 epoch
+    if (options.quick) {  // a small model, 400 sentences, 1 epoch
         t.base.d_model = 16;
         t.base.d_ff = 44;
         t.train.resize(400);
@@ -216,10 +228,10 @@ enum Row { Mha, Gqa, Mqa, Pooled, Uptrained, Control, Rows };
 
 struct RowInfo {
     const char* model;
-    const char* legend;    // its name in the figures
+    const char* legend;  // its name in the figures
     int64_t kv_heads;
-    const char* key;       // the value recorded for --json
-    const char* lecture;   // the lecture's figure, if it gives one
+    const char* key;      // the value recorded for --json
+    const char* lecture;  // the lecture's figure, if it gives one
 };
 
 const std::array<RowInfo, Rows> kRows{{
@@ -235,7 +247,8 @@ const std::array<RowInfo, Rows> kRows{{
 std::string training_of(Row row, const Training& t) {
     if (row == Pooled) return "MHA's, then pooled";
     const auto epochs = [](int64_t n) { return fmt::format("{} epoch{}", n, n == 1 ? "" : "s"); };
-    if (row == Uptrained || row == Control) return fmt::format("+ {} at lr {:g}", epochs(t.uptrain.epochs), t.uptrain.lr);
+    if (row == Uptrained || row == Control)
+        return fmt::format("+ {} at lr {:g}", epochs(t.uptrain.epochs), t.uptrain.lr);
     return epochs(t.options.epochs);
 }
 
@@ -243,7 +256,7 @@ std::string training_of(Row row, const Training& t) {
 // run, for the figure.
 struct SeedRuns {
     std::array<double, Rows> perplexity{};
-    std::array<std::vector<double>, Rows> step_losses;   // none for Pooled
+    std::array<std::vector<double>, Rows> step_losses;  // none for Pooled
 };
 
 std::vector<double> step_losses(const std::vector<EpochLog>& logs) {
@@ -294,11 +307,11 @@ std::string loss_figure(const Options& options, const Training& t, const SeedRun
                         const std::string& title, double first_step) {
     constexpr size_t window = 50;
     svg::LinePlot plot{title, "step", "train loss (running mean of 50 steps)"};
-    const double before = static_cast<double>(runs.step_losses[Mha].size());   // steps of the 5-epoch runs
+    const double before = static_cast<double>(runs.step_losses[Mha].size());  // steps of the 5-epoch runs
     for (Row row : {Mha, Gqa, Mqa, Uptrained, Control}) {
         const std::vector<double> y = running_mean(runs.step_losses[row], window);
-        svg::Series series{fmt::format("{} ({} KV heads): {}", kRows[row].legend, kRows[row].kv_heads,
-                                       training_of(row, t)), {}, {}};
+        svg::Series series{
+            fmt::format("{} ({} KV heads): {}", kRows[row].legend, kRows[row].kv_heads, training_of(row, t)), {}, {}};
         const double first = row == Uptrained || row == Control ? before + 1 : 1;
         for (size_t i = 0; i < y.size(); ++i)
             if (first + static_cast<double>(i) >= first_step) {
@@ -319,8 +332,7 @@ void part3_quality(Report& r, const Options& options) {
 
     r.text("§5.4: ModernLMs ({} query heads, d = {}) with 4, 2 and 1 K/V heads, {} epoch(s) on {} sentences",
            t.base.n_heads, t.base.d_model, t.options.epochs, t.train.size());
-    r.text("(cached in {}/models/). Uptraining: the MHA model's K and V heads mean-pooled in consecutive",
-           options.out);
+    r.text("(cached in {}/models/). Uptraining: the MHA model's K and V heads mean-pooled in consecutive", options.out);
     r.text("pairs (0,1 -> 0, 2,3 -> 1), then one more epoch at lr 1e-4 with a fresh AdamW; the fair control");
     r.text("trains the MHA model that epoch the same way, on the same batches in the same order.");
     std::vector<SeedRuns> seeds;
@@ -340,14 +352,15 @@ void part3_quality(Report& r, const Options& options) {
                                 training_of(static_cast<Row>(row), t)};
         for (const SeedRuns& s : seeds) {
             cells.push_back(s.perplexity[static_cast<size_t>(row)]);
-            mean[static_cast<size_t>(row)] += s.perplexity[static_cast<size_t>(row)] / static_cast<double>(options.seeds);
+            mean[static_cast<size_t>(row)] +=
+                s.perplexity[static_cast<size_t>(row)] / static_cast<double>(options.seeds);
         }
         if (options.seeds > 1) cells.push_back(mean[static_cast<size_t>(row)]);
         cells.push_back(info.lecture);
         rows.push_back(std::move(cells));
     }
     std::vector<Cell> floor_row{"the grammar itself", "", "", "(a perfect model)"};
-    while (floor_row.size() + 1 < columns.size()) floor_row.push_back(floor);   // every seed, and the mean
+    while (floor_row.size() + 1 < columns.size()) floor_row.push_back(floor);  // every seed, and the mean
     floor_row.push_back("");
     rows.push_back(std::move(floor_row));
     r.text("");
@@ -361,11 +374,12 @@ void part3_quality(Report& r, const Options& options) {
     r.value("uptrained_minus_control", mean[Uptrained] - mean[Control]);
     // seed 0's curves: every step, and the last epoch before uptraining and the one after it
     const SeedRuns& first = seeds.front();
-    const double steps = static_cast<double>(first.step_losses[Mha].size()), per_epoch = steps / static_cast<double>(t.options.epochs);
+    const double steps = static_cast<double>(first.step_losses[Mha].size()),
+                 per_epoch = steps / static_cast<double>(t.options.epochs);
     r.text("Figures: {} (training loss, every step), {} (the last epoch and uptraining)",
            loss_figure(options, t, first, "03_loss.svg", "§5.4 training loss, seed 0", 1),
-           loss_figure(options, t, first, "03_uptraining.svg", "§5.4 the last epoch, then uptraining vs the control (seed 0)",
-                       steps - per_epoch + 1));
+           loss_figure(options, t, first, "03_uptraining.svg",
+                       "§5.4 the last epoch, then uptraining vs the control (seed 0)", steps - per_epoch + 1));
 
     r.text("");
     r.text("Against the lecture{}:", options.seeds > 1 ? " (means over seeds)" : "");
@@ -383,18 +397,21 @@ void part3_quality(Report& r, const Options& options) {
     r.text("Levels differ: the lecture's perplexities (about 2.50) come from its own farm corpus; ours cannot go");
     r.text("below the grammar's own {:.4f}, so compare the gaps between rows, not the levels.{}", floor,
            options.seeds > 1 ? "" : " One seed: --seeds 3 shows the noise.");
-    r.takeaway(fmt::format("sharing K/V heads changed test perplexity by {:+.4f} (GQA) and {:+.4f} (MQA) here; "
-                           "mean-pooling a trained MHA model into GQA cost {:+.4f} at once, and after one epoch of "
-                           "uptraining it is {:+.4f} from the MHA model trained the same epoch.",
-                           mean[Gqa] - mean[Mha], mean[Mqa] - mean[Mha], mean[Pooled] - mean[Mha],
-                           mean[Uptrained] - mean[Control]));
+    r.takeaway(fmt::format(
+        "sharing K/V heads changed test perplexity by {:+.4f} (GQA) and {:+.4f} (MQA) here; "
+        "mean-pooling a trained MHA model into GQA cost {:+.4f} at once, and after one epoch of "
+        "uptraining it is {:+.4f} from the MHA model trained the same epoch.",
+        mean[Gqa] - mean[Mha], mean[Mqa] - mean[Mha], mean[Pooled] - mean[Mha], mean[Uptrained] - mean[Control]));
 }
 
 }  // namespace
 
 const Lesson& lesson() {
     static const Lesson gqa{
-        "03_gqa", "Grouped-query attention", "§5 GQA · 分组查询注意力", 1,
+        "03_gqa",
+        "Grouped-query attention",
+        "§5 GQA · 分组查询注意力",
+        1,
         {{"§5.2", "GQA is MHA with shared K/V heads",
           "A GQA model and an MHA model holding g copies of each K/V head compute identical logits; the "
           "attention parameters of MHA, GQA and MQA for d = 32, 8 query heads.",

@@ -16,7 +16,6 @@ constexpr size_t kQuickTrain = 320, kQuickTest = 200;
 constexpr int kQuickMaxK = 2;
 constexpr int64_t kQuickPrefixes = 32, kPrefixes = 500;
 
-
 }  // namespace
 
 FarmRuns farm_runs(const Options& options) {

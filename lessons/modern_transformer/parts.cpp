@@ -52,10 +52,9 @@ void parameter_counts(Report& r) {
     r.value("modern_lm_params_formula", static_cast<double>(modern_formula.total()));
     r.value("gpt_params_module", static_cast<double>(gpt.num_parameters()));
     r.value("gpt_params_formula", static_cast<double>(gpt_formula.total()));
-    r.verdict("module_equals_formula", same_split(modern_module, modern_formula) &&
-                                           same_split(gpt_module, gpt_formula) &&
-                                           modern_module.total() == modern.num_parameters() &&
-                                           gpt_module.total() == gpt.num_parameters());
+    r.verdict("module_equals_formula",
+              same_split(modern_module, modern_formula) && same_split(gpt_module, gpt_formula) &&
+                  modern_module.total() == modern.num_parameters() && gpt_module.total() == gpt.num_parameters());
     r.text("(lecture: ModernLM 99,648 from PyTorch and from the formula; GPT 111,360)");
 
     const int64_t total = llama.total();
@@ -131,8 +130,9 @@ void swiglu_hidden_size(Report& r) {
     const auto round_up = [](int64_t d, int64_t m) { return (8 * d + 3 * m - 1) / (3 * m) * m; };
     const auto gelu_weights = [](int64_t d) { return 2 * d * 4 * d; };
     std::vector<std::vector<Cell>> rows;
-    const auto add = [&](int64_t d, const std::string& ffn, Cell hidden, int matrices, int64_t weights,
-                         double ratio) { rows.push_back({d, ffn, std::move(hidden), matrices, weights, ratio}); };
+    const auto add = [&](int64_t d, const std::string& ffn, Cell hidden, int matrices, int64_t weights, double ratio) {
+        rows.push_back({d, ffn, std::move(hidden), matrices, weights, ratio});
+    };
     const auto ratio = [&](int64_t d, double weights) { return weights / static_cast<double>(gelu_weights(d)); };
     for (const int64_t d : {modern_cfg.d_model, llama_cfg.d_model}) {
         const bool ours = d == modern_cfg.d_model;
@@ -161,7 +161,8 @@ void swiglu_hidden_size(Report& r) {
            thousands(swiglu.num_parameters()));
     r.text("Llama-3 8B's {} is {:.2f}d, not 8d/3: its FFN is {:.4f} times a 4d GELU MLP's (exercise 8).",
            thousands(llama_cfg.d_ff), share(llama_cfg.d_ff, llama_cfg.d_model),
-           static_cast<double>(3 * llama_cfg.d_model * llama_cfg.d_ff) / static_cast<double>(gelu_weights(llama_cfg.d_model)));
+           static_cast<double>(3 * llama_cfg.d_model * llama_cfg.d_ff) /
+               static_cast<double>(gelu_weights(llama_cfg.d_model)));
     r.value("swiglu_ideal_hidden_d64", ideal(modern_cfg.d_model));
     r.value("modern_lm_d_ff", static_cast<double>(modern_cfg.d_ff));
     r.value("gelu_mlp_module_params", static_cast<double>(gelu.num_parameters()));
@@ -173,8 +174,9 @@ void part1_recipe(Report& r, const Options&) {
     parameter_counts(r);
     rmsnorm_vs_layernorm(r);
     swiglu_hidden_size(r);
-    r.takeaway("the modern recipe keeps the size class (ModernLM 99,648 against GPT 111,360: no biases, no LayerNorm "
-               "β, GQA's smaller W_k and W_v, SwiGLU at 8d/3); in a large model the FFN holds most parameters.");
+    r.takeaway(
+        "the modern recipe keeps the size class (ModernLM 99,648 against GPT 111,360: no biases, no LayerNorm "
+        "β, GQA's smaller W_k and W_v, SwiGLU at 8d/3); in a large model the FFN holds most parameters.");
 }
 
 // ---- part 2 ------------------------------------------------------------------
@@ -218,13 +220,13 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
         params[m] = run.model->num_parameters();
         double seconds = 0;
         for (const EpochLog& log : run.logs) seconds += log.seconds;
-        rows.push_back({models[m].name, params[m], ppl[m], ppl[m] - floor,
-                        run.logs.back().train_loss, seconds});
+        rows.push_back({models[m].name, params[m], ppl[m], ppl[m] - floor, run.logs.back().train_loss, seconds});
         const size_t steps = static_cast<size_t>(optimiser_steps(run));
         plot.series.push_back(loss_curve(models[m].name, run.logs, std::max<size_t>(1, steps / 125)));
     }
-    r.table("gpt_vs_modern_lm", {"model", "parameters", "test perplexity", "above the floor", "last epoch's train loss",
-                                 "training s (its own run)"},
+    r.table("gpt_vs_modern_lm",
+            {"model", "parameters", "test perplexity", "above the floor", "last epoch's train loss",
+             "training s (its own run)"},
             rows);
     r.value("gpt_params", static_cast<double>(params[0]));
     r.value("modern_lm_params", static_cast<double>(params[1]));
@@ -239,16 +241,19 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
     r.text("on our test set gives the figure above, so the reference's sample or its computation differs slightly.)");
     r.text("(lecture: GPT 111,360 / 2.5305, ModernLM 99,648 / 2.5262 -- perplexities on the lecture's own data,");
     r.text("so not comparable with ours; only the comparison between the two models carries over.)");
-    r.text("Here ModernLM has {} fewer parameters and its perplexity is {} GPT's by {:.4f}, {:.1f}% of GPT's gap above "
-           "the floor.", thousands(params[0] - params[1]), ppl[1] <= ppl[0] ? "below" : "above",
-           std::fabs(ppl[1] - ppl[0]), 100.0 * std::fabs(ppl[1] - ppl[0]) / (ppl[0] - floor));
+    r.text(
+        "Here ModernLM has {} fewer parameters and its perplexity is {} GPT's by {:.4f}, {:.1f}% of GPT's gap above "
+        "the floor.",
+        thousands(params[0] - params[1]), ppl[1] <= ppl[0] ? "below" : "above", std::fabs(ppl[1] - ppl[0]),
+        100.0 * std::fabs(ppl[1] - ppl[0]) / (ppl[0] - floor));
     const auto path = output_path(options, "05_loss.svg");
     svg::write(path, plot);
     r.text("Figure: {} (training loss of both models)", path.string());
-    r.takeaway(fmt::format("ModernLM: {} parameters against GPT's {}, test perplexity {:.4f} against {:.4f} (floor "
-                           "{:.4f}); on models this small the modern recipe gains little, its value is training "
-                           "stability, inference cost (GQA) and long contexts at scale.",
-                           thousands(params[1]), thousands(params[0]), ppl[1], ppl[0], floor));
+    r.takeaway(
+        fmt::format("ModernLM: {} parameters against GPT's {}, test perplexity {:.4f} against {:.4f} (floor "
+                    "{:.4f}); on models this small the modern recipe gains little, its value is training "
+                    "stability, inference cost (GQA) and long contexts at scale.",
+                    thousands(params[1]), thousands(params[0]), ppl[1], ppl[0], floor));
 }
 
 // ---- part 3 ------------------------------------------------------------------
@@ -335,7 +340,8 @@ void agreement_tables(Report& r, const Options& options, const std::array<Encodi
         r.value("min_k4_6_" + kEncodings[e].name, all[e].min46);
     }
     r.text("Over the {} seed(s):", options.seeds);
-    r.table("agreement_summary", {"encoding", "mean k=1-3", "mean k=4-6", "min k=4-6", "lecture k=4-6 (3 seeds)"}, rows);
+    r.table("agreement_summary", {"encoding", "mean k=1-3", "mean k=4-6", "min k=4-6", "lecture k=4-6 (3 seeds)"},
+            rows);
 }
 
 // The lecture's finding and ours side by side, in words.
@@ -364,19 +370,22 @@ void compare_with_lecture(Report& r, const Options& options, const std::array<En
     r.value("seeds_rope_lowest_k4_6", rope_lowest);
     r.text("Seed by seed, RoPE is the lowest of the three at k=4-6 in {} of {} seed(s).", rope_lowest, options.seeds);
     if (rope_worst && rope_lowest < options.seeds)
-        r.text("So the mean rests on RoPE's bad seeds (like the lecture's \"min 0.000\"): RoPE extrapolates the most "
-               "erratically rather than always worst here, where docs/reference_figures.md reports 8 of 8 "
-               "seeds for PyTorch.");
+        r.text(
+            "So the mean rests on RoPE's bad seeds (like the lecture's \"min 0.000\"): RoPE extrapolates the most "
+            "erratically rather than always worst here, where docs/reference_figures.md reports 8 of 8 "
+            "seeds for PyTorch.");
     if (!lecture_order) r.text("The lecture's order (none > learned > RoPE on k=4-6) does not hold here.");
     if (!rope_worst || !lecture_order)
-        r.text("Why it may differ: beyond the training lengths nothing constrains the models, so each initialisation "
-               "extrapolates its own way (the lecture's own RoPE seeds range down to 0.000); ours come from a "
-               "different generator, engine and data than the lecture's PyTorch runs.");
+        r.text(
+            "Why it may differ: beyond the training lengths nothing constrains the models, so each initialisation "
+            "extrapolates its own way (the lecture's own RoPE seeds range down to 0.000); ours come from a "
+            "different generator, engine and data than the lecture's PyTorch runs.");
     if (options.seeds < 8)
-        r.text("With {} seed(s) this is a small sample: --seeds 8 makes the comparison firmer "
-               "(docs/reference_figures.md reports the finding in 8 of 8 seeds for a PyTorch implementation "
-               "with these initialisations).",
-               options.seeds);
+        r.text(
+            "With {} seed(s) this is a small sample: --seeds 8 makes the comparison firmer "
+            "(docs/reference_figures.md reports the finding in 8 of 8 seeds for a PyTorch implementation "
+            "with these initialisations).",
+            options.seeds);
 }
 
 // §7.3 diagnosis, seed 0: how much any head looks at the subject when the
@@ -406,7 +415,8 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs,
     }
     r.text("");
     r.text("Diagnosis (seed 0): at the position that predicts the verb, the largest attention weight any head of any");
-    r.text("layer puts on the subject (token 2), mean over the prefixes, and p(correct) = mass on the right verb number");
+    r.text(
+        "layer puts on the subject (token 2), mean over the prefixes, and p(correct) = mass on the right verb number");
     r.text("/ mass on all 24 verb forms (0.5: cannot tell; below 0.5: follows the attractors):");
     r.table("subject_attention",
             {"k", "distance 3k", "distance seen in training", "learned: weight", "learned: p(correct)", "none: weight",
@@ -425,8 +435,9 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs,
         changes.push_back(fmt::format("{} {:.3f} -> {:.3f}", kEncodings[e].name, within, beyond));
     }
     r.text("Mean weight on the subject, k=1-3 -> k=4-6: {}.", fmt::join(changes, ", "));
-    r.text("The subject is always token 2, the verb-predicting position 3k tokens later; training sentences have k <= {},",
-           trained_k);
+    r.text(
+        "The subject is always token 2, the verb-predicting position 3k tokens later; training sentences have k <= {},",
+        trained_k);
     r.text("so RoPE, which sees only relative distances, has never had to find the subject {} or more tokens back.",
            3 * (trained_k + 1));
     r.text("The lecture's reading: a learned table can learn \"look at position 2\", true at any length; without");
@@ -447,8 +458,8 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
     PositionRows seed0;
     for (int seed = 0; seed < options.seeds; ++seed) {
         const CachedLm& run = all[kLearned].models[static_cast<size_t>(seed)];
-        const PositionRows found = untouched_position_rows(*run.model, static_cast<uint64_t>(seed),
-                                                           optimiser_steps(run), runs.training);
+        const PositionRows found =
+            untouched_position_rows(*run.model, static_cast<uint64_t>(seed), optimiser_steps(run), runs.training);
         std::vector<bool> predicted(found.untouched.size());
         for (size_t i = 0; i < predicted.size(); ++i) predicted[i] = static_cast<int64_t>(i) >= first_untrained;
         const bool match = found.untouched == predicted;
@@ -464,12 +475,14 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
            first_untrained, all[kLearned].models[0].model->config().max_len - 1);
     r.text("(1 - lr·λ) each step, so such a row must equal its fresh N(0,1) row (same seed) times (1 - lr·λ)^steps,");
     r.text("bit for bit. Compared row by row (\"moved\": max |trained - decayed fresh| on the other rows):");
-    r.table("learned_position_rows", {"seed", "rows untouched (found)", "rows never read (predicted)", "match",
-                                      "(1 - lr·λ)^steps", "max moved", "mean ‖row‖ untouched", "mean ‖row‖ trained"},
+    r.table("learned_position_rows",
+            {"seed", "rows untouched (found)", "rows never read (predicted)", "match", "(1 - lr·λ)^steps", "max moved",
+             "mean ‖row‖ untouched", "mean ‖row‖ trained"},
             rows);
     r.value("longest_training_sentence", static_cast<double>(longest));
     r.value("first_untrained_row", static_cast<double>(first_untrained));
-    r.value("untouched_rows_seed0", static_cast<double>(std::count(seed0.untouched.begin(), seed0.untouched.end(), true)));
+    r.value("untouched_rows_seed0",
+            static_cast<double>(std::count(seed0.untouched.begin(), seed0.untouched.end(), true)));
     r.verdict("untouched_rows_as_predicted", as_predicted);
 
     rows.clear();
@@ -489,11 +502,15 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
     for (size_t i = static_cast<size_t>(trained_k); i < rows.size(); ++i) {
         const auto k = rows[i][0].str(), read = rows[i][2].str();
         if (rows[i][2].number() == 0)
-            r.text("k={}: every row it reads was trained, but no training sentence predicts a verb at position {} "
-                   "(the last was {}).", k, rows[i][1].str(), 2 + 3 * trained_k);
+            r.text(
+                "k={}: every row it reads was trained, but no training sentence predicts a verb at position {} "
+                "(the last was {}).",
+                k, rows[i][1].str(), 2 + 3 * trained_k);
         else
-            r.text("k={}: {} untrained random row(s) enter the residual stream, the last at the verb-predicting "
-                   "position itself; accuracy {}, p(correct) {}.", k, read, rows[i][3].str(), rows[i][4].str());
+            r.text(
+                "k={}: {} untrained random row(s) enter the residual stream, the last at the verb-predicting "
+                "position itself; accuracy {}, p(correct) {}.",
+                k, read, rows[i][3].str(), rows[i][4].str());
     }
     // The first k beyond training that reads only trained rows, against the larger k.
     const auto clean = static_cast<size_t>(trained_k);
@@ -503,12 +520,16 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
             later += accuracy(i) / static_cast<double>(rows.size() - clean - 1);
         const std::string k = rows[clean][0].str();
         if (accuracy(clean) <= later)
-            r.text("The drop already shows at k={} (accuracy {:.3f}, no untrained row read) and is no deeper at the "
-                   "larger k (mean {:.3f}): untrained rows are not the whole story; the model has never predicted a "
-                   "verb that far from the start.", k, accuracy(clean), later);
+            r.text(
+                "The drop already shows at k={} (accuracy {:.3f}, no untrained row read) and is no deeper at the "
+                "larger k (mean {:.3f}): untrained rows are not the whole story; the model has never predicted a "
+                "verb that far from the start.",
+                k, accuracy(clean), later);
         else
-            r.text("Accuracy falls from {:.3f} at k={} (trained rows only) to a mean of {:.3f} at the larger k, where "
-                   "untrained rows enter.", accuracy(clean), k, later);
+            r.text(
+                "Accuracy falls from {:.3f} at k={} (trained rows only) to a mean of {:.3f} at the larger k, where "
+                "untrained rows enter.",
+                accuracy(clean), k, later);
     }
 }
 
@@ -517,23 +538,28 @@ void part3_positions(Report& r, const Options& options) {
     r.text("§7.3 ModernLMs that differ only in their position encoding: learned (a row of pos_emb per position),");
     r.text("none (only the causal mask tells positions apart) and RoPE (the default; seed 0 is part 2's ModernLM).");
     r.text("{} the model; data and batch order are the same. Trained on",
-           options.seeds == 1 ? std::string("Seed 0 initialises") : fmt::format("Seeds 0 … {} initialise", options.seeds - 1));
+           options.seeds == 1 ? std::string("Seed 0 initialises")
+                              : fmt::format("Seeds 0 … {} initialise", options.seeds - 1));
     r.text("{}.", runs.description);
     const std::array<EncodingRuns, 3> all = train_encodings(r, options, runs);
     agreement_tables(r, options, all);
     compare_with_lecture(r, options, all);
     subject_attention(r, options, runs, all);
     untrained_positions(r, options, runs, all);
-    r.takeaway("relative positions are not better everywhere: the farm subject sits at an absolute position (token 2), "
-               "which RoPE can only reach as an unseen relative distance beyond the training lengths; judge "
-               "extrapolation over several seeds and with a diagnosis.");
+    r.takeaway(
+        "relative positions are not better everywhere: the farm subject sits at an absolute position (token 2), "
+        "which RoPE can only reach as an unseen relative distance beyond the training lengths; judge "
+        "extrapolation over several seeds and with a diagnosis.");
 }
 
 }  // namespace
 
 const Lesson& lesson() {
     static const Lesson modern{
-        "05_modern_transformer", "The modern Transformer", "§3 Modern Transformer models · §7 Putting it together", 1,
+        "05_modern_transformer",
+        "The modern Transformer",
+        "§3 Modern Transformer models · §7 Putting it together",
+        1,
         {{"§3.2, §7.1", "The recipe in numbers",
           "ModernLM's, GPT's and Llama-3 8B's parameters from the module and the formula; RMSNorm against LayerNorm; "
           "SwiGLU's 8d/3 hidden size.",

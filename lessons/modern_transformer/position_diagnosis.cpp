@@ -23,7 +23,7 @@ std::vector<double> subject_attention_per_k(const nn::LanguageModel& model,
         double total = 0;
         // Every prefix of a set has 3 + 3k tokens: no padding.
         for (const farm::PrefixBatch& batch : farm::make_prefix_batches(set, kBatch)) {
-            std::vector<ag::Tensor> weights;  // per layer [B, Hq, T, T]
+            std::vector<ag::Tensor> weights;    // per layer [B, Hq, T, T]
             model.hidden(batch.ids, &weights);  // the output head is not needed
             const int64_t B = batch.ids.size(0), T = batch.ids.size(1);
             for (int64_t b = 0; b < B; ++b) {

@@ -9,8 +9,8 @@
 namespace lessons::pretrain_finetune {
 namespace {
 
-constexpr size_t kSide = 8;                  // pixels per row and column
-constexpr size_t kCell = 2 * kSide + 2;      // characters per image, gap included
+constexpr size_t kSide = 8;              // pixels per row and column
+constexpr size_t kCell = 2 * kSide + 2;  // characters per image, gap included
 
 }  // namespace
 

@@ -50,10 +50,14 @@ DigitsRun train_one(DigitMethod method, int seed, const DigitsSetup& setup, cons
 int64_t cost(DigitMethod method, const DigitsSetup& setup) {
     const int64_t finetune = setup.finetune_steps * setup.labelled;
     switch (method) {
-        case DigitMethod::Shallow: return finetune / 2;
-        case DigitMethod::DeepScratch: return finetune;
-        case DigitMethod::DeepSupervised: return finetune + setup.supervised.epochs * setup.labelled;
-        case DigitMethod::DeepAutoencoder: return finetune + 2 * setup.autoencoder.epochs * setup.unlabelled;
+        case DigitMethod::Shallow:
+            return finetune / 2;
+        case DigitMethod::DeepScratch:
+            return finetune;
+        case DigitMethod::DeepSupervised:
+            return finetune + setup.supervised.epochs * setup.labelled;
+        case DigitMethod::DeepAutoencoder:
+            return finetune + 2 * setup.autoencoder.epochs * setup.unlabelled;
     }
     return 0;
 }
@@ -63,7 +67,7 @@ int64_t cost(DigitMethod method, const DigitsSetup& setup) {
 DigitsSetup DigitsSetup::full() {
     DigitsSetup s;
     s.test_images = 500;
-    s.unlabelled = 1297;   // every training image (1,797 - 500)
+    s.unlabelled = 1297;  // every training image (1,797 - 500)
     s.labelled = 100;
     s.deep_widths = {64, 48, 32, 24};
     s.shallow_widths = {64, 48};
@@ -87,10 +91,14 @@ DigitsSetup DigitsSetup::quick() {
 
 std::string name(DigitMethod m) {
     switch (m) {
-        case DigitMethod::Shallow: return "shallow net";
-        case DigitMethod::DeepScratch: return "deep, no pre-training";
-        case DigitMethod::DeepSupervised: return "deep, supervised layer-wise";
-        case DigitMethod::DeepAutoencoder: return "deep, autoencoder layer-wise";
+        case DigitMethod::Shallow:
+            return "shallow net";
+        case DigitMethod::DeepScratch:
+            return "deep, no pre-training";
+        case DigitMethod::DeepSupervised:
+            return "deep, supervised layer-wise";
+        case DigitMethod::DeepAutoencoder:
+            return "deep, autoencoder layer-wise";
     }
     return "";
 }
@@ -108,8 +116,7 @@ DigitsData load_digits_data(const DigitsSetup& setup) {
     if (setup.unlabelled > train.images.size(0) || setup.labelled > setup.unlabelled)
         throw std::invalid_argument(fmt::format("digits: {} unlabelled and {} labelled of {} training images",
                                                 setup.unlabelled, setup.labelled, train.images.size(0)));
-    return {select(train, first_rows(setup.unlabelled)), {split.test.images, split.test.labels},
-            digits.images.size(0)};
+    return {select(train, first_rows(setup.unlabelled)), {split.test.images, split.test.labels}, digits.images.size(0)};
 }
 
 std::vector<int64_t> labelled_rows(const DigitsSetup& setup, const DigitsData& data, int seed) {

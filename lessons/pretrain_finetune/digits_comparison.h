@@ -13,25 +13,25 @@
 namespace lessons::pretrain_finetune {
 
 struct DigitsSetup {
-    int64_t test_images = 0;    // held out, split_digits(…, seed 0)
-    int64_t unlabelled = 0;     // training images the autoencoders read (no labels)
-    int64_t labelled = 0;       // training images with labels: supervised pre-training and fine-tuning
-    std::vector<int64_t> deep_widths, shallow_widths;   // 64 pixels first
+    int64_t test_images = 0;  // held out, split_digits(…, seed 0)
+    int64_t unlabelled = 0;   // training images the autoencoders read (no labels)
+    int64_t labelled = 0;     // training images with labels: supervised pre-training and fine-tuning
+    std::vector<int64_t> deep_widths, shallow_widths;  // 64 pixels first
     PretrainSettings autoencoder, supervised;
     int64_t finetune_steps = 0;
     double finetune_lr = 0;
 
     static DigitsSetup full();
-    static DigitsSetup quick();   // a tiny subset, a few epochs: seconds
+    static DigitsSetup quick();  // a tiny subset, a few epochs: seconds
 };
 
 enum class DigitMethod { Shallow, DeepScratch, DeepSupervised, DeepAutoencoder };
 std::string name(DigitMethod m);
-const std::vector<DigitMethod>& digit_methods();   // in the slides' order
+const std::vector<DigitMethod>& digit_methods();  // in the slides' order
 
 struct DigitsData {
-    LabelledImages train, test;   // train: the first `unlabelled` of the split's training images
-    int64_t loaded = 0;           // images in the file
+    LabelledImages train, test;  // train: the first `unlabelled` of the split's training images
+    int64_t loaded = 0;          // images in the file
 };
 DigitsData load_digits_data(const DigitsSetup& setup);
 
@@ -43,8 +43,8 @@ struct DigitsRun {
     DigitMethod method;
     int seed = 0;
     double test_error = 0;
-    std::vector<std::vector<double>> pretrain_curves;   // per layer, per epoch (pre-trained methods)
-    std::vector<double> finetune_losses;                // per step
+    std::vector<std::vector<double>> pretrain_curves;  // per layer, per epoch (pre-trained methods)
+    std::vector<double> finetune_losses;               // per step
     // Autoencoder runs only, after pre-training (before fine-tuning): the
     // test images' reconstructions through the first n layers, n = 1 … L,
     // x' = dec_1(… dec_n(enc_n(… enc_1(x)))) [test, 64], and their MSE.

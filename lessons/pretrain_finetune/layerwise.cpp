@@ -98,7 +98,7 @@ std::vector<std::vector<double>> pretrain_autoencoders(DigitNet& net, const ag::
         }
         const nn::Autoencoder& layer = *net.layers[l];
         curves.push_back(train_epochs(layer.parameters(), input.size(0), settings, order, [&](const ag::Tensor& rows) {
-            return layer.loss(ag::index_select(input, 0, rows));   // ‖x - h(W' h(W x))‖² / n
+            return layer.loss(ag::index_select(input, 0, rows));  // ‖x - h(W' h(W x))‖² / n
         }));
     }
     return curves;
@@ -116,11 +116,11 @@ std::vector<std::vector<double>> pretrain_supervised(DigitNet& net, const Labell
         }
         const nn::Linear& encoder = *net.layers[l]->enc;
         const nn::ClassifierHead temporary(encoder.weight.size(0), kDigits, net.gen);
-        curves.push_back(train_epochs(parameters_of(encoder, temporary), input.size(0), settings, order,
-                                      [&](const ag::Tensor& rows) {
-                                          const ag::Tensor z = net.layers[l]->encode(ag::index_select(input, 0, rows));
-                                          return ag::cross_entropy(temporary.forward(z), ag::index_select(labels, 0, rows));
-                                      }));
+        curves.push_back(train_epochs(
+            parameters_of(encoder, temporary), input.size(0), settings, order, [&](const ag::Tensor& rows) {
+                const ag::Tensor z = net.layers[l]->encode(ag::index_select(input, 0, rows));
+                return ag::cross_entropy(temporary.forward(z), ag::index_select(labels, 0, rows));
+            }));
     }
     return curves;
 }
@@ -145,7 +145,7 @@ double test_error(const DigitNet& net, const LabelledImages& data) {
     int64_t wrong = 0;
     for (size_t i = 0; i < data.labels.size(); ++i) {
         const double* row = logits.data() + i * kDigits;
-        const auto best = std::max_element(row, row + kDigits) - row;   // the first largest logit
+        const auto best = std::max_element(row, row + kDigits) - row;  // the first largest logit
         wrong += best != data.labels[i];
     }
     return static_cast<double>(wrong) / static_cast<double>(data.labels.size());

@@ -37,7 +37,7 @@ struct DigitNet {
     // Through the first n encoders and back through their decoders:
     // dec_1(… dec_n(enc_n(… enc_1(x)))), the input as layer n's code keeps it.
     ag::Tensor reconstruct(const ag::Tensor& x, size_t n_layers) const;
-    std::vector<ag::Tensor> classifier_parameters() const;        // encoders and head, no decoders
+    std::vector<ag::Tensor> classifier_parameters() const;  // encoders and head, no decoders
 
     std::vector<std::shared_ptr<nn::Autoencoder>> layers;
     std::shared_ptr<nn::ClassifierHead> head;

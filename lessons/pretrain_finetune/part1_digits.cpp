@@ -12,14 +12,18 @@
 namespace lessons::pretrain_finetune {
 namespace {
 
-constexpr size_t kShownDigits = 4;   // test images drawn with their reconstructions
+constexpr size_t kShownDigits = 4;  // test images drawn with their reconstructions
 
 std::string key(DigitMethod m) {
     switch (m) {
-        case DigitMethod::Shallow: return "shallow";
-        case DigitMethod::DeepScratch: return "deep_scratch";
-        case DigitMethod::DeepSupervised: return "deep_supervised";
-        case DigitMethod::DeepAutoencoder: return "deep_autoencoder";
+        case DigitMethod::Shallow:
+            return "shallow";
+        case DigitMethod::DeepScratch:
+            return "deep_scratch";
+        case DigitMethod::DeepSupervised:
+            return "deep_supervised";
+        case DigitMethod::DeepAutoencoder:
+            return "deep_autoencoder";
     }
     return "";
 }
@@ -34,8 +38,9 @@ std::vector<double> image_row(const ag::Tensor& images, size_t row) {
 
 std::vector<std::vector<double>> as_square(const std::vector<double>& image) {
     std::vector<std::vector<double>> square;
-    for (size_t y = 0; y < 8; ++y) square.emplace_back(image.begin() + static_cast<int64_t>(8 * y),
-                                                       image.begin() + static_cast<int64_t>(8 * y + 8));
+    for (size_t y = 0; y < 8; ++y)
+        square.emplace_back(image.begin() + static_cast<int64_t>(8 * y),
+                            image.begin() + static_cast<int64_t>(8 * y + 8));
     return square;
 }
 
@@ -51,14 +56,15 @@ void describe(Report& r, const DigitsSetup& setup, const DigitsData& data, int s
              {"shallow net", widths_str(setup.shallow_widths) + "-10"},
              {"deep net", widths_str(setup.deep_widths) + "-10"},
              {"unit h(·)", "sigmoid"},
-             {"autoencoder pre-training", fmt::format("{} epochs/layer, batches of {}, Adam lr {}",
-                                                      setup.autoencoder.epochs, setup.autoencoder.batch_size,
-                                                      setup.autoencoder.lr)},
-             {"supervised pre-training", fmt::format("{} epochs/layer on the labelled images, batches of {}, "
-                                                     "Adam lr {}", setup.supervised.epochs,
-                                                     setup.supervised.batch_size, setup.supervised.lr)},
-             {"fine-tuning (every method)", fmt::format("{} full-batch Adam steps, lr {}", setup.finetune_steps,
-                                                        setup.finetune_lr)}});
+             {"autoencoder pre-training",
+              fmt::format("{} epochs/layer, batches of {}, Adam lr {}", setup.autoencoder.epochs,
+                          setup.autoencoder.batch_size, setup.autoencoder.lr)},
+             {"supervised pre-training",
+              fmt::format("{} epochs/layer on the labelled images, batches of {}, "
+                          "Adam lr {}",
+                          setup.supervised.epochs, setup.supervised.batch_size, setup.supervised.lr)},
+             {"fine-tuning (every method)",
+              fmt::format("{} full-batch Adam steps, lr {}", setup.finetune_steps, setup.finetune_lr)}});
     r.text("§2.4 each autoencoder layer: z = h(W x + b), x' = h(W' z + b'), loss = mean squared error; every");
     r.text("layer is narrower than its input, so it must compress. Layer l trains on the codes of layers");
     r.text("1 … l-1, which stay fixed (greedy). Supervised layer-wise pre-training trains layer l with a");
@@ -100,10 +106,10 @@ std::map<DigitMethod, Spread> report_errors(Report& r, const std::vector<DigitsR
     const bool lowest = autoencoder < shallow && autoencoder < scratch && autoencoder < supervised;
     r.verdict("autoencoder_pretraining_lowest_of_four", lowest);
     if (!lowest) {
-        const auto best = std::min_element(spreads.begin(), spreads.end(), [](const auto& a, const auto& b) {
-            return a.second.mean < b.second.mean;
-        });
-        r.text("Not as in the slides: the lowest mean error is the {}'s. Why it may differ: 8x8 digits (64", name(best->first));
+        const auto best = std::min_element(spreads.begin(), spreads.end(),
+                                           [](const auto& a, const auto& b) { return a.second.mean < b.second.mean; });
+        r.text("Not as in the slides: the lowest mean error is the {}'s. Why it may differ: 8x8 digits (64",
+               name(best->first));
         r.text("pixels) are a much easier input than MNIST's 28x28, so one hidden layer already separates them well;");
         r.text("and the autoencoders see only {} unlabelled images where MNIST has 60,000 training images.",
                group_thousands(static_cast<double>(unlabelled)));
@@ -141,7 +147,8 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
         rows.push_back({n, code, run.pretrain_curves[n - 1].back(), run.reconstruction_mse[n - 1]});
     }
     r.text("");
-    r.text("Pre-trained autoencoders (seed 0, before fine-tuning): the first {} test images, and what comes back", shown);
+    r.text("Pre-trained autoencoders (seed 0, before fine-tuning): the first {} test images, and what comes back",
+           shown);
     r.text("through n encoders and their decoders, dec_1(… dec_n(enc_n(… enc_1(x)))):");
     for (const std::string& line : digit_art(titles, art)) {
         const auto end = line.find_last_not_of(' ');
@@ -151,7 +158,8 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
     r.value("reconstruction_mse_layer1", run.reconstruction_mse.front());
 
     svg::HeatmapGrid grid{fmt::format("Test digits (top row) and their reconstructions through 1 … {} pre-trained "
-                                      "autoencoder layers (seed 0)", run.reconstructions.size()),
+                                      "autoencoder layers (seed 0)",
+                                      run.reconstructions.size()),
                           static_cast<int>(shown)};
     for (const ArtRow& row : art)
         for (size_t i = 0; i < shown; ++i)

@@ -20,11 +20,11 @@ constexpr uint64_t kCorpusSeed = 0, kAgreementSeed = 1, kTrainSetSeed = 2, kTest
 
 struct GptSetup {
     nn::LMConfig config;
-    size_t pretrain_sentences = 0;   // of the 20,000 (0: all)
+    size_t pretrain_sentences = 0;  // of the 20,000 (0: all)
     int64_t pretrain_epochs = 0;
-    std::vector<int64_t> labelled;   // training-set sizes
+    std::vector<int64_t> labelled;  // training-set sizes
     int64_t steps = 0;
-    int64_t test_prefixes = 0, agreement_prefixes = 0;   // per set
+    int64_t test_prefixes = 0, agreement_prefixes = 0;  // per set
 
     static GptSetup full() { return {nn::LMConfig::gpt(), 0, 5, {16, 256}, 200, 500, 500}; }
     // A GPT of one layer, d = 16, trained one epoch on 300 sentences; 10
@@ -75,7 +75,8 @@ double max_parameter_diff(const nn::Module& a, const nn::Module& b) {
 // The unlabelled sentences the GPT is pre-trained on.
 std::vector<farm::Sentence> pretraining_sentences(const GptSetup& setup, const farm::Corpora& corpora) {
     const auto& all = corpora.train;
-    return {all.begin(), setup.pretrain_sentences ? all.begin() + static_cast<int64_t>(setup.pretrain_sentences) : all.end()};
+    return {all.begin(),
+            setup.pretrain_sentences ? all.begin() + static_cast<int64_t>(setup.pretrain_sentences) : all.end()};
 }
 
 CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, const std::vector<farm::Sentence>& train) {
@@ -92,7 +93,8 @@ CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, cons
            options.quick ? "a tiny" : "the lecture-2", c.d_model, c.n_layers, c.n_heads,
            group_thousands(static_cast<double>(gpt.model->num_parameters())));
     r.text("seed 0, {} epoch{} of train_lm's defaults (AdamW lr 1e-3, batches of 32) on {} unlabelled farm sentences.",
-           setup.pretrain_epochs, setup.pretrain_epochs == 1 ? "" : "s", group_thousands(static_cast<double>(train.size())));
+           setup.pretrain_epochs, setup.pretrain_epochs == 1 ? "" : "s",
+           group_thousands(static_cast<double>(train.size())));
     r.text("cache: {} ({})", gpt.status, format_duration(seconds));
     r.table("cache", {"name", "status", "from cache"}, {{gpt.file.filename().string(), gpt.status, gpt.from_cache}});
     return gpt;
@@ -101,10 +103,12 @@ CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, cons
 void report_gpt(Report& r, const Options& options, const GptSetup& setup, const CachedLm& gpt,
                 const farm::Corpora& corpora) {
     r.value("gpt_test_perplexity", perplexity(*gpt.model, corpora.test));
-    const auto agreement = agreement_per_k(*gpt.model, farm::make_agreement_sets(kAgreementSeed, setup.agreement_prefixes));
+    const auto agreement =
+        agreement_per_k(*gpt.model, farm::make_agreement_sets(kAgreementSeed, setup.agreement_prefixes));
     std::vector<std::vector<Cell>> rows;
     for (size_t k = 0; k < agreement.size(); ++k)
-        rows.push_back({k + 1, k < 3 ? "within training" : "extrapolation", agreement[k].accuracy, agreement[k].p_correct});
+        rows.push_back(
+            {k + 1, k < 3 ? "within training" : "extrapolation", agreement[k].accuracy, agreement[k].p_correct});
     r.text("The pre-trained GPT's own agreement test ({} prefixes per k, every attractor opposite to the subject):",
            setup.agreement_prefixes);
     r.table("gpt_agreement", {"k", "distance", "accuracy", "p(correct)"}, rows);
@@ -121,8 +125,7 @@ void report_gpt(Report& r, const Options& options, const GptSetup& setup, const 
 // The labelled sets (half singular subjects) and the test sets.
 void report_data(Report& r, const std::vector<int64_t>& sizes, const SubjectData& data) {
     std::vector<std::pair<std::string, const std::vector<farm::Sentence>*>> sets;
-    for (size_t i = 0; i < sizes.size(); ++i)
-        sets.emplace_back(fmt::format("train {}", sizes[i]), &data.train_sets[i]);
+    for (size_t i = 0; i < sizes.size(); ++i) sets.emplace_back(fmt::format("train {}", sizes[i]), &data.train_sets[i]);
     sets.emplace_back("test, in distribution", &data.test.in_distribution);
     sets.emplace_back("test, extrapolation", &data.test.extrapolation);
     std::vector<std::vector<Cell>> rows;
@@ -189,8 +192,10 @@ void report_results(Report& r, const std::vector<SubjectRun>& runs, const ZeroSh
                     lecture.extrapolation});
     r.text("Accuracy over {} seed{} (mean and min; zero-shot has no seed), beside the lecture's means:", seeds,
            seeds == 1 ? "" : "s");
-    r.table("accuracy", {"method", "labelled", "trainable", "k=1-3 mean", "k=1-3 min", "k=4-6 mean", "k=4-6 min",
-                         "lecture k=1-3", "lecture k=4-6"}, rows);
+    r.table("accuracy",
+            {"method", "labelled", "trainable", "k=1-3 mean", "k=1-3 min", "k=4-6 mean", "k=4-6 min", "lecture k=1-3",
+             "lecture k=4-6"},
+            rows);
 
     std::vector<std::vector<Cell>> per_seed;
     for (const SubjectRun& run : runs)
@@ -236,7 +241,8 @@ void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroS
          in("full FT lr 1e-4", few) > in("full FT lr 1e-3", few)},
         {fmt::format("full_ft_{}_extrapolates_below_probe", more),
          fmt::format("{} labels, k=4-6: full FT lr 1e-3 < probe", more), "0.932 vs 1.000",
-         vs(ex("full FT lr 1e-3", more), ex("linear probe", more)), ex("full FT lr 1e-3", more) < ex("linear probe", more)},
+         vs(ex("full FT lr 1e-3", more), ex("linear probe", more)),
+         ex("full FT lr 1e-3", more) < ex("linear probe", more)},
         {"zero_shot_matches_probe", fmt::format("k=1-3: zero-shot = probe with {} labels", few), "1.000 vs 1.000",
          vs(zero_shot.in_distribution.accuracy, in("linear probe", few)),
          zero_shot.in_distribution.accuracy >= in("linear probe", few)}};
@@ -254,8 +260,10 @@ void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroS
 
     bool probe_frozen = true, fine_tuning_moved = true;
     for (const SubjectRun& run : runs) {
-        if (run.spec.method == Method::Probe) probe_frozen = probe_frozen && run.body_unchanged;
-        else fine_tuning_moved = fine_tuning_moved && !run.body_unchanged;
+        if (run.spec.method == Method::Probe)
+            probe_frozen = probe_frozen && run.body_unchanged;
+        else
+            fine_tuning_moved = fine_tuning_moved && !run.body_unchanged;
     }
     r.text("Every probe left its body bitwise as loaded; every other method changed its body:");
     r.verdict("probe_leaves_body_bitwise_unchanged", probe_frozen);
@@ -277,8 +285,8 @@ std::set<size_t> last_positions(const std::vector<farm::Sentence>& prefixes) {
 // used, or never used to predict a verb.
 void explain_extrapolation(Report& r, const std::vector<farm::Sentence>& corpus, const SubjectData& data,
                            const nn::LMConfig& config, const std::vector<SubjectRun>& runs) {
-    size_t inputs = 0;                // a sentence of L tokens feeds positions 0 … L-2
-    std::set<size_t> verb_predicting; // positions t with a verb at t + 1
+    size_t inputs = 0;                 // a sentence of L tokens feeds positions 0 … L-2
+    std::set<size_t> verb_predicting;  // positions t with a verb at t + 1
     for (const farm::Sentence& s : corpus) {
         inputs = std::max(inputs, s.ids.size() - 1);
         for (size_t t = 0; t + 1 < s.ids.size(); ++t)
@@ -301,19 +309,21 @@ void explain_extrapolation(Report& r, const std::vector<farm::Sentence>& corpus,
     r.value("trained_positions", static_cast<double>(inputs));
 }
 
-std::string takeaway(const std::vector<SubjectRun>& runs, const ZeroShot& zero_shot, const std::vector<int64_t>& sizes) {
+std::string takeaway(const std::vector<SubjectRun>& runs, const ZeroShot& zero_shot,
+                     const std::vector<int64_t>& sizes) {
     const auto acc = accuracies(runs);
     const int64_t few = sizes.front(), more = sizes.back();
     const double probe = acc.at({"linear probe", few}).in_distribution.mean;
     const double scratch = acc.at({"scratch", few}).in_distribution.mean;
     const double scratch_more = acc.at({"scratch", more}).in_distribution.mean;
     const double full_ft = acc.at({"full FT lr 1e-3", few}).in_distribution.mean;
-    return fmt::format("k=1-3 with {} labels: linear probe on the pre-trained GPT {:.3f}, full fine-tuning {:.3f}, "
-                       "the same GPT from scratch {:.3f} ({:.3f} with {} labels), zero-shot {:.3f}. {}",
-                       few, probe, full_ft, scratch, scratch_more, more, zero_shot.in_distribution.accuracy,
-                       probe > scratch ? "Unlabelled pre-training learned the subject's number; a few labels only "
-                                         "read it out."
-                                       : "Here the pre-trained features did not beat training from scratch.");
+    return fmt::format(
+        "k=1-3 with {} labels: linear probe on the pre-trained GPT {:.3f}, full fine-tuning {:.3f}, "
+        "the same GPT from scratch {:.3f} ({:.3f} with {} labels), zero-shot {:.3f}. {}",
+        few, probe, full_ft, scratch, scratch_more, more, zero_shot.in_distribution.accuracy,
+        probe > scratch ? "Unlabelled pre-training learned the subject's number; a few labels only "
+                          "read it out."
+                        : "Here the pre-trained features did not beat training from scratch.");
 }
 
 void plot_finetuning(Report& r, const Options& options, const std::vector<SubjectRun>& runs) {
@@ -321,8 +331,8 @@ void plot_finetuning(Report& r, const Options& options, const std::vector<Subjec
     plot.log_y = true;
     for (const SubjectRun& run : runs)
         if (run.seed == 0)
-            plot.series.push_back({fmt::format("{}, {} labels", run.spec.name, run.labelled), one_to(run.losses.size()),
-                                   run.losses});
+            plot.series.push_back(
+                {fmt::format("{}, {} labels", run.spec.name, run.labelled), one_to(run.losses.size()), run.losses});
     const auto path = output_path(options, "01_subject_finetuning_loss.svg");
     svg::write(path, plot);
     r.text("figure: {}", path.string());
@@ -336,15 +346,17 @@ std::vector<SubjectRun> train_all(const GptSetup& setup, const SubjectData& data
     const auto total = static_cast<int64_t>(methods.size() * data.train_sets.size()) * seeds;
     progress.begin(1, total);
     const auto start = std::chrono::steady_clock::now();
-    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    const auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
     int64_t done = 0, tokens = 0;
     double loss_sum = 0;
-    auto runs = run_subject_methods(methods, data, seeds, setup.steps, config, pretrained,
-                                    [&](const SubjectRun& run, int64_t run_tokens) {
-                                        tokens += run_tokens;
-                                        loss_sum += run.losses.back();
-                                        progress.step(1, ++done, run.losses.back(), static_cast<double>(tokens) / elapsed());
-                                    });
+    auto runs = run_subject_methods(
+        methods, data, seeds, setup.steps, config, pretrained, [&](const SubjectRun& run, int64_t run_tokens) {
+            tokens += run_tokens;
+            loss_sum += run.losses.back();
+            progress.step(1, ++done, run.losses.back(), static_cast<double>(tokens) / elapsed());
+        });
     progress.epoch_done(1, loss_sum / static_cast<double>(total), static_cast<double>(tokens) / elapsed(), elapsed());
     return runs;
 }

@@ -4,7 +4,10 @@ namespace lessons::pretrain_finetune {
 
 const Lesson& lesson() {
     static const Lesson pretrain_finetune{
-        "01_pretrain_finetune", "Pre-training and fine-tuning", "§2 Pre-training vs fine-tuning · 预训练 vs 微调", 3,
+        "01_pretrain_finetune",
+        "Pre-training and fine-tuning",
+        "§2 Pre-training vs fine-tuning · 预训练 vs 微调",
+        3,
         {{"§2.3-2.5", "Greedy layer-wise pre-training on handwritten digits",
           "A deep net whose layers are first trained one at a time (as autoencoders, or with labels) and then "
           "fine-tuned on a few labels, against a shallow net and the same deep net trained from scratch.",

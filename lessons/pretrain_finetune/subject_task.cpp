@@ -20,7 +20,8 @@ std::vector<std::vector<double>> snapshot(const nn::Module& m) {
 }
 
 SubjectRun run_one(const MethodSpec& spec, const std::vector<farm::Sentence>& train_set, int seed,
-                   const SubjectData& data, int64_t steps, const nn::LMConfig& config, const nn::Checkpoint& pretrained) {
+                   const SubjectData& data, int64_t steps, const nn::LMConfig& config,
+                   const nn::Checkpoint& pretrained) {
     SubjectRun run;
     run.spec = spec;
     run.labelled = static_cast<int64_t>(train_set.size());
@@ -28,7 +29,7 @@ SubjectRun run_one(const MethodSpec& spec, const std::vector<farm::Sentence>& tr
 
     const bool scratch = spec.method == Method::Scratch;
     nn::LanguageModel body(config, scratch ? static_cast<uint64_t>(seed) : 0);
-    if (!scratch) nn::load_into(body, pretrained);   // a fresh copy: no run sees another's updates
+    if (!scratch) nn::load_into(body, pretrained);  // a fresh copy: no run sees another's updates
     ag::Generator head_gen(kHeadSeed + static_cast<uint64_t>(seed));
     nn::ClassifierHead head(config.d_model, 2, head_gen);
     const bool train_body = spec.method != Method::Probe;
@@ -63,17 +64,18 @@ ag::Tensor last_hidden(const nn::LanguageModel& body, const PackedPrefixes& pref
 std::vector<double> train_subject_classifier(nn::LanguageModel& body, nn::ClassifierHead& head,
                                              const PackedPrefixes& train, int64_t steps, double lr, bool train_body) {
     std::vector<ag::Tensor> params = head.trainable_parameters();
-    ag::Tensor frozen;   // a probe's features: a frozen body gives the same ones every step
+    ag::Tensor frozen;  // a probe's features: a frozen body gives the same ones every step
     if (train_body) {
         for (const ag::Tensor& p : body.trainable_parameters()) params.push_back(p);
     } else {
         ag::NoGradGuard no_graph;
         frozen = last_hidden(body, train);
     }
-    optim::AdamW adam(params, lr, 0.9, 0.999, 1e-8, 0.0);   // PyTorch's Adam
+    optim::AdamW adam(params, lr, 0.9, 0.999, 1e-8, 0.0);  // PyTorch's Adam
     std::vector<double> losses;
     for (int64_t s = 0; s < steps; ++s) {
-        const ag::Tensor loss = ag::cross_entropy(head.forward(train_body ? last_hidden(body, train) : frozen), train.labels);
+        const ag::Tensor loss =
+            ag::cross_entropy(head.forward(train_body ? last_hidden(body, train) : frozen), train.labels);
         adam.zero_grad();
         loss.backward();
         adam.step();
@@ -84,11 +86,11 @@ std::vector<double> train_subject_classifier(nn::LanguageModel& body, nn::Classi
 
 double subject_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead& head, const PackedPrefixes& prefixes) {
     ag::NoGradGuard no_graph;
-    const std::vector<double> logits = head.forward(last_hidden(body, prefixes)).to_vector();   // [B, 2]
+    const std::vector<double> logits = head.forward(last_hidden(body, prefixes)).to_vector();  // [B, 2]
     const std::vector<double> labels = prefixes.labels.to_vector();
     int64_t correct = 0;
     for (size_t b = 0; b < labels.size(); ++b) {
-        const int predicted = logits[2 * b + 1] > logits[2 * b] ? 1 : 0;   // a tie reads as class 0, like argmax
+        const int predicted = logits[2 * b + 1] > logits[2 * b] ? 1 : 0;  // a tie reads as class 0, like argmax
         correct += predicted == static_cast<int>(labels[b]);
     }
     return static_cast<double>(correct) / static_cast<double>(labels.size());
@@ -111,16 +113,15 @@ std::vector<MethodSpec> subject_methods() {
             {"full FT lr 1e-4", Method::FullFineTune, 1e-4}};
 }
 
-std::vector<SubjectRun> run_subject_methods(const std::vector<MethodSpec>& methods, const SubjectData& data,
-                                            int seeds, int64_t steps, const nn::LMConfig& config,
-                                            const nn::Checkpoint& pretrained,
+std::vector<SubjectRun> run_subject_methods(const std::vector<MethodSpec>& methods, const SubjectData& data, int seeds,
+                                            int64_t steps, const nn::LMConfig& config, const nn::Checkpoint& pretrained,
                                             const std::function<void(const SubjectRun&, int64_t)>& on_done) {
     struct Job {
         size_t method, set;
         int seed;
     };
     std::vector<Job> jobs;
-    std::vector<int64_t> tokens;   // through the body: every step, or once for a probe
+    std::vector<int64_t> tokens;  // through the body: every step, or once for a probe
     for (size_t m = 0; m < methods.size(); ++m)
         for (size_t s = 0; s < data.train_sets.size(); ++s)
             for (int seed = 0; seed < seeds; ++seed) {

@@ -57,7 +57,7 @@ double subject_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead&
 enum class Method { Scratch, Probe, FullFineTune };
 
 struct MethodSpec {
-    std::string name;   // "scratch", "linear probe", "full FT lr 1e-3", …
+    std::string name;  // "scratch", "linear probe", "full FT lr 1e-3", …
     Method method;
     double lr;
 };
@@ -70,18 +70,18 @@ std::vector<MethodSpec> subject_methods();
 // copy of `pretrained` every run.
 struct SubjectRun {
     MethodSpec spec;
-    int64_t labelled = 0;       // training examples
+    int64_t labelled = 0;  // training examples
     int seed = 0;
-    int64_t trainable = 0;      // parameters the optimiser updates
-    double in_distribution = 0, extrapolation = 0;   // test accuracy, k = 1-3 and k = 4-6
-    std::vector<double> losses; // training loss before each step
-    bool body_unchanged = false;   // every body parameter bitwise as it started
+    int64_t trainable = 0;                          // parameters the optimiser updates
+    double in_distribution = 0, extrapolation = 0;  // test accuracy, k = 1-3 and k = 4-6
+    std::vector<double> losses;                     // training loss before each step
+    bool body_unchanged = false;                    // every body parameter bitwise as it started
 };
 
 struct SubjectData {
-    std::vector<std::vector<farm::Sentence>> train_sets;   // one per labelled size
+    std::vector<std::vector<farm::Sentence>> train_sets;  // one per labelled size
     farm::SubjectTestSets test;
-    PackedPrefixes in_distribution, extrapolation;         // the test sets packed
+    PackedPrefixes in_distribution, extrapolation;  // the test sets packed
 };
 SubjectData make_subject_data(const std::vector<int64_t>& sizes, uint64_t train_seed, uint64_t test_seed,
                               int64_t test_prefixes);
@@ -91,9 +91,8 @@ SubjectData make_subject_data(const std::vector<int64_t>& sizes, uint64_t train_
 // numbers do not depend on the thread count). Results in the order
 // method, then set, then seed. `on_done` (may be empty) is called, one
 // thread at a time, after each run with the tokens it processed.
-std::vector<SubjectRun> run_subject_methods(const std::vector<MethodSpec>& methods, const SubjectData& data,
-                                            int seeds, int64_t steps, const nn::LMConfig& config,
-                                            const nn::Checkpoint& pretrained,
+std::vector<SubjectRun> run_subject_methods(const std::vector<MethodSpec>& methods, const SubjectData& data, int seeds,
+                                            int64_t steps, const nn::LMConfig& config, const nn::Checkpoint& pretrained,
                                             const std::function<void(const SubjectRun&, int64_t)>& on_done);
 
 constexpr uint64_t kHeadSeed = 1000;

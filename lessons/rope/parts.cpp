@@ -13,7 +13,7 @@
 namespace lessons::rope {
 namespace {
 
-constexpr int64_t kDim = 64;   // §4.5's d = 64, the head size of parts 1-4
+constexpr int64_t kDim = 64;  // §4.5's d = 64, the head size of parts 1-4
 constexpr double kTolerance = 1e-12;
 
 std::vector<int64_t> range(int64_t n) {
@@ -37,8 +37,7 @@ void part1_three_forms(Report& r, const Options& options) {
     const auto theta = frequencies(kDim);
     const ag::Tensor R5 = rotation_matrix(5, kDim);
     constexpr int64_t shown = 6;
-    r.text("§4.2 R_{{Θ,m}} is block-diagonal: d/2 = {} blocks of 2×2, block i turning by m θ_i with",
-           kDim / 2);
+    r.text("§4.2 R_{{Θ,m}} is block-diagonal: d/2 = {} blocks of 2×2, block i turning by m θ_i with", kDim / 2);
     r.text("θ_i = 10000^(-2(i-1)/d): θ_1 = {}, θ_2 = {}, θ_3 = {}, …, θ_{} = {}.", Cell(theta[0]).str(),
            Cell(theta[1]).str(), Cell(theta[2]).str(), kDim / 2, Cell(theta.back()).str());
     r.text("The top-left {}×{} corner of R_{{Θ,5}} (d = {}; zero outside the 2×2 blocks):", shown, shown, kDim);
@@ -68,11 +67,12 @@ void part1_three_forms(Report& r, const Options& options) {
             ag::max_abs_diff(from_half_order(rotate_matrix_form(x_half, positions)), full),
             ag::max_abs_diff(from_half_order(rotate_engine(x_half, positions, ag::RopePairing::Half)), full),
             ag::max_abs_diff(rotate_matrix_form(x, positions), full)};
-        for (int f = 0; f < Forms; ++f) worst[static_cast<size_t>(f)] = std::max(worst[static_cast<size_t>(f)], diffs[f]);
+        for (int f = 0; f < Forms; ++f)
+            worst[static_cast<size_t>(f)] = std::max(worst[static_cast<size_t>(f)], diffs[f]);
     }
     r.text("");
-    r.text("{} vectors x ~ N(0, 1) of size {} at positions 0 … {} ({}), rotated by the full", n, kDim,
-           n - 1, options.seeds == 1 ? "seed 0" : fmt::format("seeds 0 … {}", options.seeds - 1));
+    r.text("{} vectors x ~ N(0, 1) of size {} at positions 0 … {} ({}), rotated by the full", n, kDim, n - 1,
+           options.seeds == 1 ? "seed 0" : fmt::format("seeds 0 … {}", options.seeds - 1));
     r.text("matrix (the definition) and by the O(d) forms. The half-split forms pair dimension i with");
     r.text("i + d/2, so they get x with its dimensions permuted (2i → i, 2i+1 → i + d/2) and their");
     r.text("output is permuted back:");
@@ -90,12 +90,12 @@ void part1_three_forms(Report& r, const Options& options) {
     r.verdict("forms_agree", std::max({worst[Elementwise], worst[EngineInterleaved], worst[MatrixForm],
                                        worst[EngineHalf]}) < kTolerance);
     r.text("The last row is the warning of §4.6: the two pairings are different conventions, equal only");
-    r.text("after the permutation. Cost per vector: the full matrix {} multiply-adds (d²), the O(d)",
-           kDim * kDim);
+    r.text("after the permutation. Cost per vector: the full matrix {} multiply-adds (d²), the O(d)", kDim * kDim);
     r.text("forms {} multiplications and {} additions.", 2 * kDim, kDim);
-    r.takeaway("the full matrix, the slides' element-wise form and the §4.6 matrix form are one rotation; "
-               "RoFormer's (2i, 2i+1) and Llama's (i, i+d/2) pairings differ by a fixed permutation of "
-               "dimensions, so a checkpoint must be loaded with the pairing it was trained with.");
+    r.takeaway(
+        "the full matrix, the slides' element-wise form and the §4.6 matrix form are one rotation; "
+        "RoFormer's (2i, 2i+1) and Llama's (i, i+d/2) pairings differ by a fixed permutation of "
+        "dimensions, so a checkpoint must be loaded with the pairing it was trained with.");
 }
 
 // ---- part 2 ------------------------------------------------------------------
@@ -114,7 +114,7 @@ void part2_relative(Report& r, const Options& options) {
         std::vector<double> scores;
         for (const auto& [t, j] : kSamePairs) {
             const double score = dot(rotated(k, j), rotated(q, t));
-            const double relative = dot(k, rotated(q, t - j));   // kᵀ R_{t-j} q
+            const double relative = dot(k, rotated(q, t - j));  // kᵀ R_{t-j} q
             scores.push_back(score);
             relative_form_error = std::max(relative_form_error, std::fabs(score - relative));
             rows.push_back({seed, t, j, t - j, score, relative, score - relative});
@@ -142,8 +142,9 @@ void part2_relative(Report& r, const Options& options) {
     r.value("identity_error", identity_error);
     r.text("(lecture: 9.5e-15)");
     r.verdict("scores_equal", spread < kTolerance && identity_error < kTolerance);
-    r.takeaway("rotating q and k by their own absolute positions makes the score depend only on t - j: "
-               "the absolute positions cancel in R_jᵀ R_t = R_{t-j}.");
+    r.takeaway(
+        "rotating q and k by their own absolute positions makes the score depend only on t - j: "
+        "the absolute positions cancel in R_jᵀ R_t = R_{t-j}.");
 }
 
 // ---- part 3 ------------------------------------------------------------------
@@ -170,9 +171,8 @@ void part3_wrong_version(Report& r, const Options& options) {
         rope_range = std::max(rope_range, rope_hi - rope_lo);
         wrong_range = std::max(wrong_range, wrong_hi - wrong_lo);
     }
-    r.table("wrong_version", {"seed", "t", "j", "t - j", "RoPE", "wrong: both R_{t-j}", "kᵀq (no rotation)",
-                              "|wrong - kᵀq|"},
-            rows);
+    r.table("wrong_version",
+            {"seed", "t", "j", "t - j", "RoPE", "wrong: both R_{t-j}", "kᵀq (no rotation)", "|wrong - kᵀq|"}, rows);
     r.value("wrong_minus_no_rotation", wrong_minus_plain);
     r.value("rope_score_range", rope_range);
     r.value("wrong_score_range", wrong_range);
@@ -181,8 +181,9 @@ void part3_wrong_version(Report& r, const Options& options) {
     r.text("exercise 7): whatever m is, the rotation cancels. Across these distances the RoPE scores span");
     r.text("{}, the wrong version's {}: it carries no position at all.", Cell(rope_range).str(),
            Cell(wrong_range).str());
-    r.takeaway("each vector must be turned by its OWN position; turning both by t - j cancels in the dot "
-               "product and the model learns nothing about position.");
+    r.takeaway(
+        "each vector must be turned by its OWN position; turning both by t - j cancels in the dot "
+        "product and the model learns nothing about position.");
 }
 
 // ---- part 4 ------------------------------------------------------------------
@@ -197,7 +198,7 @@ std::vector<double> similarity(int64_t max_delta, double base) {
     const std::vector<int64_t> deltas = range(max_delta + 1);
     const ag::Tensor copies = ag::matmul(ag::Tensor::ones({max_delta + 1, 1}), unit);
     const ag::Tensor turned = rotate_engine(copies, deltas, ag::RopePairing::Interleaved, base);
-    return ag::matmul(turned, unit.t()).to_vector();   // row Δ: (R_Δ u)ᵀ (R_0 u), R_0 = I
+    return ag::matmul(turned, unit.t()).to_vector();  // row Δ: (R_Δ u)ᵀ (R_0 u), R_0 = I
 }
 
 void part4_frequencies(Report& r, const Options& options) {
@@ -209,7 +210,8 @@ void part4_frequencies(Report& r, const Options& options) {
     const double norm_change =
         ag::max_abs_diff(norms(rotate_engine(x, range(n), ag::RopePairing::Interleaved)), norms(x));
     r.text("§4.5 question 1: a rotation keeps lengths. {} vectors x ~ N(0, 1) at positions 0 … {}:", n, n - 1);
-    r.text("max | ‖R_m x‖ - ‖x‖ | = {} (lecture: 1.8e-15). Position changes the direction of q and k,", Cell(norm_change).str(true));
+    r.text("max | ‖R_m x‖ - ‖x‖ | = {} (lecture: 1.8e-15). Position changes the direction of q and k,",
+           Cell(norm_change).str(true));
     r.text("never how large they are.");
     r.value("norm_change", norm_change);
 
@@ -236,8 +238,8 @@ void part4_frequencies(Report& r, const Options& options) {
         if (delta <= max_delta) rows.push_back({delta, at(one, delta), at(geometric, delta)});
     r.table("similarity", {"Δ", "one frequency θ = 1", "RoPE θ_i = 10000^(-2(i-1)/d)"}, rows);
     const double turns = static_cast<double>(alias) / (2.0 * M_PI);
-    r.text("With one frequency the most similar distance in 1 … {} is Δ = {} ({:.3f} turns): similarity {},",
-           search, alias, turns, Cell(at(one, alias)).str());
+    r.text("With one frequency the most similar distance in 1 … {} is Δ = {} ({:.3f} turns): similarity {},", search,
+           alias, turns, Cell(at(one, alias)).str());
     r.text("as if the two tokens were at the same position (lecture: Δ = 44 looks exactly like Δ = 0).");
     r.text("RoPE at Δ = {}: {}.", alias, Cell(at(geometric, alias)).str());
     r.value("one_frequency_alias_distance", static_cast<double>(alias));
@@ -286,10 +288,11 @@ void part4_frequencies(Report& r, const Options& options) {
     const auto path = output_path(options, "02_similarity.svg");
     svg::write(path, plot);
     r.text("Figure: {} (Δ = 0 … {}).", path.string(), plotted);
-    r.takeaway(fmt::format("one frequency repeats every 2π/θ positions (Δ = {} looks like Δ = 0); RoPE's "
-                           "geometric frequencies never line up again within the range and the similarity "
-                           "decays with distance.",
-                           alias));
+    r.takeaway(
+        fmt::format("one frequency repeats every 2π/θ positions (Δ = {} looks like Δ = 0); RoPE's "
+                    "geometric frequencies never line up again within the range and the similarity "
+                    "decays with distance.",
+                    alias));
 }
 
 // ---- part 5 ------------------------------------------------------------------
@@ -325,8 +328,8 @@ void part5_kv_cache(Report& r, const Options& options) {
             const double diff = ag::max_abs_diff(step, full.narrow(1, t, 1));
             worst = std::max(worst, diff);
             if (std::find(shown.begin(), shown.end(), t) != shown.end())
-                rows.push_back({seed, t, std::string(farm::token(static_cast<int64_t>(ids.at({0, t})))),
-                                caches[0].slots(), diff});
+                rows.push_back(
+                    {seed, t, std::string(farm::token(static_cast<int64_t>(ids.at({0, t})))), caches[0].slots(), diff});
         }
     }
     r.table("decoding", {"seed", "position", "token", "cached keys", "max |cached - full| logits"}, rows);
@@ -336,22 +339,25 @@ void part5_kv_cache(Report& r, const Options& options) {
            worst == 0.0 ? " 0 means bit for bit: each query sees the same keys, rotated by the same angles, "
                           "in the same order."
                         : "");
-    r.takeaway("a key rotated by its own absolute position stays valid forever: RoPE and the KV cache "
-               "work together, a new token only rotates its own q and k.");
+    r.takeaway(
+        "a key rotated by its own absolute position stays valid forever: RoPE and the KV cache "
+        "work together, a new token only rotates its own q and k.");
 }
 
 }  // namespace
 
 const Lesson& lesson() {
     static const Lesson rope{
-        "02_rope", "Rotary position embeddings (RoPE)", "§4 RoPE · 旋转位置编码", 1,
+        "02_rope",
+        "Rotary position embeddings (RoPE)",
+        "§4 RoPE · 旋转位置编码",
+        1,
         {{"§4.2", "R_{Θ,m} and three ways to apply it",
           "The full block-diagonal matrix, the slides' element-wise form and the §4.6 matrix form "
           "(half-split pairing, after a permutation) rotate alike, and so does ag::rope.",
           part1_three_forms},
          {"§4.4", "Scores depend only on t - j",
-          "One q, k pair at (5,2), (105,102), (1005,1002) gets one score; R_jᵀ R_t = R_{t-j}.",
-          part2_relative},
+          "One q, k pair at (5,2), (105,102), (1005,1002) gets one score; R_jᵀ R_t = R_{t-j}.", part2_relative},
          {"§4.3", "The slides' \"wrong\" version",
           "Rotating both q and k by t - j gives exactly the unrotated score kᵀq.", part3_wrong_version},
          {"§4.5", "Why 2-D blocks, why many frequencies",
@@ -359,8 +365,7 @@ const Lesson& lesson() {
           "frequencies decay with distance.",
           part4_frequencies},
          {"§4.7", "RoPE and the KV cache",
-          "Decoding token by token with a cache of rotated keys equals the full forward pass.",
-          part5_kv_cache}}};
+          "Decoding token by token with a cache of rotated keys equals the full forward pass.", part5_kv_cache}}};
     return rope;
 }
 

@@ -46,7 +46,7 @@ ag::Tensor columns(const ag::Tensor& x, const std::vector<int64_t>& source) {
 
 std::vector<double> frequencies(int64_t d, double base) {
     std::vector<double> theta;
-    for (int64_t i = 0; i < d / 2; ++i)   // the same expression as the engine's ag::rope
+    for (int64_t i = 0; i < d / 2; ++i)  // the same expression as the engine's ag::rope
         theta.push_back(std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d)));
     return theta;
 }
@@ -109,14 +109,14 @@ ag::Tensor rotate_engine(const ag::Tensor& x, const std::vector<int64_t>& positi
 
 ag::Tensor to_half_order(const ag::Tensor& x) {
     const int64_t d = x.size(1);
-    std::vector<int64_t> source;   // new column i reads old 2i, new i + d/2 reads old 2i+1
+    std::vector<int64_t> source;  // new column i reads old 2i, new i + d/2 reads old 2i+1
     for (int64_t c = 0; c < d; ++c) source.push_back(c < d / 2 ? 2 * c : 2 * (c - d / 2) + 1);
     return columns(x, source);
 }
 
 ag::Tensor from_half_order(const ag::Tensor& x) {
     const int64_t d = x.size(1);
-    std::vector<int64_t> source;   // old column 2i is new i, old 2i+1 is new i + d/2
+    std::vector<int64_t> source;  // old column 2i is new i, old 2i+1 is new i + d/2
     for (int64_t c = 0; c < d; ++c) source.push_back(c % 2 == 0 ? c / 2 : c / 2 + d / 2);
     return columns(x, source);
 }

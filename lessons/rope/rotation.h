@@ -29,21 +29,18 @@ std::vector<double> frequencies(int64_t d, double base = 10000.0);
 ag::Tensor rotation_matrix(int64_t m, int64_t d, double base = 10000.0);
 
 // Row n of x multiplied by R_{Θ,positions[n]}: the definition, O(d²) per row.
-ag::Tensor rotate_full_matrix(const ag::Tensor& x, const std::vector<int64_t>& positions,
-                              double base = 10000.0);
+ag::Tensor rotate_full_matrix(const ag::Tensor& x, const std::vector<int64_t>& positions, double base = 10000.0);
 
 // The slides' element-wise form, O(d) per row:
 //   R x = x ⊙ (cos mθ_1, cos mθ_1, cos mθ_2, cos mθ_2, …)
 //       + (-x_2, x_1, -x_4, x_3, …) ⊙ (sin mθ_1, sin mθ_1, sin mθ_2, sin mθ_2, …).
-ag::Tensor rotate_elementwise(const ag::Tensor& x, const std::vector<int64_t>& positions,
-                              double base = 10000.0);
+ag::Tensor rotate_elementwise(const ag::Tensor& x, const std::vector<int64_t>& positions, double base = 10000.0);
 
 // §4.6 the matrix form on all rows at once: C [N, d] has row n equal to
 // (mθ_1, …, mθ_{d/2}, mθ_1, …, mθ_{d/2}) with m = positions[n], and
 //   Y_rot = Y ⊙ cos C + rotate_half(Y) ⊙ sin C,
 //   rotate_half(Y) = [-Y_{:, d/2:d}, Y_{:, 0:d/2}].
-ag::Tensor rotate_matrix_form(const ag::Tensor& y, const std::vector<int64_t>& positions,
-                              double base = 10000.0);
+ag::Tensor rotate_matrix_form(const ag::Tensor& y, const std::vector<int64_t>& positions, double base = 10000.0);
 
 // The engine's fused op, ag::rope, on the rows of x (one head of size d).
 ag::Tensor rotate_engine(const ag::Tensor& x, const std::vector<int64_t>& positions, ag::RopePairing pairing,

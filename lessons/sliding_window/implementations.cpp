@@ -17,8 +17,8 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
 void check_inputs(const char* what, const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window) {
     if (q.dim() != 2 || q.shape() != k.shape() || q.shape() != v.shape() || window < 1)
-        throw std::invalid_argument(fmt::format("{}: q {}, k {}, v {} must be one [T, d] shape and W = {} >= 1",
-                                                what, ag::shape_str(q.shape()), ag::shape_str(k.shape()),
+        throw std::invalid_argument(fmt::format("{}: q {}, k {}, v {} must be one [T, d] shape and W = {} >= 1", what,
+                                                ag::shape_str(q.shape()), ag::shape_str(k.shape()),
                                                 ag::shape_str(v.shape()), window));
 }
 
@@ -56,7 +56,7 @@ ag::Tensor loop_window_attention(const ag::Tensor& q, const ag::Tensor& k, const
     std::vector<ag::Tensor> rows;
     for (int64_t t = 0; t < T; ++t) {
         const int64_t first = std::max<int64_t>(0, t - window + 1), n = t - first + 1;
-        const ag::Tensor scores = ag::matmul(q.narrow(0, t, 1), k.narrow(0, first, n).t()) * scale;   // [1, n]
+        const ag::Tensor scores = ag::matmul(q.narrow(0, t, 1), k.narrow(0, first, n).t()) * scale;  // [1, n]
         rows.push_back(ag::matmul(ag::softmax(scores), v.narrow(0, first, n)));
     }
     return ag::cat(rows, 0);
@@ -74,14 +74,14 @@ ag::Tensor chunked_window_attention(const ag::Tensor& q, const ag::Tensor& k, co
     // views of one padded matrix; the [chunks, 2W, d] blocks hold each key
     // twice: O(T·d) memory, and the scores O(T·2W), never O(T²).
     const auto pairs_of_chunks = [&](const ag::Tensor& x) {
-        const ag::Tensor shifted = ag::cat({ag::Tensor::zeros({W, d}), pad_rows(x, padded)}, 0);   // [padded + W, d]
+        const ag::Tensor shifted = ag::cat({ag::Tensor::zeros({W, d}), pad_rows(x, padded)}, 0);  // [padded + W, d]
         return ag::cat({shifted.narrow(0, 0, padded).reshape({chunks, W, d}),
                         shifted.narrow(0, W, padded).reshape({chunks, W, d})},
-                       1);   // [chunks, 2W, d]
+                       1);  // [chunks, 2W, d]
     };
     const ag::Tensor q_chunks = pad_rows(q, padded).reshape({chunks, W, d});
     const ag::Tensor k_pairs = pairs_of_chunks(k), v_pairs = pairs_of_chunks(v);
-    const ag::Tensor scores = ag::matmul(q_chunks, k_pairs.transpose(1, 2)) * scale;   // [chunks, W, 2W]
+    const ag::Tensor scores = ag::matmul(q_chunks, k_pairs.transpose(1, 2)) * scale;  // [chunks, W, 2W]
 
     // Query i of chunk b is position bW + i; key c of its block is (b-1)W + c.
     ag::Tensor hidden = ag::Tensor::zeros({chunks, W, 2 * W});

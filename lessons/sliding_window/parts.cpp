@@ -37,7 +37,7 @@ std::vector<std::vector<double>> engine_mask(int64_t T, int64_t window) {
     const ag::Tensor q = ag::Tensor::randn({1, T, 1, 4}, gen), k = ag::Tensor::randn({1, T, 1, 4}, gen);
     ag::Tensor weights;
     ag::NoGradGuard no_grad;
-    ag::causal_attention(q, k, k, window, &weights);   // weights [1, 1, T, T]
+    ag::causal_attention(q, k, k, window, &weights);  // weights [1, 1, T, T]
     std::vector<std::vector<double>> mask(static_cast<size_t>(T));
     for (int64_t t = 0; t < T; ++t)
         for (int64_t j = 0; j < T; ++j) mask[static_cast<size_t>(t)].push_back(weights.at({0, 0, t, j}) > 0.0 ? 1 : 0);
@@ -83,8 +83,9 @@ void part1_masks(Report& r, const Options& options) {
     const auto path = output_path(options, "04_masks.svg");
     svg::write(path, figure);
     r.text("Figure: {}", path.string());
-    r.takeaway("each row keeps only the diagonal and the W-1 tokens to its left: a band of width W instead "
-               "of the full lower triangle.");
+    r.takeaway(
+        "each row keeps only the diagonal and the W-1 tokens to its left: a band of width W instead "
+        "of the full lower triangle.");
 }
 
 // ---- part 2 ------------------------------------------------------------------
@@ -143,7 +144,8 @@ void part2_implementations(Report& r, const Options& options) {
             double diff = 0.0;
             for (int seed = 0; seed < options.seeds; ++seed) {
                 const Qkv x = random_qkv(T, d, static_cast<uint64_t>(seed));
-                diff = std::max(diff, ag::max_abs_diff(impl.run(x.q, x.k, x.v, W), engine_window_attention(x.q, x.k, x.v, W)));
+                diff = std::max(
+                    diff, ag::max_abs_diff(impl.run(x.q, x.k, x.v, W), engine_window_attention(x.q, x.k, x.v, W)));
             }
             worst = std::max(worst, diff);
             row.emplace_back(diff);
@@ -189,9 +191,8 @@ void part2_implementations(Report& r, const Options& options) {
     r.text("Time per call on one thread (best of up to {} calls), W = {}, d = {}; every output equals the", most_calls,
            W, D);
     r.text("engine's to {}:", Cell(worst_timed).str(true));
-    r.table("timing", {"T", "naive ms", "for loop ms", "sliding chunks ms", "ag::causal_attention ms",
-                       "naive / chunks"},
-            rows);
+    r.table("timing",
+            {"T", "naive ms", "for loop ms", "sliding chunks ms", "ag::causal_attention ms", "naive / chunks"}, rows);
     r.value("max_timed_minus_engine", worst_timed);
     const auto growth = [&](size_t i) { return ms[i].back() / ms[i].front(); };
     const double t_ratio = xs.back() / xs.front();
@@ -213,8 +214,9 @@ void part2_implementations(Report& r, const Options& options) {
     const auto path = output_path(options, "04_timing.svg");
     svg::write(path, plot);
     r.text("Figure: {}", path.string());
-    r.takeaway("all three compute the same thing; the naive one still pays O(T²) for a mask that throws most "
-               "of it away, the sliding chunks pay O(T·W) in a few large batched products.");
+    r.takeaway(
+        "all three compute the same thing; the naive one still pays O(T²) for a mask that throws most "
+        "of it away, the sliding chunks pay O(T·W) in a few large batched products.");
 }
 
 // ---- part 3 ------------------------------------------------------------------
@@ -265,9 +267,8 @@ void part3_receptive_field(Report& r, const Options& options) {
             if (seed == 0) moved_map.push_back(moved);
         }
     }
-    r.table("receptive_field", {"seed", "layer L", "first moved", "last moved", "positions moved", "reach",
-                                "L(W-1)", "equal"},
-            rows);
+    r.table("receptive_field",
+            {"seed", "layer L", "first moved", "last moved", "positions moved", "reach", "L(W-1)", "equal"}, rows);
     r.verdict("reach_is_L_times_W_minus_1", exact);
     r.text("Each layer passes the change W - 1 = {} positions further right (lecture: exactly L(W-1));", W - 1);
     r.text("positions before token {} never move: attention is causal.", changed);
@@ -278,18 +279,19 @@ void part3_receptive_field(Report& r, const Options& options) {
     const auto path = output_path(options, "04_receptive_field.svg");
     svg::write(path, figure);
     r.text("Figure: {}", path.string());
-    r.takeaway(fmt::format("L stacked windows of W tokens reach L(W-1) positions back: Mistral 7B's 32 layers "
-                           "with W = 4096 reach {} tokens, but only by relaying through every layer.",
-                           32 * 4095));
+    r.takeaway(
+        fmt::format("L stacked windows of W tokens reach L(W-1) positions back: Mistral 7B's 32 layers "
+                    "with W = 4096 reach {} tokens, but only by relaying through every layer.",
+                    32 * 4095));
 }
 
 // ---- part 4 ------------------------------------------------------------------
 
 struct Comparison {
     double max_diff = 0.0;
-    int64_t first_wrong = -1;        // first position with |Δ| > tolerance (-1: none)
+    int64_t first_wrong = -1;  // first position with |Δ| > tolerance (-1: none)
     Cell first_wrong_cell() const { return first_wrong < 0 ? Cell("none") : Cell(first_wrong); }
-    int64_t argmax_changed = 0;      // positions whose greedy token differs
+    int64_t argmax_changed = 0;  // positions whose greedy token differs
 };
 
 // logits rows [1, 1, V] per position against the full pass [1, T, V].
@@ -341,7 +343,8 @@ void part4_rolling_cache(Report& r, const Options& options) {
         std::vector<int64_t> held(caches[0].positions);
         std::sort(held.begin(), held.end());
         if (seed == 0) {
-            r.text("seed 0 generated: {}", farm::decode(std::vector<int64_t>(ids.begin() + static_cast<std::ptrdiff_t>(prompt.size()), ids.end())));
+            r.text("seed 0 generated: {}", farm::decode(std::vector<int64_t>(
+                                               ids.begin() + static_cast<std::ptrdiff_t>(prompt.size()), ids.end())));
             r.text("after the last token each layer's buffer holds positions {} only.", fmt::join(held, ", "));
         }
         const ag::Tensor full =
@@ -361,13 +364,14 @@ void part4_rolling_cache(Report& r, const Options& options) {
             const Comparison c = compare(logits, full);
             bug_error[v] = std::max(bug_error[v], c.max_diff);
             bug_changed += c.argmax_changed, bug_positions += total;
-            rows.push_back({seed, "teacher-forced", describe(bugs[v]), c.max_diff, c.first_wrong_cell(),
-                            c.argmax_changed});
+            rows.push_back(
+                {seed, "teacher-forced", describe(bugs[v]), c.max_diff, c.first_wrong_cell(), c.argmax_changed});
         }
     }
-    r.table("rolling_cache", {"seed", "decoder", "RoPE angle from", "max |logits - full|", "first wrong position",
-                              "greedy token changed"},
-            rows);
+    r.table(
+        "rolling_cache",
+        {"seed", "decoder", "RoPE angle from", "max |logits - full|", "first wrong position", "greedy token changed"},
+        rows);
     r.value("slots_kept", static_cast<double>(most_slots));
     r.value("rolling_minus_full", worst_engine);
     r.value("bug_cache_length_error", bug_error[0]);
@@ -377,13 +381,14 @@ void part4_rolling_cache(Report& r, const Options& options) {
            Cell(worst_engine).str(true));
     r.text("(lecture: 1.7e-16): the keys in it were rotated by their own positions, so their slot does not");
     r.text("matter. Rotating the new token by the cache length is right only while the cache fills");
-    r.text("(p ≤ W - 1); from then on the logits are off by up to {} (by the slot: {}). The lecture's", 
+    r.text("(p ≤ W - 1); from then on the logits are off by up to {} (by the slot: {}). The lecture's",
            Cell(bug_error[0]).str(), Cell(bug_error[1]).str());
     r.text("first version was off by 6.9e-4 on its own model: the size depends on the weights.");
     r.text("With the bug the greedy token changed at {} of {} positions{}", bug_changed, bug_positions,
            bug_changed == 0 ? ": the text looks the same, which is how such a bug hides." : ".");
-    r.takeaway("a rolling buffer of W - 1 slots gives exactly the full result because RoPE keys carry their own "
-               "position; the new token must be rotated by its absolute position, never by the cache length.");
+    r.takeaway(
+        "a rolling buffer of W - 1 slots gives exactly the full result because RoPE keys carry their own "
+        "position; the new token must be rotated by its absolute position, never by the cache length.");
 }
 
 // ---- part 5 ------------------------------------------------------------------
@@ -428,7 +433,9 @@ void part5_training(Report& r, const Options& options) {
         results.push_back(std::move(result));
     }
 
-    const auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); };
+    const auto mean = [](const std::vector<double>& v) {
+        return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    };
     const auto over_seeds = [&](const WindowResult& w, int64_t k, bool p_correct) {
         std::vector<double> v;
         for (const auto& per_k : w.agreement) {
@@ -487,16 +494,20 @@ void part5_training(Report& r, const Options& options) {
     r.value("full_accuracy_distance_9", result(0, 3, false));
     r.verdict("w4_below_chance_at_distance_9", result(4, 3, false) < 0.5);
     r.verdict("w2_below_chance_at_distance_3", result(2, 1, false) < 0.5);
-    r.takeaway("a subject farther back than the receptive field L(W-1) cannot be seen, and agreement fails "
-               "exactly there. Windows trade long-range paths for O(T·W) cost, which is why models "
-               "interleave them with global layers.");
+    r.takeaway(
+        "a subject farther back than the receptive field L(W-1) cannot be seen, and agreement fails "
+        "exactly there. Windows trade long-range paths for O(T·W) cost, which is why models "
+        "interleave them with global layers.");
 }
 
 }  // namespace
 
 const Lesson& lesson() {
     static const Lesson window{
-        "04_sliding_window", "Sliding-window attention", "§6 Sliding window attention · 滑动窗口注意力", 1,
+        "04_sliding_window",
+        "Sliding-window attention",
+        "§6 Sliding window attention · 滑动窗口注意力",
+        1,
         {{"§6.1", "The masks of the slides",
           "The slides' w = 4 and w = 6 are causal windows of W = 3 and 4 tokens; the engine's mask, printed.",
           part1_masks},

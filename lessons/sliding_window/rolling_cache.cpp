@@ -3,23 +3,28 @@
 #include <algorithm>
 #include <stdexcept>
 
-
 namespace lessons::sliding_window {
 
 std::string describe(RotateBy rotate_by) {
     switch (rotate_by) {
-        case RotateBy::AbsolutePosition: return "absolute position p (correct)";
-        case RotateBy::CacheLength: return "cache length min(p, W-1) (bug)";
-        case RotateBy::Slot: return "slot p mod (W-1) (bug)";
+        case RotateBy::AbsolutePosition:
+            return "absolute position p (correct)";
+        case RotateBy::CacheLength:
+            return "cache length min(p, W-1) (bug)";
+        case RotateBy::Slot:
+            return "slot p mod (W-1) (bug)";
     }
     return "";
 }
 
 int64_t rotation_position(RotateBy rotate_by, int64_t position, int64_t window) {
     switch (rotate_by) {
-        case RotateBy::AbsolutePosition: return position;
-        case RotateBy::CacheLength: return std::min(position, window - 1);
-        case RotateBy::Slot: return position % (window - 1);
+        case RotateBy::AbsolutePosition:
+            return position;
+        case RotateBy::CacheLength:
+            return std::min(position, window - 1);
+        case RotateBy::Slot:
+            return position % (window - 1);
     }
     return position;
 }

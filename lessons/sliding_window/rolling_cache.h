@@ -14,9 +14,9 @@
 namespace lessons::sliding_window {
 
 enum class RotateBy {
-    AbsolutePosition,   // correct: position p is turned by p θ_i
-    CacheLength,        // the bug: by the number of filled slots, min(p, W-1)
-    Slot,               // the same bug another way: by p mod (W-1)
+    AbsolutePosition,  // correct: position p is turned by p θ_i
+    CacheLength,       // the bug: by the number of filled slots, min(p, W-1)
+    Slot,              // the same bug another way: by p mod (W-1)
 };
 std::string describe(RotateBy rotate_by);
 

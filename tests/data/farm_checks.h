@@ -39,8 +39,8 @@ inline std::string grammar_error(const farm::Sentence& s, bool prefix) {
     std::size_t i = 0;
     auto at = [&w](std::size_t j) { return j < w.size() ? w[j] : int64_t{-1}; };
     auto fail = [&](const std::string& what) {
-        return fmt::format("\"{}\" (k = {}, subject_plural = {}): {} at index {}", text_of(w), s.k,
-                           s.subject_plural, what, i);
+        return fmt::format("\"{}\" (k = {}, subject_plural = {}): {} at index {}", text_of(w), s.k, s.subject_plural,
+                           what, i);
     };
     if (at(i++) != farm::BOS) return fail("expected <s>");
     if (at(i++) != farm::THE) return fail("expected 'the'");

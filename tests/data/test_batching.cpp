@@ -31,9 +31,9 @@ Sentence sentence(const char* text) {
 
 TEST_CASE("batching: language-model batch of three sentences, by hand", "[data][batching]") {
     const std::vector<Sentence> sentences = {
-        sentence("<s> the dog runs the hay </s>"),   // L = 7
-        sentence("<s> the cats eat </s>"),           // L = 5
-        sentence("<s> the pig sleeps today </s>"),   // L = 6
+        sentence("<s> the dog runs the hay </s>"),  // L = 7
+        sentence("<s> the cats eat </s>"),          // L = 5
+        sentence("<s> the pig sleeps today </s>"),  // L = 6
     };
     const auto batches = farm::make_lm_batches(sentences, 2);
     REQUIRE(batches.size() == 2);
@@ -52,7 +52,7 @@ TEST_CASE("batching: language-model batch of three sentences, by hand", "[data][
     CHECK(a.packed_ids.to_vector() == std::vector<double>{1, 3, 4, 34, 3, 58, 1, 3, 7, 37});
     CHECK(a.packed_targets.to_vector() == std::vector<double>{3, 4, 34, 3, 58, 2, 3, 7, 37, 2});
 
-    const farm::LmBatch& b = batches[1];   // the last batch is smaller, padded to its own length
+    const farm::LmBatch& b = batches[1];  // the last batch is smaller, padded to its own length
     CHECK(b.ids.shape() == ag::Shape{1, 5});
     CHECK(row(b.ids, 0) == std::vector<int64_t>{1, 3, 10, 38, 63});
     CHECK(row(b.targets, 0) == std::vector<int64_t>{3, 10, 38, 63, 2});
@@ -68,7 +68,7 @@ TEST_CASE("batching: the train corpus, every token counted once and padding mask
     const auto batches = farm::make_lm_batches(c.train, 64, &shuffle);
     CHECK(batches.size() == (20000 + 63) / 64);
     int64_t tokens = 0, counted = 0;
-    std::vector<std::vector<int64_t>> seen;   // every sentence rebuilt from its batch row
+    std::vector<std::vector<int64_t>> seen;  // every sentence rebuilt from its batch row
     for (const farm::LmBatch& batch : batches) {
         tokens += batch.tokens;
         const int64_t B = batch.ids.size(0), T = batch.ids.size(1);
@@ -92,7 +92,7 @@ TEST_CASE("batching: the train corpus, every token counted once and padding mask
             in_batch += t;
             seen.push_back(s);
         }
-        CHECK(longest == T);   // padded to the batch's own longest sentence
+        CHECK(longest == T);  // padded to the batch's own longest sentence
         CHECK(in_batch == batch.tokens);
         counted += in_batch;
     }
@@ -115,7 +115,7 @@ TEST_CASE("batching: the mask is the one ag::cross_entropy skips", "[data][batch
     const std::vector<Sentence> few(c.valid.begin(), c.valid.begin() + 10);
     const farm::LmBatch batch = farm::make_lm_batches(few, 10).at(0);
     const int64_t N = batch.ids.numel();
-    REQUIRE(batch.tokens < N);   // there is padding to skip
+    REQUIRE(batch.tokens < N);  // there is padding to skip
     std::vector<double> scores(static_cast<std::size_t>(N * farm::VOCAB_SIZE), 0.0);
     for (int64_t i = 0; i < N; ++i) scores[static_cast<std::size_t>(i * farm::VOCAB_SIZE + farm::PAD)] = 5.0;
     const ag::Tensor logits = ag::Tensor::from({N, farm::VOCAB_SIZE}, scores);

@@ -117,9 +117,8 @@ TEST_CASE("digits: a missing file says where it should be and how to get it", "[
     const TempDir dir("missing");
     const std::string path = dir.file("nowhere.csv.gz");
     CHECK_THROWS_AS(optdigits::load_digits(path), std::runtime_error);
-    CHECK_THROWS_WITH(optdigits::load_digits(path),
-                      Contains(path) && Contains("no such file") && Contains("data/digits.csv.gz") &&
-                          Contains("python3-sklearn"));
+    CHECK_THROWS_WITH(optdigits::load_digits(path), Contains(path) && Contains("no such file") &&
+                                                        Contains("data/digits.csv.gz") && Contains("python3-sklearn"));
 }
 
 TEST_CASE("digits: a bad line names the file and the line", "[data][digits][errors]") {
@@ -185,7 +184,7 @@ TEST_CASE("digits: corrupt gzip data is an error, not a short data set", "[data]
     }
     SECTION("a wrong checksum: the damage is found at the end, after most lines parsed") {
         std::string damaged = bytes;
-        damaged[bytes.size() - 5] = static_cast<char>(damaged[bytes.size() - 5] ^ 1);   // the CRC-32 in the trailer
+        damaged[bytes.size() - 5] = static_cast<char>(damaged[bytes.size() - 5] ^ 1);  // the CRC-32 in the trailer
         const std::string path = dir.file("checksum.csv.gz");
         std::ofstream(path, std::ios::binary) << damaged;
         CHECK_THROWS_WITH(optdigits::load_digits(path), Contains(path) && Contains("corrupt gzip data"));

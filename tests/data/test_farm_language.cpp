@@ -21,7 +21,7 @@ namespace {
 // A chi-square above this bound has probability about 1e-6 (or less) for
 // counts drawn from the expected distribution with df degrees of freedom.
 double chi2_bound(std::size_t df) {
-    static const std::map<std::size_t, double> bounds = {{1, 30}, {2, 30}, {3, 30}, {4, 35},
+    static const std::map<std::size_t, double> bounds = {{1, 30}, {2, 30},  {3, 30}, {4, 35},
                                                          {5, 35}, {11, 50}, {23, 70}};
     return bounds.at(df);
 }
@@ -61,9 +61,9 @@ TEST_CASE("farm: the vocabulary has 68 tokens in the spec's order", "[data][farm
         CHECK(std::string(farm::vocabulary()[id]) == expected[id]);
     }
     const std::vector<std::pair<int64_t, std::string>> spot = {
-        {0, "<pad>"}, {1, "<s>"},    {2, "</s>"}, {3, "the"},   {4, "dog"},   {5, "dogs"},    {27, "donkeys"},
-        {28, "near"}, {34, "runs"},  {35, "run"}, {56, "finds"}, {57, "find"}, {58, "hay"},   {62, "mud"},
-        {63, "today"}, {67, "loudly"}};
+        {0, "<pad>"},    {1, "<s>"},   {2, "</s>"},   {3, "the"},    {4, "dog"},    {5, "dogs"},
+        {27, "donkeys"}, {28, "near"}, {34, "runs"},  {35, "run"},   {56, "finds"}, {57, "find"},
+        {58, "hay"},     {62, "mud"},  {63, "today"}, {67, "loudly"}};
     for (const auto& [id, word] : spot) {
         INFO("id " << id);
         CHECK(std::string(farm::token(id)) == word);
@@ -156,12 +156,12 @@ TEST_CASE("farm: the grammar checker rejects broken sentences", "[data][farm][co
     // The checker itself must be able to fail.
     auto sentence = [](const char* text, int plural, int k) { return Sentence{farm::encode(text), plural, k}; };
     CHECK(test::grammar_error(sentence("<s> the dogs near the cat run hay today </s>", 1, 1), false) == "");
-    CHECK(test::grammar_error(sentence("<s> the dogs near the cat run the hay </s>", 1, 1), false) != "");   // the MASS
-    CHECK(test::grammar_error(sentence("<s> the dogs near the cat runs </s>", 1, 1), false) != "");   // agreement
-    CHECK(test::grammar_error(sentence("<s> the dogs near the cat run </s>", 1, 2), false) != "");    // k
-    CHECK(test::grammar_error(sentence("<s> the dogs near the cat run </s>", 0, 1), false) != "");    // label
-    CHECK(test::grammar_error(sentence("<s> the dogs run the </s>", 1, 0), false) != "");             // object
-    CHECK(test::grammar_error(sentence("<s> the dogs run today today </s>", 1, 0), false) != "");     // adverb
+    CHECK(test::grammar_error(sentence("<s> the dogs near the cat run the hay </s>", 1, 1), false) != "");  // the MASS
+    CHECK(test::grammar_error(sentence("<s> the dogs near the cat runs </s>", 1, 1), false) != "");         // agreement
+    CHECK(test::grammar_error(sentence("<s> the dogs near the cat run </s>", 1, 2), false) != "");          // k
+    CHECK(test::grammar_error(sentence("<s> the dogs near the cat run </s>", 0, 1), false) != "");          // label
+    CHECK(test::grammar_error(sentence("<s> the dogs run the </s>", 1, 0), false) != "");                   // object
+    CHECK(test::grammar_error(sentence("<s> the dogs run today today </s>", 1, 0), false) != "");           // adverb
     CHECK(test::grammar_error(sentence("<s> the dogs near the cat", 1, 1), true) == "");
     CHECK(test::grammar_error(sentence("<s> the dogs near the cat run", 1, 1), true) != "");
 }
@@ -175,9 +175,9 @@ TEST_CASE("farm: k is uniform over 0-3 in train", "[data][farm][distribution]") 
 
 TEST_CASE("farm: subject, PP, verb, object and adverb distributions", "[data][farm][distribution]") {
     std::vector<int64_t> subjects, preps, pp_nouns, lemmas, object_nouns, mass, adverbs;
-    std::vector<int64_t> object_kind(3, 0);   // the NOUN, MASS, none
-    std::vector<int64_t> adverb_kind(2, 0);   // present, absent
-    std::vector<int64_t> attractor_same(2, 0);   // attractor number: opposite, same as the subject
+    std::vector<int64_t> object_kind(3, 0);     // the NOUN, MASS, none
+    std::vector<int64_t> adverb_kind(2, 0);     // present, absent
+    std::vector<int64_t> attractor_same(2, 0);  // attractor number: opposite, same as the subject
     for (const Sentence& s : corpora_seed0().train) {
         const auto& w = s.ids;
         subjects.push_back(w[2]);
@@ -236,7 +236,7 @@ TEST_CASE("farm: the documented draw order reproduces the corpora", "[data][farm
     ag::Generator gen(7);
     auto r = [&gen](int64_t n) { return gen.randint(n); };
     std::vector<std::vector<int64_t>> expected;
-    for (int n = 0; n < 22000 + 50; ++n) {   // all of train and valid, then 50 of test
+    for (int n = 0; n < 22000 + 50; ++n) {  // all of train and valid, then 50 of test
         const int64_t k = r(4);
         const int64_t subject = 4 + r(24);
         std::vector<int64_t> w = {1, 3, subject};
@@ -427,7 +427,8 @@ TEST_CASE("farm: log_probability is the generator's distribution", "[data][farm]
     for (int64_t subject = farm::FIRST_NOUN; subject < farm::FIRST_NOUN + farm::N_NOUNS; ++subject)
         for (int lemma = 0; lemma < farm::N_LEMMAS; ++lemma) {
             std::vector<std::vector<int64_t>> objects{{}};
-            for (int64_t n = farm::FIRST_NOUN; n < farm::FIRST_NOUN + farm::N_NOUNS; ++n) objects.push_back({farm::THE, n});
+            for (int64_t n = farm::FIRST_NOUN; n < farm::FIRST_NOUN + farm::N_NOUNS; ++n)
+                objects.push_back({farm::THE, n});
             for (int64_t m = farm::FIRST_MASS; m < farm::FIRST_MASS + farm::N_MASS; ++m) objects.push_back({m});
             for (const auto& object : objects)
                 for (int64_t adverb = farm::FIRST_ADV - 1; adverb < farm::FIRST_ADV + farm::N_ADVS; ++adverb) {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "autograd/autograd.h"
 #include "tests/close.h"
@@ -25,17 +25,15 @@ inline std::string values_str(const std::vector<double>& v, std::size_t limit = 
 
 // Empty when `t` has shape `shape` and values close to `expected`
 // (row-major; the rule of tests/close.h); otherwise says what differs.
-inline std::string compare(const ag::Tensor& t, const ag::Shape& shape,
-                           const std::vector<double>& expected, double tol = 1e-12) {
+inline std::string compare(const ag::Tensor& t, const ag::Shape& shape, const std::vector<double>& expected,
+                           double tol = 1e-12) {
     if (!t.defined()) return "tensor is undefined";
     if (t.shape() != shape) {
-        return fmt::format("shape: expected {}, actual {}", ag::shape_str(shape),
-                           ag::shape_str(t.shape()));
+        return fmt::format("shape: expected {}, actual {}", ag::shape_str(shape), ag::shape_str(t.shape()));
     }
     const std::vector<double> actual = t.to_vector();
     if (actual.size() != expected.size()) {
-        return fmt::format("to_vector() has {} values, expected {}", actual.size(),
-                           expected.size());
+        return fmt::format("to_vector() has {} values, expected {}", actual.size(), expected.size());
     }
     std::string bad;
     int shown = 0;
@@ -47,8 +45,8 @@ inline std::string compare(const ag::Tensor& t, const ag::Shape& shape,
         }
     }
     if (bad.empty()) return {};
-    return fmt::format("shape {}\n  expected {}\n  actual   {}{}", ag::shape_str(shape),
-                       values_str(expected), values_str(actual), bad);
+    return fmt::format("shape {}\n  expected {}\n  actual   {}{}", ag::shape_str(shape), values_str(expected),
+                       values_str(actual), bad);
 }
 
 inline std::vector<double> range_values(int64_t n, double start = 0.0) {
@@ -58,8 +56,8 @@ inline std::vector<double> range_values(int64_t n, double start = 0.0) {
 }
 
 // Random tensor, uniform in [low, high), requiring grad by default.
-inline ag::Tensor rand_t(const ag::Shape& shape, ag::Generator& gen, double low = -1.0,
-                         double high = 1.0, bool requires_grad = true) {
+inline ag::Tensor rand_t(const ag::Shape& shape, ag::Generator& gen, double low = -1.0, double high = 1.0,
+                         bool requires_grad = true) {
     const int64_t n = ag::numel_of(shape);
     std::vector<double> v(static_cast<std::size_t>(n));
     for (auto& x : v) x = gen.uniform(low, high);
@@ -67,8 +65,7 @@ inline ag::Tensor rand_t(const ag::Shape& shape, ag::Generator& gen, double low 
 }
 
 // Random values with |x| in [0.2, 1.2), random sign: away from kinks at 0.
-inline ag::Tensor rand_away_from_zero(const ag::Shape& shape, ag::Generator& gen,
-                                      bool requires_grad = true) {
+inline ag::Tensor rand_away_from_zero(const ag::Shape& shape, ag::Generator& gen, bool requires_grad = true) {
     const int64_t n = ag::numel_of(shape);
     std::vector<double> v(static_cast<std::size_t>(n));
     for (auto& x : v) x = (gen.uniform() < 0.5 ? -1.0 : 1.0) * (0.2 + gen.uniform());
@@ -87,11 +84,11 @@ inline ag::Tensor rand_ids(const ag::Shape& shape, ag::Generator& gen, int64_t n
 
 // CHECK_TENSOR(t, shape, {values...}[, tol]): shape and values, with a
 // readable report of every mismatch.
-#define CHECK_TENSOR(t, ...)                                         \
-    do {                                                             \
+#define CHECK_TENSOR(t, ...)                                           \
+    do {                                                               \
         const std::string mismatch_ = test::compare((t), __VA_ARGS__); \
-        INFO(#t << ": " << mismatch_);                               \
-        CHECK(mismatch_.empty());                                    \
+        INFO(#t << ": " << mismatch_);                                 \
+        CHECK(mismatch_.empty());                                      \
     } while (0)
 
 // expr throws std::invalid_argument whose message matches `matcher`.

@@ -497,11 +497,12 @@ TEST_CASE("gradcheck: packed attention", "[attention][packed][gradcheck]") {
     ag::Generator gen(78);
     const Positions starts = {0, 3, 7};
     const auto f = [&](const In& x) { return ag::attention_packed(x[0], x[1], x[2], starts, 2); };
-    const auto r = ag::gradcheck(f, {Tensor::randn({7, 2, 4}, gen, 0, 1, true), Tensor::randn({7, 1, 4}, gen, 0, 1, true),
-                                     Tensor::randn({7, 1, 4}, gen, 0, 1, true)});
+    const auto r =
+        ag::gradcheck(f, {Tensor::randn({7, 2, 4}, gen, 0, 1, true), Tensor::randn({7, 1, 4}, gen, 0, 1, true),
+                          Tensor::randn({7, 1, 4}, gen, 0, 1, true)});
     INFO(r.message);
     CHECK(r.ok);
-    CHECK_THROWS_WITH(ag::attention_packed(Tensor::zeros({7, 2, 4}), Tensor::zeros({7, 1, 4}),
-                                           Tensor::zeros({7, 1, 4}), {0, 3, 6}),
-                      Contains("attention_packed") && Contains("N = 7"));
+    CHECK_THROWS_WITH(
+        ag::attention_packed(Tensor::zeros({7, 2, 4}), Tensor::zeros({7, 1, 4}), Tensor::zeros({7, 1, 4}), {0, 3, 6}),
+        Contains("attention_packed") && Contains("N = 7"));
 }

@@ -137,7 +137,7 @@ TEST_CASE("OpLog lists the ops run, recorded or not, and nests", "[engine][autog
     const Tensor w = ag::sum(y);
     CHECK(outer.ops().size() == 2);
     CHECK(outer.ran("sum"));
-    CHECK_FALSE(outer.ran("exp"));   // the inner log took it
+    CHECK_FALSE(outer.ran("exp"));  // the inner log took it
 }
 
 TEST_CASE("detach shares storage and has no history", "[engine][autograd]") {
@@ -167,8 +167,8 @@ TEST_CASE("retain_grad keeps the gradient of a non-leaf", "[engine][autograd]") 
     CHECK_FALSE(h.is_leaf());
     h.retain_grad();
     ag::sum(h * h + other).backward();
-    CHECK_TENSOR(h.grad(), {2}, {6, 12});        // 2h = 2·[3, 6]
-    CHECK_TENSOR(x.grad(), {2}, {19, 37});       // 3·2h + 1 = 18x + 1
+    CHECK_TENSOR(h.grad(), {2}, {6, 12});   // 2h = 2·[3, 6]
+    CHECK_TENSOR(x.grad(), {2}, {19, 37});  // 3·2h + 1 = 18x + 1
     CHECK_FALSE(other.grad().defined());
 }
 
@@ -203,8 +203,8 @@ TEST_CASE("record makes a node only when an input requires grad", "[engine][auto
     CHECK(ag::add(x, x).grad_fn()->op == "add");
     // a returned gradient of a broadcast shape is summed down to the input:
     // out [3,2] from x [2]; the backward returns g [3,2] as is
-    const Tensor out = ag::record("bcast", Tensor::zeros({3, 2}), {x},
-                                  [](const Tensor& g) { return std::vector<Tensor>{g}; });
+    const Tensor out =
+        ag::record("bcast", Tensor::zeros({3, 2}), {x}, [](const Tensor& g) { return std::vector<Tensor>{g}; });
     out.backward(Tensor::ones({3, 2}));
     CHECK_TENSOR(x.grad(), {2}, {3, 3});
 }
@@ -212,11 +212,11 @@ TEST_CASE("record makes a node only when an input requires grad", "[engine][auto
 TEST_CASE("topological_order lists each node once after its inputs", "[engine][autograd][graph]") {
     Tensor x = Tensor::from({2}, {1, 2}, true);
     Tensor w = Tensor::from({2}, {3, 4}, true);
-    const Tensor a = x * w;         // node 1
-    const Tensor b = ag::exp(a);    // node 2
-    const Tensor c = a + b;         // node 3 (a used twice)
-    const Tensor d = c * a;         // node 4
-    const Tensor loss = ag::sum(d); // node 5
+    const Tensor a = x * w;          // node 1
+    const Tensor b = ag::exp(a);     // node 2
+    const Tensor c = a + b;          // node 3 (a used twice)
+    const Tensor d = c * a;          // node 4
+    const Tensor loss = ag::sum(d);  // node 5
     const auto order = ag::topological_order(loss);
     REQUIRE(order.size() == 5);
     std::map<const ag::Node*, std::size_t> position;
@@ -297,8 +297,9 @@ TEST_CASE("the graph is freed after backward", "[engine][autograd][graph]") {
         CHECK(node->released);
         CHECK(node->inputs.empty());
     }
-    INFO("after backward the intermediate x*2 must be freed (use_count " << x_times_2.use_count()
-         << ") and x referenced only by the test (use_count " << x_seen_by_graph.use_count() << ")");
+    INFO("after backward the intermediate x*2 must be freed (use_count "
+         << x_times_2.use_count() << ") and x referenced only by the test (use_count " << x_seen_by_graph.use_count()
+         << ")");
     CHECK(x_times_2.expired());
     CHECK(x_seen_by_graph.use_count() == 1);
     CHECK(x.grad().defined());

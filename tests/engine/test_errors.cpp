@@ -9,10 +9,10 @@ using ag::Tensor;
 using Catch::Contains;
 
 // The exception type, then its message.
-#define CHECK_INVALID(expr, matcher)                     \
-    do {                                                 \
-        CHECK_THROWS_AS(expr, std::invalid_argument);    \
-        CHECK_THROWS_WITH(expr, matcher);                \
+#define CHECK_INVALID(expr, matcher)                  \
+    do {                                              \
+        CHECK_THROWS_AS(expr, std::invalid_argument); \
+        CHECK_THROWS_WITH(expr, matcher);             \
     } while (0)
 
 namespace {
@@ -26,16 +26,20 @@ TEST_CASE("errors: matmul", "[engine][errors][matmul]") {
     // batch dims that do not broadcast
     CHECK_THROWS_AS(ag::matmul(Z({2, 2, 3}), Z({3, 3, 4})), std::invalid_argument);
     // batched, inner sizes differ
-    CHECK_INVALID(ag::matmul(Z({2, 2, 3}), Z({2, 4, 4})), Contains("matmul") && Contains("[2,2,3]") && Contains("[2,4,4]"));
+    CHECK_INVALID(ag::matmul(Z({2, 2, 3}), Z({2, 4, 4})),
+                  Contains("matmul") && Contains("[2,2,3]") && Contains("[2,4,4]"));
     CHECK_INVALID(ag::matmul(Z({2, 2, 3}), Z({4, 5})), Contains("matmul") && Contains("[2,2,3]") && Contains("[4,5]"));
     // a scalar has no matrix dims
     CHECK_INVALID(ag::matmul(Tensor::scalar(1), Z({1, 1})), Contains("matmul"));
 }
 
-TEST_CASE("errors: matmul with batch dims that do not broadcast names both operand shapes", "[engine][errors][matmul]") {
+TEST_CASE("errors: matmul with batch dims that do not broadcast names both operand shapes",
+          "[engine][errors][matmul]") {
     // batch [2] vs [3], and [2,2] vs [3]; the message must show the operands, not just their batch dims
-    CHECK_INVALID(ag::matmul(Z({2, 2, 3}), Z({3, 3, 4})), Contains("matmul") && Contains("[2,2,3]") && Contains("[3,3,4]"));
-    CHECK_INVALID(ag::matmul(Z({2, 2, 2, 3}), Z({3, 3, 4})), Contains("matmul") && Contains("[2,2,2,3]") && Contains("[3,3,4]"));
+    CHECK_INVALID(ag::matmul(Z({2, 2, 3}), Z({3, 3, 4})),
+                  Contains("matmul") && Contains("[2,2,3]") && Contains("[3,3,4]"));
+    CHECK_INVALID(ag::matmul(Z({2, 2, 2, 3}), Z({3, 3, 4})),
+                  Contains("matmul") && Contains("[2,2,2,3]") && Contains("[3,3,4]"));
 }
 
 TEST_CASE("errors: broadcasting binary ops", "[engine][errors][pointwise]") {
@@ -51,7 +55,8 @@ TEST_CASE("errors: broadcasting binary ops", "[engine][errors][pointwise]") {
     CHECK_INVALID(ag::where(Z({3}), Z({3}), Z({2, 2})), Contains("where") && Contains("[2,2]"));
     CHECK_INVALID(ag::masked_fill(a, Z({4}), 1.0), Contains("masked_fill") && Contains("[2,3]") && Contains("[4]"));
     // the mask must broadcast to x, not the other way round
-    CHECK_INVALID(ag::masked_fill(Z({3}), Z({2, 3}), 1.0), Contains("masked_fill") && Contains("[3]") && Contains("[2,3]"));
+    CHECK_INVALID(ag::masked_fill(Z({3}), Z({2, 3}), 1.0),
+                  Contains("masked_fill") && Contains("[3]") && Contains("[2,3]"));
 }
 
 TEST_CASE("errors: reductions", "[engine][errors][reduce]") {

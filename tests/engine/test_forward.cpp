@@ -20,8 +20,7 @@ TEST_CASE("forward: add sub mul div with broadcasting", "[engine][ops][forward]"
     CHECK_TENSOR(ag::add(T({3}, {10, 20, 30}), a), {2, 3}, {11, 22, 33, 14, 25, 36});
     // [2,1] * [1,3]: outer product [[2],[3]] x [[1,10,100]]
     CHECK_TENSOR(T({2, 1}, {2, 3}) * T({1, 3}, {1, 10, 100}), {2, 3}, {2, 20, 200, 3, 30, 300});
-    CHECK_TENSOR(ag::mul(T({2, 1}, {2, 3}), T({1, 3}, {1, 10, 100})), {2, 3},
-                 {2, 20, 200, 3, 30, 300});
+    CHECK_TENSOR(ag::mul(T({2, 1}, {2, 3}), T({1, 3}, {1, 10, 100})), {2, 3}, {2, 20, 200, 3, 30, 300});
     // [2,3] - [2,1]: row i minus (i+1)
     CHECK_TENSOR(a - T({2, 1}, {1, 2}), {2, 3}, {0, 1, 2, 2, 3, 4});
     CHECK_TENSOR(ag::sub(T({2, 1}, {1, 2}), a), {2, 3}, {0, -1, -2, -2, -3, -4});
@@ -31,9 +30,8 @@ TEST_CASE("forward: add sub mul div with broadcasting", "[engine][ops][forward]"
     // [2,1,3] + [4,1] -> [2,4,3]: out[i][j][k] = x[i][k] + y[j]
     const Tensor x = T({2, 1, 3}, {0, 1, 2, 10, 11, 12});
     const Tensor y = T({4, 1}, {100, 200, 300, 400});
-    CHECK_TENSOR(x + y, {2, 4, 3},
-                 {100, 101, 102, 200, 201, 202, 300, 301, 302, 400, 401, 402,
-                  110, 111, 112, 210, 211, 212, 310, 311, 312, 410, 411, 412});
+    CHECK_TENSOR(x + y, {2, 4, 3}, {100, 101, 102, 200, 201, 202, 300, 301, 302, 400, 401, 402,
+                                    110, 111, 112, 210, 211, 212, 310, 311, 312, 410, 411, 412});
     // a scalar tensor [] broadcasts against anything
     CHECK_TENSOR(a * Tensor::scalar(2), {2, 3}, {2, 4, 6, 8, 10, 12});
     CHECK_TENSOR(Tensor::scalar(1) - a, {2, 3}, {0, -1, -2, -3, -4, -5});
@@ -260,11 +258,10 @@ TEST_CASE("forward: softmax and log_softmax", "[engine][ops][forward][softmax]")
     // e^1 + e^2 + e^3 = 30.19287485057736: softmax = e^i / 30.19…, log_softmax = i - 3.40760596444438
     const Tensor x = T({2, 3}, {1, 2, 3, 0, 0, 0});
     CHECK_TENSOR(ag::softmax(x), {2, 3},
-                 {0.09003057317038046, 0.24472847105479767, 0.6652409557748219, 1.0 / 3, 1.0 / 3, 1.0 / 3},
-                 1e-14);
+                 {0.09003057317038046, 0.24472847105479767, 0.6652409557748219, 1.0 / 3, 1.0 / 3, 1.0 / 3}, 1e-14);
     CHECK_TENSOR(ag::log_softmax(x), {2, 3},
-                 {-2.40760596444438, -1.4076059644443801, -0.4076059644443803,
-                  -1.0986122886681098, -1.0986122886681098, -1.0986122886681098},
+                 {-2.40760596444438, -1.4076059644443801, -0.4076059644443803, -1.0986122886681098, -1.0986122886681098,
+                  -1.0986122886681098},
                  1e-14);
 
     ag::Generator gen(11);
@@ -285,8 +282,8 @@ TEST_CASE("forward: softmax and log_softmax", "[engine][ops][forward][softmax]")
 
     // large inputs must not overflow: [1000, 1000, 0] -> [1/2, 1/2, e^-1000/2 ≈ 0]
     CHECK_TENSOR(ag::softmax(T({3}, {1000, 1000, 0})), {3}, {0.5, 0.5, 0});
-    CHECK_TENSOR(ag::softmax(T({2}, {-1000, -1001})), {2},
-                 {0.7310585786300049, 0.2689414213699951}, 1e-12);  // = softmax([1, 0])
+    CHECK_TENSOR(ag::softmax(T({2}, {-1000, -1001})), {2}, {0.7310585786300049, 0.2689414213699951},
+                 1e-12);  // = softmax([1, 0])
     // log_softmax([1000, 0]) = [-log(1 + e^-1000), -1000] = [0, -1000]
     CHECK_TENSOR(ag::log_softmax(T({2}, {1000, 0})), {2}, {0, -1000});
     // masked positions (-inf) get probability 0
@@ -299,10 +296,8 @@ TEST_CASE("forward: softmax and log_softmax", "[engine][ops][forward][softmax]")
 // be right to 1e-14 (100 ulps): a formula whose error grows with |x| fails.
 TEST_CASE("forward: softmax of large inputs is accurate to 1e-14", "[engine][ops][forward][softmax]") {
     // softmax([-1000, -1001]) = softmax([1, 0]) = [e/(e+1), 1/(e+1)]
-    CHECK_TENSOR(ag::softmax(T({2}, {-1000, -1001})), {2},
-                 {0.7310585786300049, 0.2689414213699951}, 1e-14);
-    CHECK_TENSOR(ag::softmax(T({2}, {1001, 1000})), {2},
-                 {0.7310585786300049, 0.2689414213699951}, 1e-14);
+    CHECK_TENSOR(ag::softmax(T({2}, {-1000, -1001})), {2}, {0.7310585786300049, 0.2689414213699951}, 1e-14);
+    CHECK_TENSOR(ag::softmax(T({2}, {1001, 1000})), {2}, {0.7310585786300049, 0.2689414213699951}, 1e-14);
     // [1000+1, 1000+2, 1000+3] = softmax([1,2,3])
     CHECK_TENSOR(ag::softmax(T({3}, {1001, 1002, 1003})), {3},
                  {0.09003057317038046, 0.24472847105479767, 0.6652409557748219}, 1e-14);
@@ -340,8 +335,8 @@ TEST_CASE("forward: layer_norm and rms_norm", "[engine][ops][forward][norm]") {
     CHECK_TENSOR(ag::layer_norm(x, w, b), {2, 4}, expected, 1e-14);
     // the same numbers as literals: (-1.5/sqrt(1.25001)) = -1.3416354199689269, …
     CHECK_TENSOR(ag::layer_norm(x, w, b), {2, 4},
-                 {-1.3416354199689269, -0.394423613312618, 1.2236059033281546, 1.6832708399378538,
-                  -0.5773493069415827, -0.6546986138831654, 0.7113253465292086, 2.4640958416494962},
+                 {-1.3416354199689269, -0.394423613312618, 1.2236059033281546, 1.6832708399378538, -0.5773493069415827,
+                  -0.6546986138831654, 0.7113253465292086, 2.4640958416494962},
                  1e-14);
     // eps matters: without it row 0 would be -1.3416407864998738
     CHECK(std::fabs(ag::layer_norm(x, w, b).at({0, 0}) - (-1.3416407864998738)) > 1e-6);

@@ -14,8 +14,8 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kSentinel = 7777.0;  // C's padding must keep it
 
 // The reference: C[M,N] (+)= op(A) op(B), k summed in order.
-void naive_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda,
-                const double* B, int64_t ldb, double* C, int64_t ldc, bool accumulate, double* scale) {
+void naive_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
+                int64_t ldb, double* C, int64_t ldc, bool accumulate, double* scale) {
     for (int64_t i = 0; i < M; ++i)
         for (int64_t j = 0; j < N; ++j) {
             double s = 0, mag = 0;
@@ -47,8 +47,8 @@ struct Case {
 };
 
 std::string describe(const Case& c) {
-    return fmt::format("gemm(trans_a={}, trans_b={}, M={}, N={}, K={}, lda={}, ldb={}, ldc={}, accumulate={})",
-                       c.ta, c.tb, c.M, c.N, c.K, c.lda, c.ldb, c.ldc, c.accumulate);
+    return fmt::format("gemm(trans_a={}, trans_b={}, M={}, N={}, K={}, lda={}, ldb={}, ldc={}, accumulate={})", c.ta,
+                       c.tb, c.M, c.N, c.K, c.lda, c.ldb, c.ldc, c.accumulate);
 }
 
 // Runs one case; returns an empty string when it matches the reference.
@@ -63,10 +63,9 @@ std::string run_case(const Case& c, ag::Generator& gen) {
         for (int64_t i = 0; i < c.M; ++i)
             for (int64_t j = 0; j < c.N; ++j) C[i * c.ldc + j] = 12345.0;
     std::vector<double> ref = C, scale(C.size(), 0.0);
-    naive_gemm(c.ta, c.tb, c.M, c.N, c.K, A.data(), c.lda, B.data(), c.ldb, ref.data(), c.ldc,
-               c.accumulate, scale.data());
-    ag::kernels::gemm(c.ta, c.tb, c.M, c.N, c.K, A.data(), c.lda, B.data(), c.ldb, C.data(), c.ldc,
-                      c.accumulate);
+    naive_gemm(c.ta, c.tb, c.M, c.N, c.K, A.data(), c.lda, B.data(), c.ldb, ref.data(), c.ldc, c.accumulate,
+               scale.data());
+    ag::kernels::gemm(c.ta, c.tb, c.M, c.N, c.K, A.data(), c.lda, B.data(), c.ldb, C.data(), c.ldc, c.accumulate);
     for (int64_t i = 0; i < c.M; ++i) {
         for (int64_t j = 0; j < c.ldc; ++j) {
             const std::size_t p = static_cast<std::size_t>(i * c.ldc + j);
@@ -77,8 +76,7 @@ std::string run_case(const Case& c, ag::Generator& gen) {
             }
             const double tol = 1e-14 * (scale[p] + 1.0) + 1e-14 * static_cast<double>(c.K) * scale[p];
             if (!(std::fabs(C[p] - ref[p]) <= tol))
-                return fmt::format("{}: C[{}][{}] expected {:.17g}, actual {:.17g}", describe(c), i, j,
-                                   ref[p], C[p]);
+                return fmt::format("{}: C[{}][{}] expected {:.17g}, actual {:.17g}", describe(c), i, j, ref[p], C[p]);
         }
     }
     return {};
@@ -97,7 +95,14 @@ TEST_CASE("gemm matches a naive loop for all transposes and odd sizes", "[engine
             for (int64_t N : sizes)
                 for (int64_t K : sizes) {
                     const int64_t pad = pads[count % 3];
-                    Case c{ta, tb, M, N, K, (ta ? M : K) + pad, (tb ? K : N) + pad, N + pads[(count + 1) % 3],
+                    Case c{ta,
+                           tb,
+                           M,
+                           N,
+                           K,
+                           (ta ? M : K) + pad,
+                           (tb ? K : N) + pad,
+                           N + pads[(count + 1) % 3],
                            count % 2 == 0};
                     ++count;
                     const std::string err = run_case(c, gen);
@@ -154,8 +159,8 @@ TEST_CASE("gemm without accumulate overwrites C even if it holds NaN", "[engine]
 }
 
 namespace {
-std::string run_batched(bool ta, bool tb, int64_t batch, int64_t M, int64_t N, int64_t K, bool bcast_a,
-                        bool bcast_b, int64_t pad, bool acc, ag::Generator& gen) {
+std::string run_batched(bool ta, bool tb, int64_t batch, int64_t M, int64_t N, int64_t K, bool bcast_a, bool bcast_b,
+                        int64_t pad, bool acc, ag::Generator& gen) {
     const int64_t a_rows = ta ? K : M, a_cols = ta ? M : K, lda = a_cols + pad;
     const int64_t b_rows = tb ? N : K, b_cols = tb ? K : N, ldb = b_cols + pad;
     const int64_t ldc = N + pad;
@@ -167,13 +172,13 @@ std::string run_batched(bool ta, bool tb, int64_t batch, int64_t M, int64_t N, i
     std::vector<double> C = make_matrix(batch, sc, sc, gen, 0.0);
     std::vector<double> ref = C;
     for (int64_t b = 0; b < batch; ++b)
-        naive_gemm(ta, tb, M, N, K, A.data() + b * sa, lda, B.data() + b * sb, ldb, ref.data() + b * sc, ldc,
-                   acc, nullptr);
-    ag::kernels::gemm_batched(ta, tb, batch, M, N, K, A.data(), lda, sa, B.data(), ldb, sb, C.data(), ldc, sc,
-                              acc);
+        naive_gemm(ta, tb, M, N, K, A.data() + b * sa, lda, B.data() + b * sb, ldb, ref.data() + b * sc, ldc, acc,
+                   nullptr);
+    ag::kernels::gemm_batched(ta, tb, batch, M, N, K, A.data(), lda, sa, B.data(), ldb, sb, C.data(), ldc, sc, acc);
     const std::string what = fmt::format(
         "gemm_batched(trans_a={}, trans_b={}, batch={}, M={}, N={}, K={}, stride_a={}, stride_b={}, pad={}, "
-        "accumulate={})", ta, tb, batch, M, N, K, sa, sb, pad, acc);
+        "accumulate={})",
+        ta, tb, batch, M, N, K, sa, sb, pad, acc);
     for (std::size_t p = 0; p < C.size(); ++p) {
         const int64_t b = static_cast<int64_t>(p) / sc, in = static_cast<int64_t>(p) % sc;
         const int64_t i = in / ldc, j = in % ldc;
@@ -228,8 +233,7 @@ TEST_CASE("gemm and gemm_batched are bitwise equal for 1 and 2 threads", "[engin
         std::vector<double> c1(M * N), c2(M * N);
         for (const int threads : {1, 2}) {
             const ag::ThreadCountGuard use(threads);
-            ag::kernels::gemm(ta, tb, M, N, K, a.data(), lda, B.data(), ldb, (threads == 1 ? c1 : c2).data(), N,
-                              false);
+            ag::kernels::gemm(ta, tb, M, N, K, a.data(), lda, B.data(), ldb, (threads == 1 ? c1 : c2).data(), N, false);
         }
         CAPTURE(ta, tb);
         CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(double)) == 0);

@@ -15,20 +15,18 @@ namespace {
 
 void check_grad(const std::string& what, const ag::TensorFunction& f, const In& inputs) {
     const ag::GradcheckResult r = ag::gradcheck(f, inputs);
-    INFO(what << ": ok=" << r.ok << ", max_abs_error=" << r.max_abs_error
-              << ", max_rel_error=" << r.max_rel_error << ", message: " << r.message);
+    INFO(what << ": ok=" << r.ok << ", max_abs_error=" << r.max_abs_error << ", max_rel_error=" << r.max_rel_error
+              << ", message: " << r.message);
     CHECK(r.ok);
     CHECK(r.max_abs_error < 1e-5);
 }
 
-std::string shapes(const Shape& a, const Shape& b) {
-    return ag::shape_str(a) + " and " + ag::shape_str(b);
-}
+std::string shapes(const Shape& a, const Shape& b) { return ag::shape_str(a) + " and " + ag::shape_str(b); }
 
 // The broadcast pairs every binary op is checked on.
 const std::vector<std::pair<Shape, Shape>> kBroadcastPairs = {
-    {{2, 3}, {2, 3}}, {{4, 3}, {3}}, {{3}, {4, 3}},   {{4, 1}, {1, 5}},
-    {{2, 1, 3}, {4, 1}}, {{2, 3}, {}}, {{}, {2, 3}}, {{2, 4, 3}, {2, 1, 3}},
+    {{2, 3}, {2, 3}},    {{4, 3}, {3}}, {{3}, {4, 3}}, {{4, 1}, {1, 5}},
+    {{2, 1, 3}, {4, 1}}, {{2, 3}, {}},  {{}, {2, 3}},  {{2, 4, 3}, {2, 1, 3}},
 };
 
 }  // namespace
@@ -58,8 +56,7 @@ TEST_CASE("gradcheck: add sub mul div with broadcasting", "[engine][gradcheck][p
     // non-contiguous operands
     check_grad("transposed [4,3] + [3]", [](const In& x) { return ag::add(x[0].t(), x[1]); },
                {test::rand_t({3, 4}, gen), test::rand_t({3}, gen)});
-    check_grad("transposed * narrowed",
-               [](const In& x) { return ag::mul(x[0].t(), ag::narrow(x[1], 1, 1, 3)); },
+    check_grad("transposed * narrowed", [](const In& x) { return ag::mul(x[0].t(), ag::narrow(x[1], 1, 1, 3)); },
                {test::rand_t({3, 2}, gen), test::rand_t({2, 5}, gen)});
 }
 
@@ -90,8 +87,7 @@ TEST_CASE("gradcheck: pow exp log sqrt", "[engine][gradcheck][pointwise]") {
     check_grad("pow 2.5 (positive inputs)", [](const In& x) { return ag::pow(x[0], 2.5); }, {pos});
     check_grad("pow 0.5 (positive inputs)", [](const In& x) { return x[0].pow(0.5); }, {pos});
     check_grad("pow -1.5 (positive inputs)", [](const In& x) { return ag::pow(x[0], -1.5); }, {pos});
-    check_grad("pow -1", [](const In& x) { return ag::pow(x[0], -1.0); },
-               {test::rand_away_from_zero({2, 3}, gen)});
+    check_grad("pow -1", [](const In& x) { return ag::pow(x[0], -1.0); }, {test::rand_away_from_zero({2, 3}, gen)});
     check_grad("exp", [](const In& x) { return ag::exp(x[0]); }, {a});
     check_grad("Tensor::exp", [](const In& x) { return x[0].exp(); }, {a});
     check_grad("log (positive inputs)", [](const In& x) { return ag::log(x[0]); }, {pos});
@@ -119,10 +115,11 @@ TEST_CASE("gradcheck: where and masked_fill", "[engine][gradcheck][pointwise]") 
     check_grad("where [2,3] ? [2,3] : []", [&](const In& x) { return ag::where(cond_full, x[0], x[1]); },
                {test::rand_t({2, 3}, gen), test::rand_t({}, gen)});
     check_grad("masked_fill with mask [1,3]",
-               [](const In& x) { return ag::masked_fill(x[0], Tensor::from({1, 3}, {0, 1, 0}), 5.0); },
+               [](const In& x) {
+                   return ag::masked_fill(x[0], Tensor::from({1, 3}, {0, 1, 0}), 5.0);
+               },
                {test::rand_t({2, 3}, gen)});
-    check_grad("masked_fill with mask [2,3]",
-               [&](const In& x) { return ag::masked_fill(x[0], cond_full, -2.0); },
+    check_grad("masked_fill with mask [2,3]", [&](const In& x) { return ag::masked_fill(x[0], cond_full, -2.0); },
                {test::rand_t({2, 3}, gen)});
 }
 
@@ -166,8 +163,8 @@ TEST_CASE("max and argmax carry no gradient", "[engine][gradcheck][reduce]") {
     ag::Generator gen(7);
     const Tensor a = test::rand_t({3, 4}, gen);
     REQUIRE(a.requires_grad());
-    for (const Tensor& r : {ag::max(a), ag::max(a, 1), ag::max(a, 0, true), ag::argmax(a, 1),
-                            ag::argmax(a, -1, true)}) {
+    for (const Tensor& r :
+         {ag::max(a), ag::max(a, 1), ag::max(a, 0, true), ag::argmax(a, 1), ag::argmax(a, -1, true)}) {
         CAPTURE(ag::shape_str(r.shape()));
         CHECK_FALSE(r.requires_grad());
         CHECK(r.grad_fn() == nullptr);
@@ -250,31 +247,51 @@ TEST_CASE("gradcheck: shape ops", "[engine][gradcheck][shape]") {
     check_grad("permute then a pointwise op", [](const In& x) { return ag::permute(x[0], {1, 2, 0}) * 2.0; }, {b});
     check_grad("narrow dim 1", [](const In& x) { return ag::narrow(x[0], 1, 2, 3); }, {a});
     check_grad("narrow dim -1 of [2,3,4]", [](const In& x) { return x[0].narrow(-1, 1, 2); }, {b});
-    check_grad("two overlapping narrows", [](const In& x) {
-        return ag::narrow(x[0], 1, 0, 4) + ag::narrow(x[0], 1, 2, 4); }, {a});
+    check_grad("two overlapping narrows",
+               [](const In& x) { return ag::narrow(x[0], 1, 0, 4) + ag::narrow(x[0], 1, 2, 4); }, {a});
     check_grad("contiguous of a transposed view", [](const In& x) { return x[0].t().contiguous(); }, {a});
     check_grad("clone", [](const In& x) { return x[0].clone(); }, {a});
-    check_grad("cat dim 0", [](const In& x) { return ag::cat({x[0], x[1]}, 0); },
+    check_grad("cat dim 0",
+               [](const In& x) {
+                   return ag::cat({x[0], x[1]}, 0);
+               },
                {test::rand_t({2, 3}, gen), test::rand_t({1, 3}, gen)});
-    check_grad("cat dim 1 of three", [](const In& x) { return ag::cat({x[0], x[1], x[2]}, 1); },
+    check_grad("cat dim 1 of three",
+               [](const In& x) {
+                   return ag::cat({x[0], x[1], x[2]}, 1);
+               },
                {test::rand_t({2, 1}, gen), test::rand_t({2, 3}, gen), test::rand_t({2, 2}, gen)});
-    check_grad("cat the same tensor twice", [](const In& x) { return ag::cat({x[0], x[0]}, -1); },
+    check_grad("cat the same tensor twice",
+               [](const In& x) {
+                   return ag::cat({x[0], x[0]}, -1);
+               },
                {test::rand_t({2, 3}, gen)});
-    check_grad("stack dim 0", [](const In& x) { return ag::stack({x[0], x[1]}, 0); },
+    check_grad("stack dim 0",
+               [](const In& x) {
+                   return ag::stack({x[0], x[1]}, 0);
+               },
                {test::rand_t({2, 3}, gen), test::rand_t({2, 3}, gen)});
-    check_grad("stack dim 1", [](const In& x) { return ag::stack({x[0], x[1], x[0]}, 1); },
+    check_grad("stack dim 1",
+               [](const In& x) {
+                   return ag::stack({x[0], x[1], x[0]}, 1);
+               },
                {test::rand_t({2, 3}, gen), test::rand_t({2, 3}, gen)});
-    check_grad("stack dim -1", [](const In& x) { return ag::stack({x[0], x[1]}, -1); },
+    check_grad("stack dim -1",
+               [](const In& x) {
+                   return ag::stack({x[0], x[1]}, -1);
+               },
                {test::rand_t({3}, gen), test::rand_t({3}, gen)});
 }
 
 TEST_CASE("gradcheck: index_select and embedding with repeated ids", "[engine][gradcheck][shape]") {
     ag::Generator gen(10);
     const Tensor idx = Tensor::from({5}, {2, 0, 2, 2, 3});
-    check_grad("index_select dim 0 with repeats",
-               [&](const In& x) { return ag::index_select(x[0], 0, idx); }, {test::rand_t({4, 3}, gen)});
+    check_grad("index_select dim 0 with repeats", [&](const In& x) { return ag::index_select(x[0], 0, idx); },
+               {test::rand_t({4, 3}, gen)});
     check_grad("index_select dim 1 with repeats",
-               [](const In& x) { return ag::index_select(x[0], 1, Tensor::from({3}, {1, 1, 0})); },
+               [](const In& x) {
+                   return ag::index_select(x[0], 1, Tensor::from({3}, {1, 1, 0}));
+               },
                {test::rand_t({2, 3}, gen)});
     const Tensor ids = Tensor::from({2, 3}, {1, 3, 1, 1, 0, 3});
     check_grad("embedding [5,3] with ids [2,3]", [&](const In& x) { return ag::embedding(x[0], ids); },
@@ -301,13 +318,17 @@ TEST_CASE("gradcheck: softmax log_softmax and the losses", "[engine][gradcheck][
                {test::rand_t({2, 2, 3}, gen, -2, 2)});
 
     const Tensor targets = Tensor::from({6}, {1, -100, 3, 0, -100, 3});
-    check_grad("cross_entropy with two ignored targets",
-               [&](const In& x) { return ag::cross_entropy(x[0], targets); }, {test::rand_t({6, 4}, gen, -2, 2)});
+    check_grad("cross_entropy with two ignored targets", [&](const In& x) { return ag::cross_entropy(x[0], targets); },
+               {test::rand_t({6, 4}, gen, -2, 2)});
     check_grad("cross_entropy with ignore_index 3",
-               [&](const In& x) { return ag::cross_entropy(x[0], Tensor::from({4}, {3, 1, 3, 2}), 3); },
+               [&](const In& x) {
+                   return ag::cross_entropy(x[0], Tensor::from({4}, {3, 1, 3, 2}), 3);
+               },
                {test::rand_t({4, 4}, gen, -2, 2)});
     check_grad("cross_entropy of a transposed view",
-               [&](const In& x) { return ag::cross_entropy(x[0].t(), Tensor::from({3}, {0, 1, 1})); },
+               [&](const In& x) {
+                   return ag::cross_entropy(x[0].t(), Tensor::from({3}, {0, 1, 1}));
+               },
                {test::rand_t({2, 3}, gen, -2, 2)});
     // ignored rows get exactly zero gradient
     Tensor logits = test::rand_t({6, 4}, gen);
@@ -321,8 +342,7 @@ TEST_CASE("gradcheck: softmax log_softmax and the losses", "[engine][gradcheck][
 
 TEST_CASE("gradcheck: layer_norm and rms_norm", "[engine][gradcheck][norm]") {
     ag::Generator gen(12);
-    check_grad("layer_norm [3,5] w.r.t. x, weight, bias",
-               [](const In& x) { return ag::layer_norm(x[0], x[1], x[2]); },
+    check_grad("layer_norm [3,5] w.r.t. x, weight, bias", [](const In& x) { return ag::layer_norm(x[0], x[1], x[2]); },
                {test::rand_t({3, 5}, gen, -2, 2), test::rand_t({5}, gen, 0.5, 1.5), test::rand_t({5}, gen)});
     check_grad("layer_norm [2,3,4] w.r.t. x, weight, bias",
                [](const In& x) { return ag::layer_norm(x[0], x[1], x[2]); },
@@ -349,8 +369,8 @@ TEST_CASE("gradcheck: a small MLP end to end", "[engine][gradcheck][model]") {
         return ag::cross_entropy(ag::matmul(h, p[3]) + p[4], targets);
     };
     check_grad("MLP w.r.t. x, W1, b1, W2, b2", mlp,
-               {test::rand_t({6, 4}, gen), test::rand_t({4, 8}, gen), test::rand_t({8}, gen),
-                test::rand_t({8, 3}, gen), test::rand_t({3}, gen)});
+               {test::rand_t({6, 4}, gen), test::rand_t({4, 8}, gen), test::rand_t({8}, gen), test::rand_t({8, 3}, gen),
+                test::rand_t({3}, gen)});
 }
 
 TEST_CASE("gradcheck: causal attention with masked_fill -inf", "[engine][gradcheck][model]") {
@@ -427,7 +447,6 @@ TEST_CASE("gradcheck fails on a wrong backward", "[engine][gradcheck][meta]") {
     // an input that does not require grad is not checked
     const Tensor b_const = b.detach();
     const auto skipped = ag::gradcheck([](const In& in) { return mul_b_wrong(in[0], in[1]); }, {a, b_const});
-    INFO("wrong gradient for an input without requires_grad: ok=" << skipped.ok
-                                                                   << ", message: " << skipped.message);
+    INFO("wrong gradient for an input without requires_grad: ok=" << skipped.ok << ", message: " << skipped.message);
     CHECK(skipped.ok);
 }

@@ -255,8 +255,7 @@ TEST_CASE("printing shows the numbers and the shape", "[engine][tensor][print]")
         CHECK(s.find(number) != std::string::npos);
     }
     // Either the shape is printed or the layout is PyTorch-like nested rows.
-    const bool shape_shown = f.find("[2,3]") != std::string::npos ||
-                             f.find("2, 3") != std::string::npos ||
+    const bool shape_shown = f.find("[2,3]") != std::string::npos || f.find("2, 3") != std::string::npos ||
                              f.find("2,3") != std::string::npos;
     const bool nested = f.find("[[") != std::string::npos;
     CHECK((shape_shown || nested));
@@ -318,13 +317,13 @@ TEST_CASE("memory_stats counts the storage in use and its peak", "[engine][tenso
     const ag::MemoryStats before = ag::memory_stats();
     CHECK(before.peak_bytes == before.live_bytes);
     {
-        const Tensor big = Tensor::zeros({1000, 100});   // 800,000 bytes, a size class of its own
+        const Tensor big = Tensor::zeros({1000, 100});  // 800,000 bytes, a size class of its own
         const ag::MemoryStats during = ag::memory_stats();
         CHECK(during.live_bytes >= before.live_bytes + 800000);
         CHECK(during.live_bytes <= before.live_bytes + 800000 * 5 / 4);
     }
     const ag::MemoryStats after = ag::memory_stats();
-    CHECK(after.live_bytes == before.live_bytes);   // freed (even if the pool keeps the block)
+    CHECK(after.live_bytes == before.live_bytes);  // freed (even if the pool keeps the block)
     CHECK(after.peak_bytes >= before.live_bytes + 800000);
     ag::reset_peak_memory();
     CHECK(ag::memory_stats().peak_bytes == after.live_bytes);

@@ -35,30 +35,43 @@ Results run_model(int threads) {
         targets[i] = (i % 17 == 0) ? -100.0 : static_cast<double>(gen.randint(C));
     }
 
-    const Tensor h0 = x + ag::embedding(E, Tensor::from({N}, ids));          // [N,D]
-    const Tensor h1 = ag::gelu(ag::matmul(h0, W1) + b1);                      // [N,H]
-    const Tensor h2 = ag::matmul(h1, W2);                                     // [N,D]
-    const Tensor h3 = ag::layer_norm(h2 + h0, ln_w, ln_b);                    // [N,D]
-    const Tensor logits = ag::matmul(h3, Wout);                               // [N,C]
+    const Tensor h0 = x + ag::embedding(E, Tensor::from({N}, ids));  // [N,D]
+    const Tensor h1 = ag::gelu(ag::matmul(h0, W1) + b1);             // [N,H]
+    const Tensor h2 = ag::matmul(h1, W2);                            // [N,D]
+    const Tensor h3 = ag::layer_norm(h2 + h0, ln_w, ln_b);           // [N,D]
+    const Tensor logits = ag::matmul(h3, Wout);                      // [N,C]
     const Tensor ce = ag::cross_entropy(logits, Tensor::from({N}, targets));
     const Tensor probs = ag::softmax(logits);
     // attention-like batched products: [8, 64, D]
     const Tensor q = ag::reshape(h3, {8, N / 8, D});
     const Tensor att = ag::softmax(ag::matmul(q, ag::transpose(q, 1, 2)) / 8.0);  // [8,64,64]
-    const Tensor o = ag::matmul(att, q);                                      // [8,64,D]
-    const Tensor o2 = ag::matmul(o, Wb) + ag::matmul(o, Wbb);                 // 2-D right, broadcast batch
+    const Tensor o = ag::matmul(att, q);                                          // [8,64,D]
+    const Tensor o2 = ag::matmul(o, Wb) + ag::matmul(o, Wbb);                     // 2-D right, broadcast batch
     const Tensor r = ag::rms_norm(o2, g);
     const Tensor loss = ce + ag::mean(r * r) + ag::sum(probs * probs) / static_cast<double>(N) +
                         ag::mean(ag::sum(h1, {0})) * 1e-3 + ag::mean(ag::tanh(h2), {1}).sum() * 1e-3;
     loss.backward();
 
     Results out;
-    for (const auto& [name, t] : std::vector<std::pair<std::string, Tensor>>{
-             {"loss", loss}, {"h1", h1}, {"h3", h3}, {"logits", logits}, {"probs", probs},
-             {"att", att}, {"o2", o2}, {"r", r}, {"grad x", x.grad()}, {"grad E", E.grad()},
-             {"grad W1", W1.grad()}, {"grad b1", b1.grad()}, {"grad W2", W2.grad()},
-             {"grad ln_w", ln_w.grad()}, {"grad ln_b", ln_b.grad()}, {"grad Wout", Wout.grad()},
-             {"grad Wb", Wb.grad()}, {"grad Wbb", Wbb.grad()}, {"grad g", g.grad()}}) {
+    for (const auto& [name, t] : std::vector<std::pair<std::string, Tensor>>{{"loss", loss},
+                                                                             {"h1", h1},
+                                                                             {"h3", h3},
+                                                                             {"logits", logits},
+                                                                             {"probs", probs},
+                                                                             {"att", att},
+                                                                             {"o2", o2},
+                                                                             {"r", r},
+                                                                             {"grad x", x.grad()},
+                                                                             {"grad E", E.grad()},
+                                                                             {"grad W1", W1.grad()},
+                                                                             {"grad b1", b1.grad()},
+                                                                             {"grad W2", W2.grad()},
+                                                                             {"grad ln_w", ln_w.grad()},
+                                                                             {"grad ln_b", ln_b.grad()},
+                                                                             {"grad Wout", Wout.grad()},
+                                                                             {"grad Wb", Wb.grad()},
+                                                                             {"grad Wbb", Wbb.grad()},
+                                                                             {"grad g", g.grad()}}) {
         out.emplace_back(name, t.defined() ? t.to_vector() : std::vector<double>{});
     }
     return out;
@@ -116,11 +129,10 @@ TEST_CASE("large reductions are bitwise equal for 1 and 2 threads", "[engine][th
         const Tensor mse = ag::mse_loss(x, x * 0.5);
         const Tensor loss = s_all * 1e-3 + ag::sum(s0 * s0) * 1e-6 + ag::sum(m1) + mse;
         loss.backward();
-        return Results{{"sum", s_all.to_vector()}, {"sum dim 0", s0.to_vector()},
-                       {"mean dim 1", m1.to_vector()}, {"max dim 1", mx.to_vector()},
-                       {"argmax dim 0", am.to_vector()}, {"sum_to", st.to_vector()},
-                       {"mse", mse.to_vector()}, {"loss", loss.to_vector()},
-                       {"grad x", x.grad().to_vector()}};
+        return Results{
+            {"sum", s_all.to_vector()},    {"sum dim 0", s0.to_vector()},    {"mean dim 1", m1.to_vector()},
+            {"max dim 1", mx.to_vector()}, {"argmax dim 0", am.to_vector()}, {"sum_to", st.to_vector()},
+            {"mse", mse.to_vector()},      {"loss", loss.to_vector()},       {"grad x", x.grad().to_vector()}};
     };
     check_bitwise_equal(run(1), run(2));
 }
@@ -129,9 +141,9 @@ namespace {
 
 struct OpCase {
     std::string name;
-    std::vector<ag::Shape> shapes;             // inputs, all requiring grad
+    std::vector<ag::Shape> shapes;  // inputs, all requiring grad
     std::function<Tensor(const std::vector<Tensor>&)> f;
-    bool positive = false;                     // inputs in [0.5, 2) instead of N(0,1)
+    bool positive = false;  // inputs in [0.5, 2) instead of N(0,1)
 };
 
 // Forward and backward (with a fixed random upstream gradient) of one op.
@@ -201,11 +213,27 @@ TEST_CASE("each op is bitwise equal for 1 and 2 threads", "[engine][threads]") {
         {"matmul [256,160] @ [160,96]", {X, {160, 96}}, [](const V& x) { return ag::matmul(x[0], x[1]); }},
         {"matmul [8,64,160] @ [160,64]", {{8, 64, 160}, {160, 64}}, [](const V& x) { return ag::matmul(x[0], x[1]); }},
         {"transpose + contiguous", {X}, [](const V& x) { return x[0].t().contiguous(); }},
-        {"permute", {{16, 16, 160}}, [](const V& x) { return ag::permute(x[0], {2, 0, 1}) * 2.0; }},
+        {"permute",
+         {{16, 16, 160}},
+         [](const V& x) {
+             return ag::permute(x[0], {2, 0, 1}) * 2.0;
+         }},
         {"narrow", {X}, [](const V& x) { return ag::narrow(x[0], 1, 7, 150) * 2.0; }},
-        {"cat", {X, X}, [](const V& x) { return ag::cat({x[0], x[1]}, 1); }},
-        {"stack", {X, X}, [](const V& x) { return ag::stack({x[0], x[1]}, 1); }},
-        {"reshape", {X}, [](const V& x) { return ag::reshape(x[0].t(), {-1, 64}); }},
+        {"cat",
+         {X, X},
+         [](const V& x) {
+             return ag::cat({x[0], x[1]}, 1);
+         }},
+        {"stack",
+         {X, X},
+         [](const V& x) {
+             return ag::stack({x[0], x[1]}, 1);
+         }},
+        {"reshape",
+         {X},
+         [](const V& x) {
+             return ag::reshape(x[0].t(), {-1, 64});
+         }},
         {"index_select", {X}, [&](const V& x) { return ag::index_select(x[0], 0, rows_idx); }},
         {"embedding", {{100, 160}}, [&](const V& x) { return ag::embedding(x[0], emb_ids); }},
         {"softmax", {{512, 96}}, [](const V& x) { return ag::softmax(x[0]); }},

@@ -202,7 +202,7 @@ TEST_CASE("vmath::erf's second result is e^(-x²)", "[engine][vmath]") {
         const double x = -30.0 + 1e-4 * i;
         double gauss;
         const double v = vmath::erf(x, gauss);
-        CHECK(bits(v) == bits(vmath::erf(x)));   // the same erf
+        CHECK(bits(v) == bits(vmath::erf(x)));  // the same erf
         const double s = std::exp(-x * x);
         if (s >= 1e-300) rel_std.add(rel(gauss, s), x);
         if (kWideLongDouble && s >= DBL_MIN) ulp_ld.add(ulps(gauss, std::exp(-static_cast<long double>(x) * x)), x);
@@ -211,7 +211,7 @@ TEST_CASE("vmath::erf's second result is e^(-x²)", "[engine][vmath]") {
     INFO(rel_std.str("relative error against std::exp(-x*x)"));
     INFO(ulp_ld.str("error against expl(-x²), in ulp,"));
     if (kWideLongDouble) CHECK(ulp_ld.err <= 2.0);
-    CHECK(rel_std.err <= 1e-13);   // std::exp(-x*x) itself is off by x²·2^-53 relative
+    CHECK(rel_std.err <= 1e-13);  // std::exp(-x*x) itself is off by x²·2^-53 relative
 }
 
 TEST_CASE("vmath::erf special values", "[engine][vmath]") {

@@ -58,7 +58,7 @@ TEST_CASE("fake prints without end", "[print]") {
 
 TEST_CASE("fake eats memory", "[memory]") {
     std::vector<std::vector<char>> blocks;
-    for (;;) blocks.emplace_back(size_t{64} << 20, 'x');   // 64 MiB a block, every page touched
+    for (;;) blocks.emplace_back(size_t{64} << 20, 'x');  // 64 MiB a block, every page touched
 }
 
 TEST_CASE("fake throws an int", "[int]") { CHECK(ex99::throws_an_int(1.0) == 1.0); }

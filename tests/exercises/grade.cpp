@@ -11,15 +11,15 @@
 // arguments. Logs of each build and run are in <build>/grade-logs/.
 #include <algorithm>
 #include <cstdio>
-#include <iterator>
-#include <stdexcept>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "grading.h"
 #include "lessons/common/cli.h"
@@ -51,12 +51,14 @@ std::filesystem::path scratch_candidates() {
     namespace fs = std::filesystem;
     const fs::path candidates = GRADE_CANDIDATES, solutions = fs::path(GRADE_SOURCE_DIR) / "solutions";
     if (fs::equivalent(candidates, solutions) || fs::equivalent(candidates, fs::path(GRADE_SOURCE_DIR) / "exercises"))
-        throw std::invalid_argument("--mutants and --attempts need a build configured with "
-                                    "-DEXERCISE_CANDIDATES=<a scratch folder>, not exercises/ or solutions/ (they are "
-                                    "never modified)");
+        throw std::invalid_argument(
+            "--mutants and --attempts need a build configured with "
+            "-DEXERCISE_CANDIDATES=<a scratch folder>, not exercises/ or solutions/ (they are "
+            "never modified)");
     for (const grading::Exercise& e : grading::exercises()) {
         const std::string stem = e.id() + "_" + e.name + ".cpp";
-        if (fs::exists(solutions / stem)) fs::copy_file(solutions / stem, candidates / stem, fs::copy_options::overwrite_existing);
+        if (fs::exists(solutions / stem))
+            fs::copy_file(solutions / stem, candidates / stem, fs::copy_options::overwrite_existing);
     }
     return candidates;
 }
@@ -111,7 +113,8 @@ int check_mutants(const std::string& file, const std::vector<grading::Exercise>&
     for (const grading::Mutant& m : grading::read_mutants(file)) {
         const grading::Exercise& e = grading::exercises().at(static_cast<size_t>(m.number - 1));
         ++count[static_cast<size_t>(m.number)];
-        if (std::none_of(chosen.begin(), chosen.end(), [&](const grading::Exercise& c) { return c.number == e.number; }))
+        if (std::none_of(chosen.begin(), chosen.end(),
+                         [&](const grading::Exercise& c) { return c.number == e.number; }))
             continue;
         touched.push_back(e.number);
         ++checked;
@@ -129,7 +132,8 @@ int check_mutants(const std::string& file, const std::vector<grading::Exercise>&
     for (const grading::Exercise& e : chosen)
         if (count[static_cast<size_t>(e.number)] < 2)
             std::printf("%s has %d mutant(s); every exercise needs at least two\n", e.id().c_str(),
-                        count[static_cast<size_t>(e.number)]), ++problems;
+                        count[static_cast<size_t>(e.number)]),
+                ++problems;
     std::printf("%d mutants, %d problem(s)\n", checked, problems);
     return problems == 0 ? 0 : 1;
 }
@@ -142,9 +146,8 @@ int check_attempts(const std::string& dir, const std::vector<grading::Exercise>&
     namespace fs = std::filesystem;
     scratch_candidates();
     for (const fs::directory_entry& entry : fs::directory_iterator(dir))
-        if (std::none_of(grading::exercises().begin(), grading::exercises().end(), [&](const grading::Exercise& e) {
-                return entry.path().filename() == e.id() + "_" + e.name;
-            }))
+        if (std::none_of(grading::exercises().begin(), grading::exercises().end(),
+                         [&](const grading::Exercise& e) { return entry.path().filename() == e.id() + "_" + e.name; }))
             throw std::invalid_argument("--attempts: " + entry.path().string() +
                                         " is not named after an exercise (exNN_<name>)");
     int problems = 0, checked = 0;
@@ -160,7 +163,8 @@ int check_attempts(const std::string& dir, const std::vector<grading::Exercise>&
             const std::string name = file.filename().string();
             const bool is_wrong = name.rfind("wrong_", 0) == 0, is_right = name.rfind("right_", 0) == 0;
             if ((!is_wrong && !is_right) || file.extension() != ".cpp") {
-                std::printf("%s %-45s not an attempt: name it wrong_*.cpp or right_*.cpp\n", e.id().c_str(), name.c_str());
+                std::printf("%s %-45s not an attempt: name it wrong_*.cpp or right_*.cpp\n", e.id().c_str(),
+                            name.c_str());
                 ++problems;
                 continue;
             }
@@ -172,7 +176,7 @@ int check_attempts(const std::string& dir, const std::vector<grading::Exercise>&
                 ++wrong;
                 const bool compiles = r.why.rfind("does not compile", 0) != 0;
                 const bool caught = compiles && r.status == grading::Status::failed;
-                verdict = caught ? "caught: " + one_line(r)
+                verdict = caught      ? "caught: " + one_line(r)
                           : !compiles ? "BROKEN: a wrong attempt must compile (" + one_line(r) + ")"
                                       : "NOT CAUGHT: graded " + grading::to_string(r.status);
                 problems += caught ? 0 : 1;
@@ -213,7 +217,9 @@ int main(int argc, char** argv) {
                    "a number (7), an id (ex07), a range (3-9) or part of a name (rope); none: all 18")
         ->type_name("EXERCISE")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    app.add_option("--json", json_path, "also write the scoreboard as JSON")->type_name("FILE")->check(lessons::text_value());
+    app.add_option("--json", json_path, "also write the scoreboard as JSON")
+        ->type_name("FILE")
+        ->check(lessons::text_value());
     CLI::Option* timeout = app.add_option("--timeout", seconds, "seconds each exercise may run (default 120)")
                                ->type_name("SECONDS")
                                ->transform(lessons::positive_number(1e6));
@@ -285,7 +291,8 @@ int main(int argc, char** argv) {
     for (const grading::Exercise& e : chosen) {
         std::fprintf(stderr, "grading %s %s ...\n", e.id().c_str(), e.name.c_str());
         if (build) {
-            const std::string errors = grading::build_exercise(e, GRADE_BUILD_DIR, (logs / (e.id() + ".build.log")).string());
+            const std::string errors =
+                grading::build_exercise(e, GRADE_BUILD_DIR, (logs / (e.id() + ".build.log")).string());
             if (!errors.empty()) {
                 grading::Result r;
                 r.exercise = e;

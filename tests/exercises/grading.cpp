@@ -32,24 +32,39 @@ std::string Exercise::id() const { return fmt::format("ex{:02d}", number); }
 
 const std::vector<Exercise>& exercises() {
     static const std::vector<Exercise> all{
-        {1, "rope_by_hand", "§4.4", "§4.4 and exercise 1: rotate q by tθ and k by jθ, counter-clockwise; the score is their dot product"},
-        {2, "rope_frequencies", "§4.5", "§4.5 and exercise 2: θ_i = base^(-2i/d) for i = 0 … d/2-1; a pair's period is 2π/θ_i positions"},
-        {3, "kv_cache", "§5.1, §6.4", "§5.3 and exercise 3: per token, K and V (2) × layers × KV heads × head dim × bytes per number"},
-        {4, "attention_params", "§5.2", "exercise 4: W_q maps d to query heads × head dim and W_o maps that back to d; W_k and W_v map d to KV heads × head dim"},
+        {1, "rope_by_hand", "§4.4",
+         "§4.4 and exercise 1: rotate q by tθ and k by jθ, counter-clockwise; the score is their dot product"},
+        {2, "rope_frequencies", "§4.5",
+         "§4.5 and exercise 2: θ_i = base^(-2i/d) for i = 0 … d/2-1; a pair's period is 2π/θ_i positions"},
+        {3, "kv_cache", "§5.1, §6.4",
+         "§5.3 and exercise 3: per token, K and V (2) × layers × KV heads × head dim × bytes per number"},
+        {4, "attention_params", "§5.2",
+         "exercise 4: W_q maps d to query heads × head dim and W_o maps that back to d; W_k and W_v map d to KV heads "
+         "× head dim"},
         {5, "window_fractions", "§6.2", "exercise 5: count the scores each implementation computes, divided by T²"},
         {6, "receptive_field", "§6.3", "§6.3: each layer reaches W-1 tokens further back, so L layers reach L(W-1)"},
         {7, "wrong_rope", "§4.3", "§4.3 and exercise 7: rotations are orthogonal, RᵀR = I"},
         {8, "swiglu_hidden", "§3.2", "exercise 8: 3·d·d_ff = 2·d·4d, then round up to the multiple"},
-        {9, "norms", "§3.2", "exercise 9: RMSNorm divides by sqrt(mean(x²) + eps); LayerNorm subtracts the mean first and uses the biased variance"},
-        {10, "probe_params", "§2.8", "exercise 10: a linear probe trains only the head's weight and bias; full fine-tuning trains every parameter"},
-        {11, "rope_apply", "§4.6", "§4.6: pair i with i + d/2 (half) or 2i with 2i+1 (interleaved); the angle is position × θ_i, positions start at 0"},
-        {12, "rms_norm_backward", "§3.2", "§3.2: with r = 1/rms, dx = r·(g⊙dy) - x·r³·mean(g⊙dy⊙x); dg sums dy⊙x·r over rows"},
+        {9, "norms", "§3.2",
+         "exercise 9: RMSNorm divides by sqrt(mean(x²) + eps); LayerNorm subtracts the mean first and uses the biased "
+         "variance"},
+        {10, "probe_params", "§2.8",
+         "exercise 10: a linear probe trains only the head's weight and bias; full fine-tuning trains every parameter"},
+        {11, "rope_apply", "§4.6",
+         "§4.6: pair i with i + d/2 (half) or 2i with 2i+1 (interleaved); the angle is position × θ_i, positions start "
+         "at 0"},
+        {12, "rms_norm_backward", "§3.2",
+         "§3.2: with r = 1/rms, dx = r·(g⊙dy) - x·r³·mean(g⊙dy⊙x); dg sums dy⊙x·r over rows"},
         {13, "swiglu", "§3.2", "§3.2: W_down(SiLU(W_gate x) ⊙ W_up x), SiLU(x) = x·σ(x), no biases"},
         {14, "gqa_attention", "§5.2", "§5.2: query head h uses KV head floor(h / g), g = query heads / KV heads"},
         {15, "sliding_window", "§6.1, §6.2", "§6.1: position t sees j with t - W < j ≤ t (W tokens, itself included)"},
-        {16, "rolling_cache", "§6.4, §4.7", "§6.4: position p lives in slot p mod (W-1); keys are rotated by their absolute position, never the slot"},
-        {17, "uptrain_gqa", "§5.4", "§5.4: the new KV head j is the mean of old heads j·g … j·g + g-1 (consecutive groups)"},
-        {18, "autoencoder", "§2.4", "§2.4: z = h(W x + b), x' = h(W' z + b'), loss = mean squared error; stack by encoding with the trained layers"},
+        {16, "rolling_cache", "§6.4, §4.7",
+         "§6.4: position p lives in slot p mod (W-1); keys are rotated by their absolute position, never the slot"},
+        {17, "uptrain_gqa", "§5.4",
+         "§5.4: the new KV head j is the mean of old heads j·g … j·g + g-1 (consecutive groups)"},
+        {18, "autoencoder", "§2.4",
+         "§2.4: z = h(W x + b), x' = h(W' z + b'), loss = mean squared error; stack by encoding with the trained "
+         "layers"},
     };
     return all;
 }
@@ -77,7 +92,8 @@ std::vector<Exercise> select(const std::vector<std::string>& args) {
         }
         if (!found)
             throw std::invalid_argument(fmt::format(
-                "no exercise matches '{}' (give a number 1-18, ex07, a range 3-9, or part of a name such as rope)", arg));
+                "no exercise matches '{}' (give a number 1-18, ex07, a range 3-9, or part of a name such as rope)",
+                arg));
     }
     std::sort(chosen.begin(), chosen.end(), [](const Exercise& a, const Exercise& b) { return a.number < b.number; });
     return chosen;
@@ -85,9 +101,12 @@ std::vector<Exercise> select(const std::vector<std::string>& args) {
 
 std::string to_string(Status s) {
     switch (s) {
-        case Status::passed: return "passed";
-        case Status::failed: return "FAILED";
-        case Status::not_started: return "not started";
+        case Status::passed:
+            return "passed";
+        case Status::failed:
+            return "FAILED";
+        case Status::not_started:
+            return "not started";
     }
     return "?";
 }
@@ -96,12 +115,18 @@ namespace {
 
 std::string signal_name(int sig) {
     switch (sig) {
-        case SIGSEGV: return "SIGSEGV, a segmentation fault: memory out of bounds or a null pointer";
-        case SIGABRT: return "SIGABRT, an abort: an assert or an uncaught error";
-        case SIGFPE: return "SIGFPE, an arithmetic error such as an integer division by zero";
-        case SIGBUS: return "SIGBUS, a bus error";
-        case SIGILL: return "SIGILL, an illegal instruction";
-        default: return fmt::format("signal {} ({})", sig, strsignal(sig));
+        case SIGSEGV:
+            return "SIGSEGV, a segmentation fault: memory out of bounds or a null pointer";
+        case SIGABRT:
+            return "SIGABRT, an abort: an assert or an uncaught error";
+        case SIGFPE:
+            return "SIGFPE, an arithmetic error such as an integer division by zero";
+        case SIGBUS:
+            return "SIGBUS, a bus error";
+        case SIGILL:
+            return "SIGILL, an illegal instruction";
+        default:
+            return fmt::format("signal {} ({})", sig, strsignal(sig));
     }
 }
 
@@ -110,18 +135,18 @@ std::string signal_name(int sig) {
 struct Report {
     std::vector<Json> failures;
     int passed = 0, finished = 0;
-    int registered = -1;          // from the "run" event; -1: the program died before its first test
-    bool ended = false;           // the "end" event arrived, with counts that agree
+    int registered = -1;  // from the "run" event; -1: the program died before its first test
+    bool ended = false;   // the "end" event arrived, with counts that agree
     std::string last_started;
-    bool unfinished = false;      // a test started and never ended: the program died in it
-    std::string forged;           // the first line that is not the listener's
+    bool unfinished = false;  // a test started and never ended: the program died in it
+    std::string forged;       // the first line that is not the listener's
 };
 
 Report read_report(const std::string& text, const std::string& key) {
     Report report;
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
-        if (in.eof()) break;   // the last line without its newline: cut short when the program died
+        if (in.eof()) break;  // the last line without its newline: cut short when the program died
         if (line.size() < key.size() + 1 || line.compare(0, key.size(), key) != 0 || line[key.size()] != ' ') {
             if (report.forged.empty()) report.forged = line.empty() ? "(an empty line)" : line.substr(0, 120);
             continue;
@@ -147,15 +172,16 @@ Report read_report(const std::string& text, const std::string& key) {
             if (v.at("passed").get<bool>()) ++report.passed;
         }
         if (event == "end")
-            report.ended = v.at("registered").get<int>() == report.registered &&
-                           v.at("finished").get<int>() == report.finished;
+            report.ended =
+                v.at("registered").get<int>() == report.registered && v.at("finished").get<int>() == report.finished;
     }
     return report;
 }
 
 std::vector<std::string> describe(const Json& failure) {
     std::vector<std::string> lines{fmt::format("in test \"{}\"", failure.at("test").get<std::string>())};
-    const std::string check = failure.at("check").get<std::string>(), expanded = failure.at("expanded").get<std::string>();
+    const std::string check = failure.at("check").get<std::string>(),
+                      expanded = failure.at("expanded").get<std::string>();
     if (!check.empty()) lines.push_back("check:    " + check);
     if (!expanded.empty() && expanded != check) lines.push_back("got:      " + expanded);
     for (const Json& m : failure.at("messages")) {
@@ -216,7 +242,7 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
 
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("grade: fork failed: ") + std::strerror(errno));
-    if (pid == 0) {   // the child: its own process group, output to the pipe, then the test program
+    if (pid == 0) {  // the child: its own process group, output to the pipe, then the test program
         setpgid(0, 0);
         dup2(out_pipe[1], 1);
         dup2(out_pipe[1], 2);
@@ -239,11 +265,12 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
     std::ofstream log(log_path, std::ios::binary | std::ios::trunc);
     std::string report_text, printed;
     int64_t printed_total = 0;
-    const auto keep_output = [&] {   // into the log, up to the limit
+    const auto keep_output = [&] {  // into the log, up to the limit
         printed.clear();
         drain(out_pipe[0], printed);
         const int64_t room = std::max<int64_t>(0, limits.output_bytes - printed_total);
-        log.write(printed.data(), static_cast<std::streamsize>(std::min<int64_t>(room, static_cast<int64_t>(printed.size()))));
+        log.write(printed.data(),
+                  static_cast<std::streamsize>(std::min<int64_t>(room, static_cast<int64_t>(printed.size()))));
         printed_total += static_cast<int64_t>(printed.size());
     };
     enum class Stopped { no, time, output, memory } stopped = Stopped::no;
@@ -258,16 +285,19 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
         exited = waitpid(pid, &status, WNOHANG) == pid;
         if (exited) break;
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (seconds > limits.seconds) stopped = Stopped::time;
-        else if (printed_total > limits.output_bytes) stopped = Stopped::output;
-        else if (resident_bytes(pid) > limits.memory_bytes) stopped = Stopped::memory;
+        if (seconds > limits.seconds)
+            stopped = Stopped::time;
+        else if (printed_total > limits.output_bytes)
+            stopped = Stopped::output;
+        else if (resident_bytes(pid) > limits.memory_bytes)
+            stopped = Stopped::memory;
         if (stopped != Stopped::no) {
             kill(-pid, SIGKILL);
             waitpid(pid, &status, 0);
             exited = true;
         }
     }
-    kill(-pid, SIGKILL);   // anything the program left behind
+    kill(-pid, SIGKILL);  // anything the program left behind
     drain(channel[0], report_text);
     keep_output();
     close(channel[0]);
@@ -279,8 +309,9 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
     const std::string where = report.last_started.empty() ? "" : fmt::format(" in test \"{}\"", report.last_started);
 
     if (!report.forged.empty()) {
-        result.why = "the grading report holds a line that the grading listener did not write: your code wrote into "
-                     "the grader's channel (the exercise fails however its tests went)";
+        result.why =
+            "the grading report holds a line that the grading listener did not write: your code wrote into "
+            "the grader's channel (the exercise fails however its tests went)";
         result.detail = {"the line: " + report.forged};
         return result;
     }
@@ -293,11 +324,13 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
                                      mebibytes(limits.output_bytes), log_path);
             return result;
         case Stopped::memory:
-            result.why = fmt::format("your code used too much memory{}: more than {} (a tensor far larger than the "
-                                     "inputs, or memory kept in a loop?)",
-                                     where, mebibytes(limits.memory_bytes));
+            result.why = fmt::format(
+                "your code used too much memory{}: more than {} (a tensor far larger than the "
+                "inputs, or memory kept in a loop?)",
+                where, mebibytes(limits.memory_bytes));
             return result;
-        case Stopped::no: break;
+        case Stopped::no:
+            break;
     }
     // Catch's own signal handler may report a crash as a failure of the
     // test it happened in before the program dies (under a sanitizer, with
@@ -319,15 +352,16 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
         return result;
     }
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (report.unfinished && code != 0) {   // e.g. a sanitizer caught the crash and exited
+    if (report.unfinished && code != 0) {  // e.g. a sanitizer caught the crash and exited
         result.why = fmt::format("crashed{}: exit status {} (see {})", where, code, log_path);
         return result;
     }
     if (report.registered < 0) {
         result.why = code == 127 ? fmt::format("could not run {} (see {})", command[0], log_path)
-                                 : fmt::format("the test program ended with status {} before its first test (your "
-                                               "code ran when the program started? see {})",
-                                               code, log_path);
+                                 : fmt::format(
+                                       "the test program ended with status {} before its first test (your "
+                                       "code ran when the program started? see {})",
+                                       code, log_path);
         return result;
     }
 
@@ -346,9 +380,10 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
         return result;
     }
     if (!report.ended) {
-        result.why = fmt::format("your code ended the program early{} (exit status {}): {} of {} tests ran, the rest "
-                                 "never did; do not call exit() or similar in an exercise",
-                                 where, code, report.finished, report.registered);
+        result.why = fmt::format(
+            "your code ended the program early{} (exit status {}): {} of {} tests ran, the rest "
+            "never did; do not call exit() or similar in an exercise",
+            where, code, report.finished, report.registered);
         return result;
     }
     if (!report.failures.empty()) {
@@ -364,14 +399,14 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
         result.status = Status::passed;
         return result;
     }
-    result.why = fmt::format("the test program exited with status {} without reporting a failure (see {})", code,
-                             log_path);
+    result.why =
+        fmt::format("the test program exited with status {} without reporting a failure (see {})", code, log_path);
     return result;
 }
 
 std::string build_exercise(const Exercise& exercise, const std::string& build_dir, const std::string& log_path) {
-    const std::string command = fmt::format("cmake --build \"{}\" --target {}_tests > \"{}\" 2>&1", build_dir,
-                                            exercise.id(), log_path);
+    const std::string command =
+        fmt::format("cmake --build \"{}\" --target {}_tests > \"{}\" 2>&1", build_dir, exercise.id(), log_path);
     if (std::system(command.c_str()) == 0) return "";
     std::ifstream log(log_path);
     std::string errors;
@@ -388,10 +423,9 @@ std::string scoreboard(const std::vector<Result>& results) {
     std::string out = fmt::format("{:>3}  {:<18} {:<11} {:<12} {}\n", "#", "exercise", "section", "result", "tests");
     int passed = 0;
     for (const Result& r : results) {
-        const std::string tests =
-            r.tests_registered ? fmt::format("{}/{}", r.tests_passed, r.tests_registered) : "";
-        out += fmt::format("{:>3}  {:<18} {:<11} {:<12} {}\n", r.exercise.number, r.exercise.name,
-                           r.exercise.section, to_string(r.status), tests);
+        const std::string tests = r.tests_registered ? fmt::format("{}/{}", r.tests_passed, r.tests_registered) : "";
+        out += fmt::format("{:>3}  {:<18} {:<11} {:<12} {}\n", r.exercise.number, r.exercise.name, r.exercise.section,
+                           to_string(r.status), tests);
         if (r.status == Status::failed) {
             // Every line of a message keeps the column it starts in.
             const auto indented = [&](const std::string& text, const char* indent) {
@@ -456,7 +490,8 @@ std::vector<Mutant> read_mutants(const std::string& path) {
         }
     }
     for (const Mutant& m : mutants)
-        if (m.find.empty()) throw std::runtime_error(fmt::format("{}: ex{:02d} '{}' has no '- ' line", path, m.number, m.what));
+        if (m.find.empty())
+            throw std::runtime_error(fmt::format("{}: ex{:02d} '{}' has no '- ' line", path, m.number, m.what));
     return mutants;
 }
 

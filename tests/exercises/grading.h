@@ -19,10 +19,10 @@ namespace grading {
 
 struct Exercise {
     int number = 0;
-    std::string name;      // "wrong_rope": files exercises/ex07_wrong_rope.{h,cpp}
-    std::string section;   // "§4.3"
-    std::string hint;      // where to look in the lecture when it fails
-    std::string id() const;   // "ex07"
+    std::string name;        // "wrong_rope": files exercises/ex07_wrong_rope.{h,cpp}
+    std::string section;     // "§4.3"
+    std::string hint;        // where to look in the lecture when it fails
+    std::string id() const;  // "ex07"
 };
 
 // The 18 exercises, in order.
@@ -35,7 +35,7 @@ const std::vector<Exercise>& exercises();
 std::vector<Exercise> select(const std::vector<std::string>& args);
 
 enum class Status { passed, failed, not_started };
-std::string to_string(Status s);   // "passed", "FAILED", "not started"
+std::string to_string(Status s);  // "passed", "FAILED", "not started"
 
 struct Result {
     Exercise exercise;
@@ -48,8 +48,8 @@ struct Result {
 // What one run of an exercise's program may use before it is stopped.
 struct Limits {
     double seconds = 120;
-    int64_t output_bytes = int64_t{4} << 20;   // stdout and stderr together
-    int64_t memory_bytes = int64_t{2} << 30;   // resident (Linux: /proc/PID/statm)
+    int64_t output_bytes = int64_t{4} << 20;  // stdout and stderr together
+    int64_t memory_bytes = int64_t{2} << 30;  // resident (Linux: /proc/PID/statm)
 };
 
 // Runs `command` (argv; command[0] is the program) with its report channel

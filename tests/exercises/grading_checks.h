@@ -21,7 +21,7 @@ struct Random {
     ag::Generator gen;
     explicit Random(uint64_t seed) : gen(seed) {}
     double uniform(double lo, double hi) { return gen.uniform(lo, hi); }
-    int64_t integer(int64_t lo, int64_t hi) { return lo + gen.randint(hi - lo + 1); }   // lo … hi, both included
+    int64_t integer(int64_t lo, int64_t hi) { return lo + gen.randint(hi - lo + 1); }  // lo … hi, both included
     double normal() { return gen.normal(); }
 };
 

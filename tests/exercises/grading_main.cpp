@@ -79,7 +79,7 @@ void write(const nlohmann::ordered_json& event) {
     const std::string line = std::string(key, kKeyLength) + " " +
                              event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 #if defined(MSG_NOSIGNAL)
-    const int flags = MSG_NOSIGNAL;   // a grader that is gone is not a crash of the test
+    const int flags = MSG_NOSIGNAL;  // a grader that is gone is not a crash of the test
 #else
     const int flags = 0;
 #endif
@@ -109,7 +109,8 @@ public:
         // An exception that escaped: Catch's own line ("Unknown exception",
         // or its what()) becomes one that names who threw what.
         if (result.getResultType() == Catch::ResultWas::ThrewException && !not_implemented) {
-            if (!messages.empty() && !stats.infoMessages.empty() && stats.infoMessages.back().message == result.getMessage())
+            if (!messages.empty() && !stats.infoMessages.empty() &&
+                stats.infoMessages.back().message == result.getMessage())
                 messages.pop_back();
             messages.push_back(exception_message(result.getMessage()));
         }

@@ -22,6 +22,6 @@
 namespace grading::report_channel {
 
 inline constexpr const char* kVariable = "GRADE_REPORT_FD";
-inline constexpr int kKeyLength = 32;   // hexadecimal digits
+inline constexpr int kKeyLength = 32;  // hexadecimal digits
 
 }  // namespace grading::report_channel

@@ -263,7 +263,9 @@ TEST_CASE("ex13 the SwiGLU module has w_gate, w_up, w_down without biases: 3·d�
             INFO("parameter " << i << ": expected " << want[i].first << " " << ag::shape_str(want[i].second) << ", got "
                               << params[i].first << " " << ag::shape_str(params[i].second.shape()));
             if (i == 2 && d != d_ff && params[i].second.shape() == ag::Shape{d_ff, d})
-                FAIL("w_down goes back down, d_ff -> d_model: nn::Linear(nn::LinearOptions(d_ff, d_model).bias(false), gen), weight [d, d_ff]");
+                FAIL(
+                    "w_down goes back down, d_ff -> d_model: nn::Linear(nn::LinearOptions(d_ff, d_model).bias(false), "
+                    "gen), weight [d, d_ff]");
             CHECK(params[i].first == want[i].first);
             CHECK(params[i].second.shape() == want[i].second);
         }
@@ -286,7 +288,8 @@ TEST_CASE("ex13 the SwiGLU module: its members are the registered layers, drawn 
                 "the members w_gate, w_up, w_down must hold the registered layers: "
                 "w_gate = register_module(\"w_gate\", std::make_shared<nn::Linear>(…))");
         for (const auto& layer : {m.w_gate, m.w_up, m.w_down})
-            if (layer->bias.defined()) FAIL("a member layer has a bias: nn::Linear(nn::LinearOptions(in, out).bias(false), gen)");
+            if (layer->bias.defined())
+                FAIL("a member layer has a bias: nn::Linear(nn::LinearOptions(in, out).bias(false), gen)");
         const auto params = m.named_parameters();
         {
             INFO("expected 3 registered parameters (w_gate.weight, w_up.weight, w_down.weight), got " << params.size());

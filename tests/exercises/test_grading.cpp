@@ -75,7 +75,8 @@ TEST_CASE("a passing, a failing and an untouched exercise are told apart", "[gra
     const grading::Result fail = run("[fail]");
     CHECK(fail.status == grading::Status::failed);
     CHECK_THAT(text_of(fail), Catch::Contains("CHECK( ex99::score(1.6830) == 0.5403 )") &&
-                                  Catch::Contains("0.8415 == 0.5403") && Catch::Contains("expected 0.5403, got 0.8415"));
+                                  Catch::Contains("0.8415 == 0.5403") &&
+                                  Catch::Contains("expected 0.5403, got 0.8415"));
     CHECK_THAT(grading::scoreboard({fail}), Catch::Contains("hint: §4.4"));
 }
 
@@ -143,8 +144,8 @@ TEST_CASE("printing or allocating without end is stopped with a message", "[grad
     small.memory_bytes = 256 << 20;
     const grading::Result memory = run("[memory]", small);
     CHECK(memory.status == grading::Status::failed);
-    CHECK_THAT(memory.why, Catch::Contains("too much memory") && Catch::Contains("fake eats memory") &&
-                               Catch::Contains("256 MiB"));
+    CHECK_THAT(memory.why,
+               Catch::Contains("too much memory") && Catch::Contains("fake eats memory") && Catch::Contains("256 MiB"));
 }
 
 TEST_CASE("an exception names the exercise function that threw it", "[grading]") {
@@ -153,7 +154,7 @@ TEST_CASE("an exception names the exercise function that threw it", "[grading]")
     CHECK_THAT(text_of(thrown_int), Catch::Contains("not a std::exception"));
     const grading::Result out_of_range = run("[std]");
     CHECK_THAT(text_of(out_of_range), Catch::Contains("vector"));
-#if !defined(__SANITIZE_ADDRESS__)   // the sanitizers take over the runtime's throw themselves
+#if !defined(__SANITIZE_ADDRESS__)  // the sanitizers take over the runtime's throw themselves
     CHECK_THAT(text_of(thrown_int), Catch::Contains("ex99::throws_an_int threw an exception of type int"));
     CHECK_THAT(text_of(out_of_range), Catch::Contains("ex99::throws_out_of_range threw std::out_of_range"));
 #endif
@@ -203,10 +204,11 @@ TEST_CASE("every line of a multi-line message keeps the scoreboard's indentation
 }
 
 TEST_CASE("grade refuses bad arguments with exit status 2", "[grading]") {
-    for (const char* args : {"--timeout", "--timeout zero", "--timeout 5s", "--max-memory -1", "--max-output", "--bogus",
-                             "nonsense", "--attempts /nonexistent"}) {
+    for (const char* args : {"--timeout", "--timeout zero", "--timeout 5s", "--max-memory -1", "--max-output",
+                             "--bogus", "nonsense", "--attempts /nonexistent"}) {
         INFO(args);
-        const int status = std::system((std::string(GRADE_PROGRAM) + " --no-build " + args + " > /dev/null 2>&1").c_str());
+        const int status =
+            std::system((std::string(GRADE_PROGRAM) + " --no-build " + args + " > /dev/null 2>&1").c_str());
         CHECK(WEXITSTATUS(status) == 2);
     }
 }
@@ -221,8 +223,8 @@ struct GradeRun {
 
 GradeRun run_grade(const std::string& args) {
     const auto dir = scratch("grade_cli");
-    const std::string command = std::string(GRADE_PROGRAM) + " " + args + " > " + (dir / "out").string() + " 2> " +
-                                (dir / "err").string();
+    const std::string command =
+        std::string(GRADE_PROGRAM) + " " + args + " > " + (dir / "out").string() + " 2> " + (dir / "err").string();
     GradeRun r;
     r.status = WEXITSTATUS(std::system(command.c_str()));
     for (auto [name, text] : {std::pair{"out", &r.out}, std::pair{"err", &r.err}}) {
@@ -242,7 +244,7 @@ TEST_CASE("grade: a bad argument is one line naming it, exit status 2", "[gradin
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"--bogus", "not expected: --bogus"},
         {"--timeout 5s", "--timeout: wants a number > 0, got '5s'"},
-        {"--timeout 2e6", "--timeout: must be at most 1e+06, got 2e6"},   // the range
+        {"--timeout 2e6", "--timeout: must be at most 1e+06, got 2e6"},  // the range
         {"--max-memory 0", "--max-memory: wants a number > 0, got '0'"},
         {"--json --no-build", "--json: needs a value, got the flag '--no-build'"},
         {"--programs /nonexistent", "--programs: Directory does not exist: /nonexistent"},
@@ -267,9 +269,10 @@ TEST_CASE("grade --help: CLI11's help on stdout, exit status 0", "[grading]") {
         const GradeRun r = run_grade(flag);
         CHECK(r.status == 0);
         CHECK(r.err.empty());
-        for (const char* word : {"Usage: grade [OPTIONS] [exercise...]", "--timeout SECONDS", "--max-output MIB",
-                                 "--max-memory MIB", "--no-build", "--programs DIR", "--expect-not-started",
-                                 "--mutants FILE", "--attempts DIR", "exit status: 0 when every graded exercise passed"})
+        for (const char* word :
+             {"Usage: grade [OPTIONS] [exercise...]", "--timeout SECONDS", "--max-output MIB", "--max-memory MIB",
+              "--no-build", "--programs DIR", "--expect-not-started", "--mutants FILE", "--attempts DIR",
+              "exit status: 0 when every graded exercise passed"})
             CHECK_THAT(r.out, Catch::Contains(word));
     }
 }

@@ -48,7 +48,7 @@ extern "C" [[noreturn]] void __cxa_throw(void* object, void* type, void (*destro
     last.type = static_cast<const std::type_info*>(type);
     last.depth = backtrace(last.frames, 64);
     runtime_throw(object, type, destroy);
-    std::abort();   // not reached: the runtime's __cxa_throw does not return
+    std::abort();  // not reached: the runtime's __cxa_throw does not return
 }
 #endif
 

@@ -16,8 +16,8 @@
 namespace grading {
 
 struct Thrown {
-    std::string type;       // "int", "std::out_of_range"; "" when unknown
-    std::string function;   // "ex11::rope_apply"; "" when no exNN function was on the stack
+    std::string type;      // "int", "std::out_of_range"; "" when unknown
+    std::string function;  // "ex11::rope_apply"; "" when no exNN function was on the stack
 };
 
 // The last exception thrown on this thread.

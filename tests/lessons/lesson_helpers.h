@@ -16,8 +16,8 @@ namespace test {
 
 // A fresh path in the temp directory, unique to this process.
 inline std::filesystem::path scratch_path(const std::string& name) {
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("lesson_tests_" + std::to_string(::getpid()) + "_" + name);
+    const auto path =
+        std::filesystem::temp_directory_path() / ("lesson_tests_" + std::to_string(::getpid()) + "_" + name);
     std::filesystem::remove_all(path);
     return path;
 }

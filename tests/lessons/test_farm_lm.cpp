@@ -14,8 +14,8 @@
 
 #include "lesson_helpers.h"
 #include "lessons/common/evaluation.h"
-#include "tools/farm_lm/commands.h"
 #include "nn/checkpoint.h"
+#include "tools/farm_lm/commands.h"
 
 using Catch::Contains;
 using Catch::StartsWith;
@@ -210,8 +210,8 @@ TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lesson
         nn::save(model, bad_config, {{"model", "modern_lm"}, {"config", "{\"model\": \"modern_lm\""}});
         // A key twice: two configs in the header; two vocabularies in the config.
         const std::string config = nn::LMConfig::modern_lm().to_json();
-        const std::string header = fmt::format(R"({{"__metadata__":{{"config":{0},"config":{0}}}}})",
-                                               nlohmann::json(config).dump());
+        const std::string header =
+            fmt::format(R"({{"__metadata__":{{"config":{0},"config":{0}}}}})", nlohmann::json(config).dump());
         std::string length(8, '\0');
         for (size_t i = 0; i < 8; ++i) length[i] = static_cast<char>(header.size() >> (8 * i));
         std::ofstream(config_twice, std::ios::binary) << length << header;
@@ -238,7 +238,8 @@ TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lesson
         {{"train", "--model", "modern_lm", "--warmup", "10", "--out", "x"}, "--warmup requires --cosine"},
         {{"train", "--model", "modern_lm", "--cosine", "--warmup", "2", "--epochs", "1", "--limit", "32", "--out", "x"},
          "--warmup 2 is longer than the run (1 steps)"},
-        {{"train", "--model", "modern_lm", "--threads", "2000", "--out", "x"}, "--threads: Value 2000 not in range 1 to 1024"},
+        {{"train", "--model", "modern_lm", "--threads", "2000", "--out", "x"},
+         "--threads: Value 2000 not in range 1 to 1024"},
         {{"train", "--model", "modern_lm", "--kv-heads", "3", "--out", "x"}, "n_kv_heads 3"},
         {{"train", "--model", "gpt", "--pos", "rope", "--out", "x"}, "learned positions"},
         {{"train", "--model", "modern_lm", "--pos", "absolute", "--out", "x"}, "absolute"},

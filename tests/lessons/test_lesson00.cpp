@@ -23,8 +23,7 @@ Options quick(int seeds = 1) {
 std::vector<std::string> split(const std::string& text, char sep) {
     std::vector<std::string> items;
     std::stringstream stream(text);
-    for (std::string item; std::getline(stream, item, sep);)
-        items.push_back(item.substr(item.find_first_not_of(' ')));
+    for (std::string item; std::getline(stream, item, sep);) items.push_back(item.substr(item.find_first_not_of(' ')));
     return items;
 }
 
@@ -77,7 +76,7 @@ TEST_CASE("lesson 00 part 2: each node is printed after the nodes it reads", "[l
     const test::LessonRun run(lessons::autograd_recap::lesson(), quick());
     const auto& part = run.report.part(2);
     const auto& graph = part.table("graph");
-    REQUIRE(graph.rows.size() >= 6);   // at least matmul, add, tanh, matmul, add, cross_entropy
+    REQUIRE(graph.rows.size() >= 6);  // at least matmul, add, tanh, matmul, add, cross_entropy
     CHECK(part.value("nodes").number() == static_cast<double>(graph.rows.size()));
 
     std::set<std::string> leaves_read;
@@ -96,7 +95,7 @@ TEST_CASE("lesson 00 part 2: each node is printed after the nodes it reads", "[l
         INFO("leaf " << leaf);
         CHECK(leaves_read.count(leaf) == 1);
     }
-    CHECK(graph.at(graph.rows.size() - 1, "output").str() == "[]");   // the loss is a scalar
+    CHECK(graph.at(graph.rows.size() - 1, "output").str() == "[]");  // the loss is a scalar
 
     // the graph computes the loss the modules of part 1 compute
     CHECK(std::fabs(part.value("loss_minus_part1_loss").number()) < 1e-14);
@@ -109,7 +108,7 @@ TEST_CASE("lesson 00 part 1: the modules' passes go forward then backward", "[le
     REQUIRE(passes.rows.size() == 8);
     CHECK(passes.at(0, "reads").str() == "x [4,3]");
     CHECK(passes.at(3, "returns").str() == "L []");
-    CHECK(passes.at(7, "returns").str() == "dL/dx [4,3]");   // backward ends where forward began
+    CHECK(passes.at(7, "returns").str() == "dL/dx [4,3]");  // backward ends where forward began
     const double loss = run.report.part(1).value("loss").number();
     CHECK(loss > 0.0);
     CHECK(std::isfinite(loss));
@@ -121,8 +120,7 @@ TEST_CASE("00_autograd_recap --quick --json writes the report", "[lessons][lesso
     const std::string text = test::read_text(path);
     REQUIRE_FALSE(text.empty());
     CHECK(text.front() == '{');
-    for (const char* key : {"\"lesson\":\"00_autograd_recap\"", "\"parts\":{\"1\"", "\"2\":{",
-                            "\"3\":{", "\"max_engine_minus_finite_diff\":", "\"gradcheck\":true",
-                            "\"graph\":{\"columns\""})
+    for (const char* key : {"\"lesson\":\"00_autograd_recap\"", "\"parts\":{\"1\"", "\"2\":{", "\"3\":{",
+                            "\"max_engine_minus_finite_diff\":", "\"gradcheck\":true", "\"graph\":{\"columns\""})
         CHECK_THAT(text, Catch::Contains(key));
 }

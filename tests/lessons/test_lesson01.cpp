@@ -53,9 +53,9 @@ TEST_CASE("lesson 01 runs both parts, each with its section and takeaway", "[les
         CHECK_FALSE(run.report.part(n).takeaway.empty());
     }
     CHECK(pf::lesson().default_seeds == 3);
-    for (const char* figure : {"01_digits_reconstructions.svg", "01_digits_pretraining_loss.svg",
-                               "01_digits_finetuning_loss.svg", "01_gpt_pretraining_loss.svg",
-                               "01_subject_finetuning_loss.svg"}) {
+    for (const char* figure :
+         {"01_digits_reconstructions.svg", "01_digits_pretraining_loss.svg", "01_digits_finetuning_loss.svg",
+          "01_gpt_pretraining_loss.svg", "01_subject_finetuning_loss.svg"}) {
         INFO(figure);
         CHECK(is_svg(out / figure));
         CHECK_THAT(run.output(), Catch::Contains((out / figure).string()));
@@ -70,7 +70,7 @@ TEST_CASE("lesson 01 gives the same numbers with 1 and 2 threads", "[lessons][le
         const ag::ThreadCountGuard use(t);
         const test::LessonRun run(pf::lesson(), test::quick_options(out, 0, 2));
         const std::string json = run.report.to_json();
-        tables[t - 1] = json.substr(json.find("\"parts\""));   // the settings differ: threads
+        tables[t - 1] = json.substr(json.find("\"parts\""));  // the settings differ: threads
         std::filesystem::remove_all(out);
     }
     CHECK(tables[0] == tables[1]);
@@ -159,7 +159,7 @@ TEST_CASE("lesson 01 digits: labelled subsets, nets and layer-wise training", "[
 TEST_CASE("lesson 01 digit art: two characters per pixel, ink by intensity", "[lessons][lesson01]") {
     CHECK(pf::ink(0.0) == ' ');
     CHECK(pf::ink(1.0) == '@');
-    CHECK(pf::ink(-3.0) == ' ');   // clamped
+    CHECK(pf::ink(-3.0) == ' ');  // clamped
     CHECK(pf::ink(0.5) != ' ');
     std::vector<double> blank(64, 0.0), full(64, 1.0);
     const auto lines = pf::digit_art({"a", "b"}, {{"row", {blank, full}}, {"next", {full, blank}}});
@@ -177,7 +177,7 @@ TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe",
     const auto out = test::scratch_path("lesson01_gpt");
     const test::LessonRun run(pf::lesson(), test::quick_options(out, 2, seeds));
     const auto& part = run.report.part(2);
-    CHECK(part.value("runs").number() == 4 * 2 * seeds);   // 4 methods x {16, 256} x seeds
+    CHECK(part.value("runs").number() == 4 * 2 * seeds);  // 4 methods x {16, 256} x seeds
     CHECK(part.value("reload_max_abs_diff").number() == 0.0);
     CHECK(part.value("last_hidden_minus_full_forward").number() < 1e-12);
     CHECK(std::get<bool>(part.value("probe_leaves_body_bitwise_unchanged").value));
@@ -197,14 +197,14 @@ TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe",
     CHECK(sets.at(3, "k").str() == "4-6");
 
     const auto& accuracy = part.table("accuracy");
-    REQUIRE(accuracy.rows.size() == 4 * 2 + 1);   // + zero-shot
+    REQUIRE(accuracy.rows.size() == 4 * 2 + 1);  // + zero-shot
     for (size_t row = 0; row < accuracy.rows.size(); ++row) {
         INFO(accuracy.at(row, "method").str() << ", " << accuracy.at(row, "labelled").str());
         for (const char* column : {"k=1-3 mean", "k=1-3 min", "k=4-6 mean", "k=4-6 min"})
             CHECK(is_share(accuracy.at(row, column).number()));
         CHECK(accuracy.at(row, "k=1-3 min").number() <= accuracy.at(row, "k=1-3 mean").number());
         if (accuracy.at(row, "method").str() == "linear probe")
-            CHECK(accuracy.at(row, "trainable").number() == 16 * 2 + 2);   // the quick GPT's d = 16
+            CHECK(accuracy.at(row, "trainable").number() == 16 * 2 + 2);  // the quick GPT's d = 16
     }
     CHECK(accuracy.at(accuracy.rows.size() - 1, "method").str() == "zero-shot");
 
@@ -253,7 +253,7 @@ TEST_CASE("lesson 01 part 2: the cached GPT is loaded, and a corrupt cache is re
     const auto third = status();
     CHECK_THAT(std::get<0>(third), Catch::Contains("unusable") && Catch::Contains("retrained"));
     CHECK_FALSE(std::get<1>(third));
-    CHECK(std::get<1>(status()));   // rebuilt, then loaded again
+    CHECK(std::get<1>(status()));  // rebuilt, then loaded again
     std::filesystem::remove_all(out);
 }
 

@@ -55,8 +55,7 @@ TEST_CASE("lesson 02 part 1: R_{Θ,5} is printed and every form of RoPE is one r
     CHECK(part.value("unpermuted_matrix_form_minus_full").number() > 0.1);
 }
 
-TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong version on nothing",
-          "[lessons][lesson02]") {
+TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong version on nothing", "[lessons][lesson02]") {
     const int seeds = 2;
     const test::LessonRun run(lessons::rope::lesson(), test::quick_options(test::scratch_path("l02_p23"), 0, seeds));
     const auto& relative = run.report.part(2);
@@ -79,7 +78,7 @@ TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong versi
     const auto& wrong = run.report.part(3);
     CHECK(wrong.value("wrong_minus_no_rotation").number() < 1e-12);
     CHECK(wrong.value("wrong_score_range").number() < 1e-12);
-    CHECK(wrong.value("rope_score_range").number() > 0.1);   // RoPE does see the distance
+    CHECK(wrong.value("rope_score_range").number() > 0.1);  // RoPE does see the distance
     CHECK(std::get<bool>(wrong.value("wrong_equals_no_rotation").value));
     const auto& table = wrong.table("wrong_version");
     for (size_t row = 0; row < table.rows.size(); ++row)
@@ -87,8 +86,7 @@ TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong versi
               Approx(table.at(row, "kᵀq (no rotation)").number()).margin(1e-12));
 }
 
-TEST_CASE("lesson 02 part 4: norms kept, one frequency aliases at 44, the figure is written",
-          "[lessons][lesson02]") {
+TEST_CASE("lesson 02 part 4: norms kept, one frequency aliases at 44, the figure is written", "[lessons][lesson02]") {
     const auto out = test::scratch_path("l02_p4");
     Options options = test::quick_options(out);
     options.part = 4;
@@ -105,7 +103,7 @@ TEST_CASE("lesson 02 part 4: norms kept, one frequency aliases at 44, the figure
     CHECK(similarity.at(0, "one frequency θ = 1").number() == Approx(1.0).margin(1e-15));
     CHECK(similarity.at(0, "RoPE θ_i = 10000^(-2(i-1)/d)").number() == Approx(1.0).margin(1e-15));
     CHECK(similarity.at(1, "one frequency θ = 1").number() == Approx(std::cos(1.0)).margin(1e-12));
-    CHECK(part.table("decay").rows.size() == 3);   // quick: Δ up to 999
+    CHECK(part.table("decay").rows.size() == 3);  // quick: Δ up to 999
 
     const std::string svg = test::read_text(out / "02_similarity.svg");
     CHECK_THAT(svg, Catch::Contains("<svg"));
@@ -132,11 +130,11 @@ TEST_CASE("lesson 02 part 5: cached decoding equals the full forward pass", "[le
 TEST_CASE("02_rope --quick --json writes the report", "[lessons][lesson02][json]") {
     const auto out = test::scratch_path("l02_json");
     const auto path = test::scratch_path("lesson02.json");
-    REQUIRE(test::run_program(lessons::rope::lesson(),
-                              {"--quick", "--out", out.string(), "--json", path.string()}) == 0);
+    REQUIRE(test::run_program(lessons::rope::lesson(), {"--quick", "--out", out.string(), "--json", path.string()}) ==
+            0);
     const std::string text = test::read_text(path);
-    for (const char* key : {"\"lesson\":\"02_rope\"", "\"forms_agree\":true", "\"scores_equal\":true",
-                            "\"wrong_equals_no_rotation\":true", "\"cached_equals_full\":true",
-                            "\"one_frequency_alias_distance\":44"})
+    for (const char* key :
+         {"\"lesson\":\"02_rope\"", "\"forms_agree\":true", "\"scores_equal\":true",
+          "\"wrong_equals_no_rotation\":true", "\"cached_equals_full\":true", "\"one_frequency_alias_distance\":44"})
         CHECK_THAT(text, Catch::Contains(key));
 }

@@ -10,8 +10,8 @@
 
 #include "data/batching.h"
 #include "lesson_helpers.h"
-#include "lessons/gqa/decoding_cost.h"
 #include "lessons/common/evaluation.h"
+#include "lessons/gqa/decoding_cost.h"
 #include "lessons/gqa/kv_heads.h"
 #include "lessons/gqa/parts.h"
 #include "nn/param_count.h"
@@ -69,7 +69,7 @@ TEST_CASE("lesson 03 part 1: GQA equals MHA with each K/V head copied g times, e
     CHECK(part.value("max_abs_logit_difference").number() == 0.0);
     CHECK(std::get<bool>(part.value("gqa_equals_mha_with_copied_heads").value));
     const auto& table = part.table("equality");
-    REQUIRE(table.rows.size() == 2);   // 2 KV heads and 1, seed 0
+    REQUIRE(table.rows.size() == 2);  // 2 KV heads and 1, seed 0
     for (size_t row = 0; row < table.rows.size(); ++row)
         CHECK(table.at(row, "max |logits GQA - logits MHA copy|").number() == 0.0);
 }
@@ -80,9 +80,9 @@ TEST_CASE("lesson 03 part 1: attention parameters for d = 32 and 8 query heads",
     CHECK(part.value("attention_parameters_mqa").number() == 2304);
     CHECK(std::get<bool>(part.value("module_equals_formula").value));
     const auto& table = part.table("attention_parameters");
-    REQUIRE(table.rows.size() == 4);   // every divisor of 8: 8, 4, 2, 1 KV heads
+    REQUIRE(table.rows.size() == 4);  // every divisor of 8: 8, 4, 2, 1 KV heads
     const int kv[] = {8, 4, 2, 1};
-    const int expected[] = {4096, 3072, 2560, 2304};   // 2·32² + 2·32·(4·kv)
+    const int expected[] = {4096, 3072, 2560, 2304};  // 2·32² + 2·32·(4·kv)
     for (size_t row = 0; row < 4; ++row) {
         INFO("KV heads " << kv[row]);
         CHECK(table.at(row, "KV heads").number() == kv[row]);
@@ -113,7 +113,7 @@ TEST_CASE("the MHA copy of a GQA model computes the same logits, bit for bit", "
 TEST_CASE("converting a model whose K/V heads are equal within each group changes nothing",
           "[lessons][lesson03][gqa]") {
     const nn::LanguageModel gqa(small_config(2), 3);
-    const auto mha = lessons::gqa::repeat_kv_heads(gqa);       // heads 0,1 equal; 2,3 equal
+    const auto mha = lessons::gqa::repeat_kv_heads(gqa);  // heads 0,1 equal; 2,3 equal
     const auto back = lessons::gqa::convert_mha_to_gqa(*mha, 2);
     REQUIRE(back->config().n_kv_heads == 2);
     const auto original = gqa.named_parameters(), converted = back->named_parameters();
@@ -137,8 +137,8 @@ TEST_CASE("the converted K/V heads are the means of each group, the rest is copi
         for (const auto& [name, w] : pooled->named_parameters()) {
             INFO(name << ", " << kv << " KV heads");
             const ag::Tensor source = parameter(mha, name);
-            const bool kv_weight = name.find("attn.wk.") != std::string::npos ||
-                                   name.find("attn.wv.") != std::string::npos;
+            const bool kv_weight =
+                name.find("attn.wk.") != std::string::npos || name.find("attn.wv.") != std::string::npos;
             if (!kv_weight) {
                 CHECK(ag::max_abs_diff(w, source) == 0.0);
                 continue;
@@ -154,7 +154,7 @@ TEST_CASE("the converted K/V heads are the means of each group, the rest is copi
                         worst = std::max(worst, std::fabs(w.data()[(j * dh + r) * d + c] - mean));
                     }
             CHECK(worst < 1e-15);
-            CHECK(ag::max_abs_diff(w, source.narrow(0, 0, kv * dh)) > 0.01);   // not simply the first heads
+            CHECK(ag::max_abs_diff(w, source.narrow(0, 0, kv * dh)) > 0.01);  // not simply the first heads
         }
     }
 }
@@ -173,11 +173,11 @@ TEST_CASE("lesson 03 part 2: Llama-3 8B's weights and KV cache in bytes", "[less
     // count_parameters(llama3_8b()) = 8,030,261,248, two bytes each in BF16
     CHECK(part.value("parameters").number() == 8030261248.0);
     CHECK(part.value("weight_bytes").number() == 16060522496.0);
-    CHECK(part.value("weight_gib").number() == Approx(16060522496.0 / (1024.0 * 1024.0 * 1024.0)));   // 14.96
+    CHECK(part.value("weight_gib").number() == Approx(16060522496.0 / (1024.0 * 1024.0 * 1024.0)));  // 14.96
     // 32 layers · K and V · n_kv heads · 128 · 2 bytes · 32 · 8192 tokens
-    CHECK(part.value("cache_bytes_mha").number() == 137438953472.0);   // 128 GiB
-    CHECK(part.value("cache_bytes_gqa").number() == 34359738368.0);    // 32 GiB
-    CHECK(part.value("cache_bytes_mqa").number() == 4294967296.0);     // 4 GiB
+    CHECK(part.value("cache_bytes_mha").number() == 137438953472.0);  // 128 GiB
+    CHECK(part.value("cache_bytes_gqa").number() == 34359738368.0);   // 32 GiB
+    CHECK(part.value("cache_bytes_mqa").number() == 4294967296.0);    // 4 GiB
     CHECK(part.value("cache_ratio_mha_to_gqa").number() == 4.0);
     CHECK(part.value("cache_ratio_gqa_to_mqa").number() == 8.0);
     // (weights + cache) / 3.35 TB/s
@@ -189,11 +189,11 @@ TEST_CASE("lesson 03 part 2: Llama-3 8B's weights and KV cache in bytes", "[less
     CHECK(std::get<bool>(part.value("mqa_fits").value));
     const auto& table = part.table("decoding");
     REQUIRE(table.rows.size() == 3);
-    CHECK(table.at(0, "cache bytes per token").number() == 524288);   // 512 KiB
+    CHECK(table.at(0, "cache bytes per token").number() == 524288);  // 512 KiB
 }
 
 TEST_CASE("decoding_cost follows the formula for any model", "[lessons][lesson03][gqa]") {
-    nn::LMConfig cfg = nn::LMConfig::modern_lm();   // 2 layers, 2 KV heads of 16
+    nn::LMConfig cfg = nn::LMConfig::modern_lm();  // 2 layers, 2 KV heads of 16
     lessons::gqa::DecodingSetup setup;
     setup.batch = 3;
     setup.tokens = 5;
@@ -230,8 +230,8 @@ TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the
           "[lessons][lesson03]") {
     const auto& run = quick_run();
     const auto& part = run.report.part(3);
-    for (const char* key : {"ppl_mha", "ppl_gqa", "ppl_mqa", "ppl_mean_pooled", "ppl_uptrained", "ppl_control",
-                            "grammar_perplexity"}) {
+    for (const char* key :
+         {"ppl_mha", "ppl_gqa", "ppl_mqa", "ppl_mean_pooled", "ppl_uptrained", "ppl_control", "grammar_perplexity"}) {
         INFO(key);
         const double ppl = part.value(key).number();
         CHECK(std::isfinite(ppl));

@@ -55,7 +55,7 @@ TEST_CASE("lesson 04 part 2: naive, for loop and sliding chunks equal the engine
     const auto& equal = part.table("equal_outputs");
     REQUIRE(equal.rows.size() == 5);
     CHECK(equal.at(0, "W").number() == 1);
-    CHECK(equal.at(4, "W").number() > equal.at(4, "T").number());   // a window longer than the sequence
+    CHECK(equal.at(4, "W").number() > equal.at(4, "T").number());  // a window longer than the sequence
     for (size_t row = 0; row < equal.rows.size(); ++row)
         for (const char* column : {"naive - engine", "for loop - engine", "sliding chunks - engine"}) {
             INFO("W = " << equal.at(row, "W").str() << ", " << column);
@@ -68,11 +68,12 @@ TEST_CASE("lesson 04 part 2: naive, for loop and sliding chunks equal the engine
 }
 
 TEST_CASE("lesson 04 part 3: L windowed layers reach exactly L(W-1) tokens", "[lessons][lesson04]") {
-    const test::LessonRun run(lessons::sliding_window::lesson(), test::quick_options(test::scratch_path("l04_p3"), 3, 2));
+    const test::LessonRun run(lessons::sliding_window::lesson(),
+                              test::quick_options(test::scratch_path("l04_p3"), 3, 2));
     const auto& part = run.report.part(3);
     CHECK(std::get<bool>(part.value("reach_is_L_times_W_minus_1").value));
     const auto& table = part.table("receptive_field");
-    REQUIRE(table.rows.size() == 8);   // 4 layers, 2 seeds
+    REQUIRE(table.rows.size() == 8);  // 4 layers, 2 seeds
     for (size_t row = 0; row < table.rows.size(); ++row) {
         const double L = table.at(row, "layer L").number();
         INFO("seed " << table.at(row, "seed").str() << ", L = " << L);
@@ -118,8 +119,8 @@ TEST_CASE("lesson 04 part 5: one model per window, results for k = 1-6", "[lesso
         CHECK(ppl > 1.0);
         CHECK(ppl < 68.0 * 2);
         for (int k = 1; k <= 6; ++k) {
-            const double accuracy = agreement.at(row, "k=" + std::to_string(k) + " (distance " +
-                                                          std::to_string(3 * k) + ")").number();
+            const double accuracy =
+                agreement.at(row, "k=" + std::to_string(k) + " (distance " + std::to_string(3 * k) + ")").number();
             CHECK(accuracy >= 0.0);
             CHECK(accuracy <= 1.0);
         }
@@ -138,7 +139,7 @@ TEST_CASE("04_sliding_window --quick --json writes the report", "[lessons][lesso
     REQUIRE(test::run_program(lessons::sliding_window::lesson(),
                               {"--quick", "--part", "4", "--out", out.string(), "--json", path.string()}) == 0);
     const std::string text = test::read_text(path);
-    for (const char* key : {"\"lesson\":\"04_sliding_window\"", "\"rolling_equals_full\":true",
-                            "\"slots_kept\":5", "\"rolling_cache\":{\"columns\""})
+    for (const char* key : {"\"lesson\":\"04_sliding_window\"", "\"rolling_equals_full\":true", "\"slots_kept\":5",
+                            "\"rolling_cache\":{\"columns\""})
         CHECK_THAT(text, Catch::Contains(key));
 }

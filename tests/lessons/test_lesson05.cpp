@@ -68,16 +68,16 @@ TEST_CASE("lesson 05 part 1: the exact parameter counts", "[lessons][lesson05]")
     CHECK(counts.at(0, "attention").number() == 2 * (2 * 64 * 64 + 2 * 64 * 32));
     CHECK(counts.at(0, "FFN").number() == 2 * 3 * 64 * 172);
     CHECK(counts.at(0, "norms").number() == 5 * 64);
-    CHECK(counts.at(2, "embeddings").number() == 68 * 64 + 40 * 64);   // GPT: learned positions
-    CHECK(counts.at(2, "norms").number() == 5 * 128);                   // LayerNorm: weight and bias
+    CHECK(counts.at(2, "embeddings").number() == 68 * 64 + 40 * 64);  // GPT: learned positions
+    CHECK(counts.at(2, "norms").number() == 5 * 128);                 // LayerNorm: weight and bias
 
     // Llama-3 8B: 8,030,261,248 and its split
     CHECK(value(1, "llama3_8b_params") == 8030261248.0);
     const auto& llama = quick_run().report.part(1).table("llama3_8b");
     REQUIRE(llama.rows.size() == 5);
-    CHECK(llama.at(0, "parameters").number() == 32.0 * 3 * 4096 * 14336);             // FFN 5,637,144,576
+    CHECK(llama.at(0, "parameters").number() == 32.0 * 3 * 4096 * 14336);                     // FFN 5,637,144,576
     CHECK(llama.at(1, "parameters").number() == 32.0 * (2 * 4096 * 4096 + 2 * 4096 * 1024));  // 1,342,177,280
-    CHECK(llama.at(2, "parameters").number() == 2.0 * 128256 * 4096);                  // 1,050,673,152
+    CHECK(llama.at(2, "parameters").number() == 2.0 * 128256 * 4096);                         // 1,050,673,152
     CHECK(llama.at(3, "parameters").number() == 65.0 * 4096);
     CHECK(value(1, "llama3_ffn_share") == Approx(0.702).margin(5e-4));
     CHECK(value(1, "llama3_attention_share") == Approx(0.167).margin(5e-4));
@@ -86,7 +86,7 @@ TEST_CASE("lesson 05 part 1: the exact parameter counts", "[lessons][lesson05]")
 
 TEST_CASE("lesson 05 part 1: RMSNorm equals LayerNorm on zero-mean rows", "[lessons][lesson05]") {
     CHECK(value(1, "max_rmsnorm_centred_minus_layernorm") < 1e-12);
-    CHECK(value(1, "max_rmsnorm_minus_layernorm") > 0.1);   // not without the centring
+    CHECK(value(1, "max_rmsnorm_minus_layernorm") > 0.1);  // not without the centring
     CHECK(verdict(1, "rmsnorm_equals_layernorm_at_zero_mean"));
 
     // exercise 9: x = [1, 2, 3, 4]
@@ -100,7 +100,7 @@ TEST_CASE("lesson 05 part 1: RMSNorm equals LayerNorm on zero-mean rows", "[less
         CHECK(example.at(2, column).number() == Approx((i - 2.5) / sd).epsilon(1e-14));
         CHECK(std::fabs(example.at(4, column).number() - example.at(2, column).number()) < 1e-14);
     }
-    CHECK(value(1, "rmsnorm_output_mean") > 0.5);   // RMSNorm does not centre
+    CHECK(value(1, "rmsnorm_output_mean") > 0.5);  // RMSNorm does not centre
 }
 
 TEST_CASE("lesson 05 part 1: SwiGLU's 8d/3", "[lessons][lesson05]") {
@@ -111,9 +111,9 @@ TEST_CASE("lesson 05 part 1: SwiGLU's 8d/3", "[lessons][lesson05]") {
     CHECK(value(1, "llama3_d_ff_over_d") == 3.5);
     const auto& sizes = quick_run().report.part(1).table("ffn_sizes");
     REQUIRE(sizes.rows.size() == 7);
-    CHECK(sizes.at(1, "÷ 8d²").number() == Approx(1.0).epsilon(1e-14));   // 3·d·8d/3 = 8d²
+    CHECK(sizes.at(1, "÷ 8d²").number() == Approx(1.0).epsilon(1e-14));  // 3·d·8d/3 = 8d²
     CHECK(sizes.at(2, "hidden").number() == 172);
-    CHECK(sizes.at(5, "hidden").number() == 11008);                       // Llama 2 7B
+    CHECK(sizes.at(5, "hidden").number() == 11008);  // Llama 2 7B
     CHECK(sizes.at(6, "weights").number() == 3.0 * 4096 * 14336);
     CHECK(sizes.at(1, "weights").number() == 8 * 64 * 64);
     CHECK(sizes.at(6, "÷ 8d²").number() == 1.3125);
@@ -158,14 +158,14 @@ TEST_CASE("lesson 05 part 2 (quick): finite perplexities and both figures", "[le
         INFO(figure);
         const std::string text = test::read_text(out / figure);
         CHECK_THAT(text, Catch::Contains("<svg"));
-        CHECK_THAT(text, Catch::Contains("<polyline"));   // the curves were drawn
+        CHECK_THAT(text, Catch::Contains("<polyline"));  // the curves were drawn
     }
 }
 
 TEST_CASE("lesson 05 part 3 (quick): agreement and attention in range", "[lessons][lesson05]") {
     const auto& part = quick_run().report.part(3);
     const auto& agreement = part.table("agreement");
-    REQUIRE(agreement.rows.size() == 3);   // learned, none, RoPE for seed 0
+    REQUIRE(agreement.rows.size() == 3);  // learned, none, RoPE for seed 0
     for (size_t row = 0; row < agreement.rows.size(); ++row)
         for (const char* column : {"k=1", "k=2", "k=3", "k=4", "k=5", "k=6", "k=1-3", "k=4-6"}) {
             INFO(agreement.at(row, "encoding").str() << " " << column);
@@ -200,10 +200,10 @@ TEST_CASE("lesson 05 part 3 (quick): the untrained learned position rows are fou
     const auto& rows = quick_run().report.part(3).table("learned_position_rows");
     REQUIRE(rows.rows.size() == 1);
     CHECK(rows.at(0, "rows untouched (found)").str() == "13-39");
-    CHECK(rows.at(0, "max moved").number() > 1e-3);             // the trained rows did move
+    CHECK(rows.at(0, "max moved").number() > 1e-3);  // the trained rows did move
     CHECK(rows.at(0, "(1 - lr·λ)^steps").number() < 1.0);
     const auto& reads = quick_run().report.part(3).table("learned_extrapolation");
-    CHECK(reads.at(3, "untrained rows read").number() == 2);   // k=4: positions 13 and 14
+    CHECK(reads.at(3, "untrained rows read").number() == 2);  // k=4: positions 13 and 14
 }
 
 TEST_CASE("untouched_position_rows: exact, and it sees a change of one ulp", "[lessons][lesson05]") {
@@ -232,8 +232,9 @@ TEST_CASE("untouched_position_rows: exact, and it sees a change of one ulp", "[l
 
 TEST_CASE("05_modern_transformer --quick --part 1 --json writes the report", "[lessons][lesson05][json]") {
     const auto path = test::scratch_path("lesson05.json");
-    REQUIRE(test::run_program(lessons::modern_transformer::lesson(), {"--quick", "--part", "1", "--json", path.string(),
-                                                                      "--out", test::scratch_path("lesson05_json_out").string()}) == 0);
+    REQUIRE(test::run_program(lessons::modern_transformer::lesson(),
+                              {"--quick", "--part", "1", "--json", path.string(), "--out",
+                               test::scratch_path("lesson05_json_out").string()}) == 0);
     const std::string text = test::read_text(path);
     for (const char* key : {"\"lesson\":\"05_modern_transformer\"", "\"llama3_8b_params\":8030261248",
                             "\"module_equals_formula\":true", "\"parameter_counts\":{\"columns\""})

@@ -25,14 +25,15 @@ namespace {
 
 const lessons::CommandLine kCli{"prog", "a test program", {"§1  one", "§2  two", "§3  three"}, 2};
 
-lessons::ParsedOptions parse(const std::vector<std::string>& args) {
-    return lessons::parse_options(args, kCli);
-}
+lessons::ParsedOptions parse(const std::vector<std::string>& args) { return lessons::parse_options(args, kCli); }
 
 // Part 1 records a value, a verdict and a table; part 2 fails.
 const lessons::Lesson& toy_lesson() {
     static const lessons::Lesson toy{
-        "toy", "A toy lesson", "§0", 1,
+        "toy",
+        "A toy lesson",
+        "§0",
+        1,
         {{"§0", "Records", "records what a part can record",
           [](Report& r, const Options& o) {
               r.value("seeds", o.seeds);
@@ -68,15 +69,15 @@ TEST_CASE("options: defaults and every flag in both spellings", "[lessons][cli]"
     const auto defaults = parse({});
     REQUIRE(defaults.ok());
     CHECK(defaults.options.part == 0);
-    CHECK(defaults.options.seeds == 2);   // the program's own default
+    CHECK(defaults.options.seeds == 2);  // the program's own default
     CHECK_FALSE(defaults.options.quick);
     CHECK(defaults.options.threads == 0);
     CHECK(defaults.options.json.empty());
     CHECK(defaults.options.out == "out");
     CHECK_FALSE(defaults.options.help);
 
-    const auto all = parse({"--part", "3", "--seeds=5", "--quick", "--threads", "2", "--json",
-                            "r.json", "--out=figures", "--help"});
+    const auto all =
+        parse({"--part", "3", "--seeds=5", "--quick", "--threads", "2", "--json", "r.json", "--out=figures", "--help"});
     INFO(all.error);
     REQUIRE(all.ok());
     CHECK(all.options.part == 3);
@@ -89,12 +90,23 @@ TEST_CASE("options: defaults and every flag in both spellings", "[lessons][cli]"
 }
 
 TEST_CASE("options: every bad argument is an error", "[lessons][cli]") {
-    const std::vector<std::vector<std::string>> bad{
-        {"--bogus"},        {"stray"},          {"--part"},          {"--part", "x"},
-        {"--part", "0"},    {"--part", "4"},    {"--part", "2x"},    {"--part", ""},
-        {"--seeds", "0"},   {"--seeds", "-1"},  {"--seeds", "1.5"},  {"--threads", "0"},
-        {"--json"},         {"--json", "--quick"}, {"--out="},       {"--quick=yes"},
-        {"--seeds", "99999999999"}};
+    const std::vector<std::vector<std::string>> bad{{"--bogus"},
+                                                    {"stray"},
+                                                    {"--part"},
+                                                    {"--part", "x"},
+                                                    {"--part", "0"},
+                                                    {"--part", "4"},
+                                                    {"--part", "2x"},
+                                                    {"--part", ""},
+                                                    {"--seeds", "0"},
+                                                    {"--seeds", "-1"},
+                                                    {"--seeds", "1.5"},
+                                                    {"--threads", "0"},
+                                                    {"--json"},
+                                                    {"--json", "--quick"},
+                                                    {"--out="},
+                                                    {"--quick=yes"},
+                                                    {"--seeds", "99999999999"}};
     for (const auto& args : bad) {
         const auto parsed = parse(args);
         INFO("args: " << fmt::format("{}", fmt::join(args, " ")));
@@ -104,16 +116,15 @@ TEST_CASE("options: every bad argument is an error", "[lessons][cli]") {
     CHECK(parse({"--seeds", "x"}).error == "--seeds: wants a whole number, got 'x'");
     CHECK(parse({"--nope"}).error == "The following argument was not expected: --nope");
     CHECK(parse({"--json", "--quick"}).error == "--json: needs a value, got the flag '--quick'");
-    CHECK(lessons::parse_options({"--part", "1"}, {"tool", "no parts", {}, 1}).error ==
-          "--part: tool has no parts");
+    CHECK(lessons::parse_options({"--part", "1"}, {"tool", "no parts", {}, 1}).error == "--part: tool has no parts");
 }
 
 TEST_CASE("options: numbers are read as the decimals they are written as", "[lessons][cli]") {
-    CHECK(parse({"--seeds", "010"}).options.seeds == 10);   // not C's octal 8
+    CHECK(parse({"--seeds", "010"}).options.seeds == 10);  // not C's octal 8
     CHECK(parse({"--part=03"}).options.part == 3);
     CHECK(parse({"--threads", "0x2"}).error == "--threads: wants a whole number, got '0x2'");
     CHECK(parse({"--seeds", "+2"}).error == "--seeds: wants a whole number, got '+2'");
-    CHECK(parse({"--seeds", "3", "--seeds", "4"}).options.seeds == 4);   // the last one counts
+    CHECK(parse({"--seeds", "3", "--seeds", "4"}).options.seeds == 4);  // the last one counts
 }
 
 TEST_CASE("run_lesson: a bad argument is one line naming it, exit status 2", "[lessons][cli]") {
@@ -122,7 +133,7 @@ TEST_CASE("run_lesson: a bad argument is one line naming it, exit status 2", "[l
         std::string says;
     };
     const std::vector<Case> cases = {{{"--bogus"}, "not expected: --bogus"},
-                                     {{"--part", "3"}, "--part: Value 3 not in range 1 to 2"},   // a range
+                                     {{"--part", "3"}, "--part: Value 3 not in range 1 to 2"},  // a range
                                      {{"--seeds", "0"}, "--seeds: Value 0 not in range"},
                                      {{"--threads", "two"}, "--threads: wants a whole number, got 'two'"},
                                      {{"--out"}, "--out"}};
@@ -152,8 +163,8 @@ TEST_CASE("run_lesson: --help prints CLI11's help on stdout, exit status 0", "[l
 
 TEST_CASE("usage names every flag and every part", "[lessons][cli]") {
     const std::string text = lessons::usage(kCli);
-    for (const char* word : {"--part N", "--seeds N", "--quick", "--threads N", "--json FILE",
-                             "--out DIR", "--help", "a test program", "§2  two", "1-3"})
+    for (const char* word : {"--part N", "--seeds N", "--quick", "--threads N", "--json FILE", "--out DIR", "--help",
+                             "a test program", "§2  two", "1-3"})
         CHECK_THAT(text, Catch::Contains(word));
 }
 
@@ -197,10 +208,10 @@ TEST_CASE("report: tables are aligned and recorded", "[lessons][report]") {
 TEST_CASE("report: misuse is caught", "[lessons][report]") {
     std::FILE* printed = std::tmpfile();
     Report report(printed);
-    CHECK_THROWS_AS(report.value("early", 1.0), std::logic_error);   // before section()
+    CHECK_THROWS_AS(report.value("early", 1.0), std::logic_error);  // before section()
     report.section(1, "§0", "t", "s");
     report.value("x", 1.0);
-    CHECK_THROWS_AS(report.value("x", 2.0), std::logic_error);       // recorded twice
+    CHECK_THROWS_AS(report.value("x", 2.0), std::logic_error);                  // recorded twice
     CHECK_THROWS_AS(report.table("bad", {"a", "b"}, {{1}}), std::logic_error);  // short row
     std::fclose(printed);
 }
@@ -211,7 +222,7 @@ TEST_CASE("run_lesson: exit statuses", "[lessons][cli]") {
     CHECK(test::run_program(toy_lesson(), {"--part", "3"}) == 2);
     CHECK(test::run_program(toy_lesson(), {"--help"}) == 0);
     CHECK(test::run_program(toy_lesson(), {"--part", "1"}) == 0);
-    CHECK(test::run_program(toy_lesson(), {"--part", "2"}) == 1);   // the part throws
+    CHECK(test::run_program(toy_lesson(), {"--part", "2"}) == 1);  // the part throws
     CHECK(test::run_program(toy_lesson(), {}) == 1);
     const auto no_dir = test::scratch_path("missing") / "r.json";
     CHECK(test::run_program(toy_lesson(), {"--part", "1", "--json", no_dir.string()}) == 1);
@@ -243,7 +254,7 @@ TEST_CASE("report JSON: every number reads back as the same double, non-finite a
     report.table("cells", {"text", "whole", "yes"}, {{"a\"b\\c\nd\te\x01 §", size_t{3}, false}});
     std::fclose(printed);
     const std::string text = report.to_json();
-    CHECK(std::count(text.begin(), text.end(), '\n') == 1);   // one line
+    CHECK(std::count(text.begin(), text.end(), '\n') == 1);  // one line
     const auto j = nlohmann::ordered_json::parse(text);
     const auto& values = j.at("parts").at("1").at("values");
     for (size_t i = 0; i < xs.size(); ++i) CHECK(values.at("x" + std::to_string(i)).get<double>() == xs[i]);
@@ -286,7 +297,7 @@ TEST_CASE("svg: a heat-map grid draws every cell of every panel", "[lessons][svg
     grid.panels.push_back({"1x1", {{7}}, 0, 0, true});
     lessons::svg::write(path, grid);
     const std::string text = test::read_text(path);
-    CHECK(count(text, "<rect x=") == 7);   // 6 + 1 cells
+    CHECK(count(text, "<rect x=") == 7);  // 6 + 1 cells
     CHECK(text.find(">7</text>") != std::string::npos);
     std::filesystem::remove(path);
 }

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include "engine/helpers.h"
 #include "nn/checkpoint.h"
@@ -43,8 +43,8 @@ struct Tiny : nn::Module {
 struct TempDir {
     TempDir() {
         static int counter = 0;
-        path = fs::temp_directory_path() / ("nn_checkpoint_test_" + std::to_string(::getpid()) + "_" +
-                                            std::to_string(counter++));
+        path = fs::temp_directory_path() /
+               ("nn_checkpoint_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
         fs::remove_all(path);
         fs::create_directories(path);
     }
@@ -123,7 +123,8 @@ TEST_CASE("checkpoint: a module round-trips bit for bit, with names and metadata
     saved.a.data()[1] = 5e-324;
     saved.a.data()[2] = 1.7976931348623157e308;
     saved.bias.data()[0] = 1.0 / 3.0;
-    const std::map<std::string, std::string> metadata = {{"model", "tiny"}, {"config", R"({"d": 3, "note": "a \"quoted\" word"})"}};
+    const std::map<std::string, std::string> metadata = {{"model", "tiny"},
+                                                         {"config", R"({"d": 3, "note": "a \"quoted\" word"})"}};
     nn::save(saved, path, metadata);
 
     // 8 + header + 3 + 4 + 6 doubles; the header is padded to a multiple of 8.
@@ -154,17 +155,18 @@ TEST_CASE("checkpoint: a module round-trips bit for bit, with names and metadata
     CHECK(loaded.child->weight.requires_grad());
     const auto want = values_of(saved), got = values_of(loaded);
     for (std::size_t i = 0; i < want.size(); ++i) {
-        INFO("parameter " << i << "\n  expected " << test::values_str(want[i]) << "\n  found    " << test::values_str(got[i]));
+        INFO("parameter " << i << "\n  expected " << test::values_str(want[i]) << "\n  found    "
+                          << test::values_str(got[i]));
         CHECK(bitwise_equal(got[i], want[i]));
     }
 }
 
-TEST_CASE("checkpoint: a file written by hand byte for byte loads, and save writes the same bytes", "[nn][checkpoint]") {
+TEST_CASE("checkpoint: a file written by hand byte for byte loads, and save writes the same bytes",
+          "[nn][checkpoint]") {
     TempDir dir;
-    const std::string header =
-        R"({"__metadata__":{"format":"pt"},)"
-        R"("x":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},)"
-        R"("y":{"dtype":"F64","shape":[],"data_offsets":[16,24]}})";
+    const std::string header = R"({"__metadata__":{"format":"pt"},)"
+                               R"("x":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},)"
+                               R"("y":{"dtype":"F64","shape":[],"data_offsets":[16,24]}})";
     REQUIRE(header.size() == 140);
     // 1.5 = 0x3FF8000000000000, -2 = 0xC000000000000000, 0.25 = 0x3FD0000000000000,
     // each stored least significant byte first.
@@ -233,15 +235,15 @@ TEST_CASE("checkpoint: corrupt files are refused with a message naming the probl
         {"empty file", "", "has 0 bytes, fewer than the 8 of the header length"},
         {"5 bytes", "abcde", "has 5 bytes, fewer than the 8"},
         {"flipped header length", flipped, fmt::format("header length {} is absurd", (uint64_t{1} << 62) + good_len)},
-        {"header length past the end", past_end, fmt::format("header length {} runs past the end of the file ({} bytes)",
-                                                             good.size(), good.size())},
-        {"truncated data", good.substr(0, good.size() - 8), "past the end of the data (16 bytes): the file is truncated"},
+        {"header length past the end", past_end,
+         fmt::format("header length {} runs past the end of the file ({} bytes)", good.size(), good.size())},
+        {"truncated data", good.substr(0, good.size() - 8),
+         "past the end of the data (16 bytes): the file is truncated"},
         {"truncated header", good.substr(0, 20), "runs past the end of the file (20 bytes)"},
         {"bad JSON", safetensors_file(R"({"w": {"dtype": "F64",)", ""),
          "the header is not valid JSON (parse error at line 1, column 23: syntax error while parsing object key - "
          "unexpected end of input; expected string literal)"},
-        {"one tensor twice",
-         safetensors_file("{" + entry_w + "," + entry_w + "}", three.substr(0, 16)),
+        {"one tensor twice", safetensors_file("{" + entry_w + "," + entry_w + "}", three.substr(0, 16)),
          "the header is not valid JSON (duplicate key \"w\")"},
         {"nested too deep", safetensors_file("{\"w\": " + std::string(300, '[') + std::string(300, ']') + "}", ""),
          "the header is not valid JSON (nested deeper than 256 arrays/objects)"},
@@ -257,11 +259,14 @@ TEST_CASE("checkpoint: corrupt files are refused with a message naming the probl
          "tensor 'w' has no \"data_offsets\""},
         {"F32", safetensors_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", three.substr(0, 8)),
          "tensor 'w' has dtype F32; only F64 is supported"},
-        {"negative dim", safetensors_file(R"({"w":{"dtype":"F64","shape":[-2],"data_offsets":[0,16]}})", three.substr(0, 16)),
+        {"negative dim",
+         safetensors_file(R"({"w":{"dtype":"F64","shape":[-2],"data_offsets":[0,16]}})", three.substr(0, 16)),
          "tensor 'w' shape entry is -2, not a whole number >= 0"},
-        {"offsets not a pair", safetensors_file(R"({"w":{"dtype":"F64","shape":[2],"data_offsets":[16]}})", three.substr(0, 16)),
+        {"offsets not a pair",
+         safetensors_file(R"({"w":{"dtype":"F64","shape":[2],"data_offsets":[16]}})", three.substr(0, 16)),
          "tensor 'w' has data_offsets [16], not [begin, end]"},
-        {"end before begin", safetensors_file(R"({"w":{"dtype":"F64","shape":[0],"data_offsets":[16,0]}})", three.substr(0, 16)),
+        {"end before begin",
+         safetensors_file(R"({"w":{"dtype":"F64","shape":[0],"data_offsets":[16,0]}})", three.substr(0, 16)),
          "tensor 'w' has data_offsets [16, 0] that end before they begin"},
         {"size does not match the shape",
          safetensors_file(R"({"w":{"dtype":"F64","shape":[2],"data_offsets":[0,24]}})", three),
@@ -270,12 +275,15 @@ TEST_CASE("checkpoint: corrupt files are refused with a message naming the probl
          safetensors_file(R"({"w":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,24]}})", three),
          "needs more than the file holds"},
         {"overlap",
-         safetensors_file("{" + entry_w + R"(,"v":{"dtype":"F64","shape":[],"data_offsets":[8,16]}})", three.substr(0, 16)),
+         safetensors_file("{" + entry_w + R"(,"v":{"dtype":"F64","shape":[],"data_offsets":[8,16]}})",
+                          three.substr(0, 16)),
          "tensors 'w' and 'v' overlap in the data (bytes [8, 16))"},
-        {"gap", safetensors_file("{" + entry_w + R"(,"v":{"dtype":"F64","shape":[],"data_offsets":[24,32]}})",
-                                 f64_bytes({1, 2, 3, 4})),
+        {"gap",
+         safetensors_file("{" + entry_w + R"(,"v":{"dtype":"F64","shape":[],"data_offsets":[24,32]}})",
+                          f64_bytes({1, 2, 3, 4})),
          "data bytes [16, 24) belong to no tensor"},
-        {"trailing bytes", safetensors_file("{" + entry_w + "}", three), "data bytes [16, 24) at the end belong to no tensor"},
+        {"trailing bytes", safetensors_file("{" + entry_w + "}", three),
+         "data bytes [16, 24) at the end belong to no tensor"},
         {"metadata not strings", safetensors_file(R"({"__metadata__":{"epoch":3}})", ""),
          "__metadata__ value 'epoch' is a number, not a string"},
     };
@@ -283,8 +291,8 @@ TEST_CASE("checkpoint: corrupt files are refused with a message naming the probl
         const std::string path = dir.file("bad.safetensors");
         write_bytes(path, c.bytes);
         const std::string error = load_error(path);
-        INFO("case: " << c.what << "\n  expected a message containing: " << c.error << "\n  found: "
-                      << (error.empty() ? "(it loaded)" : error));
+        INFO("case: " << c.what << "\n  expected a message containing: " << c.error
+                      << "\n  found: " << (error.empty() ? "(it loaded)" : error));
         CHECK(error.find(c.error) != std::string::npos);
         CHECK(error.find(path) != std::string::npos);  // the message names the file
     }
@@ -318,7 +326,8 @@ TEST_CASE("checkpoint: a key twice in the header or in the config metadata is re
                       "model config: not JSON (duplicate key \"vocab\")");
 }
 
-TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tensors, changing nothing", "[nn][checkpoint]") {
+TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tensors, changing nothing",
+          "[nn][checkpoint]") {
     TempDir dir;
     const std::string path = dir.file("tiny.safetensors");
     Tiny source(1);
@@ -356,7 +365,8 @@ TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tens
         c.tensors.emplace_back("foo.weight", Tensor::zeros({1}));
         c.tensors.emplace_back("child.bias", Tensor::zeros({2}));
         CHECK(load_into_error(model, c) ==
-              "checkpoint: missing bias; unexpected foo.weight, child.bias; child.weight has shape [3,2], the model has [2,3]");
+              "checkpoint: missing bias; unexpected foo.weight, child.bias; child.weight has shape [3,2], the model "
+              "has [2,3]");
     }
     CHECK(unchanged());
 }

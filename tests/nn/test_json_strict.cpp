@@ -17,14 +17,15 @@ TEST_CASE("strict JSON: a key twice in one object is refused, at any depth", "[n
     CHECK_THROWS_WITH(parse_strict_json(R"({"a\"b": 1, "a\"b": 2})"), R"(duplicate key "a\"b")");
     // The same key in two objects, or after the object that held it closed, is fine.
     const auto j = parse_strict_json(R"({"z": {"x": 1}, "y": [{"x": 2}, {"x": 3}], "x": 4})");
-    CHECK(j.dump() == R"({"z":{"x":1},"y":[{"x":2},{"x":3}],"x":4})");   // the text's order
+    CHECK(j.dump() == R"({"z":{"x":1},"y":[{"x":2},{"x":3}],"x":4})");  // the text's order
 }
 
 TEST_CASE("strict JSON: 256 levels of nesting but not 257, and nlohmann's errors without its prefix", "[nn][json]") {
     const auto nested = [](int levels) { return std::string(levels, '[') + std::string(levels, ']'); };
     CHECK_NOTHROW(parse_strict_json(nested(nn::kMaxJsonDepth)));
     CHECK_THROWS_WITH(parse_strict_json(nested(nn::kMaxJsonDepth + 1)), "nested deeper than 256 arrays/objects");
-    CHECK_THROWS_WITH(parse_strict_json("{\"a\": " + nested(nn::kMaxJsonDepth) + "}"), Catch::Contains("deeper than 256"));
+    CHECK_THROWS_WITH(parse_strict_json("{\"a\": " + nested(nn::kMaxJsonDepth) + "}"),
+                      Catch::Contains("deeper than 256"));
     CHECK_THROWS_WITH(parse_strict_json(R"({"a": )"), Catch::StartsWith("parse error at line 1, column 7"));
     CHECK_THROWS_WITH(parse_strict_json("1e999"), Catch::Contains("number overflow"));
     CHECK_THROWS_AS(parse_strict_json(""), std::invalid_argument);

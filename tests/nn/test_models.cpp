@@ -37,9 +37,9 @@ TEST_CASE("GPT has lecture 2's 111,360 parameters with docs/models.md's names", 
     CHECK(gpt.num_parameters() == 111360);
     CHECK(nn::count_parameters(LMConfig::gpt()).total() == 111360);
     const std::vector<std::string> expected_first = {
-        "tok_emb.weight", "pos_emb.weight", "layers.0.ln1.weight", "layers.0.ln1.bias",
+        "tok_emb.weight",           "pos_emb.weight",         "layers.0.ln1.weight",       "layers.0.ln1.bias",
         "layers.0.attn.qkv.weight", "layers.0.attn.qkv.bias", "layers.0.attn.proj.weight", "layers.0.attn.proj.bias",
-        "layers.0.ln2.weight", "layers.0.ln2.bias", "layers.0.mlp.fc.weight", "layers.0.mlp.fc.bias",
+        "layers.0.ln2.weight",      "layers.0.ln2.bias",      "layers.0.mlp.fc.weight",    "layers.0.mlp.fc.bias",
         "layers.0.mlp.proj.weight", "layers.0.mlp.proj.bias"};
     const auto got = names(gpt);
     REQUIRE(got.size() == 2 + 2 * 12 + 3);
@@ -58,10 +58,11 @@ TEST_CASE("ModernLM has 99,648 parameters with docs/models.md's names", "[nn][mo
     const nn::LanguageModel lm(LMConfig::modern_lm(), 0);
     CHECK(lm.num_parameters() == 99648);
     CHECK(nn::count_parameters(LMConfig::modern_lm()).total() == 99648);
-    const std::vector<std::string> expected = {
-        "tok_emb.weight", "layers.0.attn_norm.weight", "layers.0.attn.wq.weight", "layers.0.attn.wk.weight",
-        "layers.0.attn.wv.weight", "layers.0.attn.wo.weight", "layers.0.mlp_norm.weight",
-        "layers.0.mlp.w_gate.weight", "layers.0.mlp.w_up.weight", "layers.0.mlp.w_down.weight"};
+    const std::vector<std::string> expected = {"tok_emb.weight",           "layers.0.attn_norm.weight",
+                                               "layers.0.attn.wq.weight",  "layers.0.attn.wk.weight",
+                                               "layers.0.attn.wv.weight",  "layers.0.attn.wo.weight",
+                                               "layers.0.mlp_norm.weight", "layers.0.mlp.w_gate.weight",
+                                               "layers.0.mlp.w_up.weight", "layers.0.mlp.w_down.weight"};
     const auto got = names(lm);
     CHECK(std::vector<std::string>(got.begin(), got.begin() + 10) == expected);
     CHECK(got[got.size() - 2] == "norm.weight");
@@ -76,7 +77,8 @@ TEST_CASE("ModernLM has 99,648 parameters with docs/models.md's names", "[nn][mo
 TEST_CASE("the parameter formula matches the module for every option", "[nn][models]") {
     for (const char* model : {"gpt", "modern_lm"})
         for (int64_t kv : {1, 2, 4})
-            for (PosEncoding pos : {PosEncoding::None, PosEncoding::Learned, PosEncoding::Sinusoidal, PosEncoding::Rope}) {
+            for (PosEncoding pos :
+                 {PosEncoding::None, PosEncoding::Learned, PosEncoding::Sinusoidal, PosEncoding::Rope}) {
                 LMConfig c = std::string(model) == "gpt" ? LMConfig::gpt() : LMConfig::modern_lm();
                 if (c.model == ModelKind::Gpt && (kv != 4 || pos != PosEncoding::Learned)) continue;
                 c.n_kv_heads = kv;
@@ -173,7 +175,8 @@ TEST_CASE("a rolling buffer keeps W-1 slots, position p in slot p mod (W-1)", "[
         CHECK(p >= 13 - 5);
     }
     CHECK(caches[0].k.shape() == ag::Shape{1, 5, 2, 16});
-    CHECK_THROWS_WITH(nn::LanguageModel(LMConfig::modern_lm(), 0).new_caches(nn::CacheKind::Rolling), Catch::Contains("window"));
+    CHECK_THROWS_WITH(nn::LanguageModel(LMConfig::modern_lm(), 0).new_caches(nn::CacheKind::Rolling),
+                      Catch::Contains("window"));
 }
 
 TEST_CASE("bad configs and inputs are refused with clear messages", "[nn][models]") {
@@ -231,8 +234,9 @@ TEST_CASE("a model config round-trips through JSON and bad configs are refused",
     CHECK_THROWS_WITH(LMConfig::from_json(bad), Catch::Contains("absolute"));
 
     // The text older checkpoints hold (numbers written without ".0") still reads.
-    const std::string old = R"({"model":"modern_lm","vocab":68,"max_len":40,"d_model":64,"n_layers":2,"n_heads":4,)"
-                            R"("n_kv_heads":2,"d_ff":172,"pos":"rope","rope_pairing":"half","rope_base":10000,"window":0})";
+    const std::string old =
+        R"({"model":"modern_lm","vocab":68,"max_len":40,"d_model":64,"n_layers":2,"n_heads":4,)"
+        R"("n_kv_heads":2,"d_ff":172,"pos":"rope","rope_pairing":"half","rope_base":10000,"window":0})";
     CHECK(LMConfig::from_json(old).to_json() == LMConfig::modern_lm().to_json());
     // Every key in the order of the struct, each of its own type.
     CHECK(LMConfig::modern_lm().to_json().rfind(R"({"model":"modern_lm","vocab":68,"max_len":40,)", 0) == 0);
@@ -269,7 +273,8 @@ TEST_CASE("packed sequences give the padded batch's logits on the real rows", "[
         const Tensor packed = m.forward(Tensor::from({starts.back()}, rows), nn::Packing::from_starts(starts));
         for (size_t b = 0; b < lengths.size(); ++b) {
             INFO(nn::to_string(c.model) << " sequence " << b);
-            const Tensor real = padded.narrow(0, static_cast<int64_t>(b), 1).narrow(1, 0, lengths[b]).reshape({lengths[b], 68});
+            const Tensor real =
+                padded.narrow(0, static_cast<int64_t>(b), 1).narrow(1, 0, lengths[b]).reshape({lengths[b], 68});
             CHECK(ag::max_abs_diff(real, packed.narrow(0, starts[b], lengths[b])) < 1e-12);
         }
     }
@@ -324,8 +329,7 @@ TEST_CASE("cached decoding turns q and k by rope_positions when given", "[nn][mo
     const auto decode = [&](const std::function<int64_t(int64_t)>& turn) {
         std::vector<nn::KVCache> caches = m.new_caches();
         std::vector<Tensor> logits;
-        for (int64_t p = 0; p < 6; ++p)
-            logits.push_back(m.forward_cached(ids.narrow(1, p, 1), {p}, caches, {turn(p)}));
+        for (int64_t p = 0; p < 6; ++p) logits.push_back(m.forward_cached(ids.narrow(1, p, 1), {p}, caches, {turn(p)}));
         return ag::cat(logits, 1);
     };
     const Tensor own = decode([](int64_t p) { return p; });

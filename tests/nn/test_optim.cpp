@@ -65,7 +65,8 @@ TEST_CASE("AdamW: three steps with a constant gradient and decoupled weight deca
     std::vector<double> expected = p0;
     for (int t = 1; t <= 3; ++t) {
         step_with(opt, p, g);
-        for (std::size_t i = 0; i < 3; ++i) expected[i] = (1 - lr * wd) * expected[i] - lr * g[i] / (std::fabs(g[i]) + eps);
+        for (std::size_t i = 0; i < 3; ++i)
+            expected[i] = (1 - lr * wd) * expected[i] - lr * g[i] / (std::fabs(g[i]) + eps);
         INFO("after step " << t);
         CHECK_TENSOR(p, {3}, expected, 1e-15);
     }
@@ -165,8 +166,10 @@ TEST_CASE("frozen parameters are untouched, even with a stale gradient", "[nn][o
         set_grad(frozen, {1.0, 1.0});  // a gradient from before it was frozen
         frozen.requires_grad_(false);
         std::unique_ptr<optim::Optimizer> opt;
-        if (adam) opt = std::make_unique<optim::AdamW>(std::vector<Tensor>{w, frozen}, 0.1);
-        else opt = std::make_unique<optim::SGD>(std::vector<Tensor>{w, frozen}, 0.1, 0.9, 0.1);
+        if (adam)
+            opt = std::make_unique<optim::AdamW>(std::vector<Tensor>{w, frozen}, 0.1);
+        else
+            opt = std::make_unique<optim::SGD>(std::vector<Tensor>{w, frozen}, 0.1, 0.9, 0.1);
         step_with(*opt, w, {1.0, 1.0});
         CHECK_TENSOR(frozen, {2}, {3.0, 4.0}, 0.0);
         CHECK(w.at({0}) < 1.0);  // while the trainable one moved
@@ -219,8 +222,8 @@ TEST_CASE("clip_grad_norm scales all gradients together and returns the norm", "
         CHECK_TENSOR(a.grad(), {2}, {3.0 * c, 4.0 * c}, 1e-15);
         CHECK_TENSOR(b.grad(), {1}, {12.0 * c}, 1e-15);
         // the new norm is max_norm, up to the 1e-6
-        const double norm = std::sqrt(std::pow(a.grad().at({0}), 2) + std::pow(a.grad().at({1}), 2) +
-                                      std::pow(b.grad().at({0}), 2));
+        const double norm =
+            std::sqrt(std::pow(a.grad().at({0}), 2) + std::pow(a.grad().at({1}), 2) + std::pow(b.grad().at({0}), 2));
         CHECK(norm == Approx(6.5).epsilon(1e-6));
         CHECK_TENSOR(frozen.grad(), {1}, {1000.0}, 0.0);
     }
@@ -255,8 +258,10 @@ TEST_CASE("optimiser steps on large tensors are the same for any thread count", 
         const ag::ThreadCountGuard use(threads);
         Tensor p = init.clone().detach().requires_grad_();
         std::unique_ptr<optim::Optimizer> opt;
-        if (adam) opt = std::make_unique<optim::AdamW>(std::vector<Tensor>{p}, 0.01);
-        else opt = std::make_unique<optim::SGD>(std::vector<Tensor>{p}, 0.01, 0.9, 0.01);
+        if (adam)
+            opt = std::make_unique<optim::AdamW>(std::vector<Tensor>{p}, 0.01);
+        else
+            opt = std::make_unique<optim::SGD>(std::vector<Tensor>{p}, 0.01, 0.9, 0.01);
         for (int t = 0; t < 3; ++t) step_with(*opt, p, grad.to_vector());
         return p.to_vector();
     };
@@ -279,8 +284,8 @@ TEST_CASE("warmup + cosine: endpoints, monotone parts, floor after the end", "[n
     const double lr_max = 1e-3, lr_min = 1e-4;
     const optim::WarmupCosine s(lr_max, lr_min, 10, 110);
     CHECK(s.lr(0) == 0.0);
-    CHECK(s.lr(5) == Approx(0.5 * lr_max).epsilon(1e-15));  // halfway up
-    CHECK(s.lr(10) == lr_max);                              // the peak
+    CHECK(s.lr(5) == Approx(0.5 * lr_max).epsilon(1e-15));            // halfway up
+    CHECK(s.lr(10) == lr_max);                                        // the peak
     CHECK(s.lr(60) == Approx((lr_max + lr_min) / 2).epsilon(1e-14));  // halfway down: cos(π/2) = 0
     CHECK(s.lr(110) == lr_min);
     CHECK(s.lr(1000) == lr_min);

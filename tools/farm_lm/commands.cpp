@@ -10,8 +10,8 @@
 #include <memory>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "lessons/common/cli.h"
@@ -87,9 +87,7 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
         "on stderr says which); 1 any other error.");
     const auto threads = [&](CLI::App* command) { add_threads(*command, f.threads, 1024); };
     const auto limit = [&](CLI::App* command) {
-        command
-            ->add_option("--limit", f.limit,
-                         "use only N sentences of each set (training, test, each agreement k)")
+        command->add_option("--limit", f.limit, "use only N sentences of each set (training, test, each agreement k)")
             ->type_name("N")
             ->transform(whole_number())
             ->check(counting(1));
@@ -167,7 +165,9 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
                      "by spaces, <s> and </s> added where missing, blank lines skipped)")
         ->type_name("FILE")
         ->check(CLI::ExistingFile);
-    eval->add_option("--json", f.json, "also write the results to FILE as JSON")->type_name("FILE")->check(text_value());
+    eval->add_option("--json", f.json, "also write the results to FILE as JSON")
+        ->type_name("FILE")
+        ->check(text_value());
     data_seed(eval);
     limit(eval);
     threads(eval);
@@ -279,9 +279,9 @@ std::string describe(const nn::LMConfig& c, int64_t parameters) {
     std::string positions = nn::to_string(c.pos);
     if (c.pos == nn::PosEncoding::Rope) positions += " " + nn::to_string(c.rope_pairing);
     const std::string attention = c.window > 0 ? fmt::format("window {}", c.window) : "full attention";
-    return fmt::format("{}, {} parameters: d {}, {} layers, {} query / {} KV heads, {} positions, {}", nn::to_string(c.model),
-                       group_thousands(static_cast<double>(parameters)), c.d_model, c.n_layers, c.n_heads, c.n_kv_heads,
-                       positions, attention);
+    return fmt::format("{}, {} parameters: d {}, {} layers, {} query / {} KV heads, {} positions, {}",
+                       nn::to_string(c.model), group_thousands(static_cast<double>(parameters)), c.d_model, c.n_layers,
+                       c.n_heads, c.n_kv_heads, positions, attention);
 }
 
 struct Loaded {
@@ -357,7 +357,8 @@ void set_threads(const Flags& f) {
 // ---- train --------------------------------------------------------------------
 
 nn::LMConfig config_from(const Flags& f) {
-    nn::LMConfig cfg = nn::model_kind_from_string(f.model) == nn::ModelKind::Gpt ? nn::LMConfig::gpt() : nn::LMConfig::modern_lm();
+    nn::LMConfig cfg =
+        nn::model_kind_from_string(f.model) == nn::ModelKind::Gpt ? nn::LMConfig::gpt() : nn::LMConfig::modern_lm();
     try {
         if (f.kv_heads > 0) cfg.n_kv_heads = f.kv_heads;
         if (!f.pos.empty()) cfg.pos = nn::pos_encoding_from_string(f.pos);
@@ -450,7 +451,10 @@ nlohmann::ordered_json measures_json(const std::string& path, const Loaded& load
             {"parameters", loaded.model->num_parameters()},
             {"data_seed", data_seed},
             {"perplexity",
-             {{"on", sets.sentences_from}, {"sentences", sets.sentences.size()}, {"tokens", m.tokens}, {"value", m.perplexity}}},
+             {{"on", sets.sentences_from},
+              {"sentences", sets.sentences.size()},
+              {"tokens", m.tokens},
+              {"value", m.perplexity}}},
             {"agreement", std::move(agreement)}};
 }
 
@@ -477,7 +481,8 @@ int eval(const Flags& f, std::FILE* out) {
     print_measures(out, sets, m);
     if (!json_path.empty()) {
         std::ofstream file(json_path);
-        file << measures_json(path, loaded, sets, m, data_seed).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        file << measures_json(path, loaded, sets, m, data_seed)
+                    .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
              << "\n";
         if (!file.flush()) throw std::runtime_error(fmt::format("cannot write '{}'", json_path));
         fmt::print(out, "wrote {}\n", json_path);
@@ -527,7 +532,8 @@ int run(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
     try {
         // Before a command CLI11 only says that one is required: name what
         // was given instead.
-        const bool is_help = !args.empty() && (args.front() == "help" || args.front() == "-h" || args.front() == "--help");
+        const bool is_help =
+            !args.empty() && (args.front() == "help" || args.front() == "-h" || args.front() == "--help");
         if (!args.empty() && who == "farm_lm" && !is_help)
             throw UsageError(args.front().rfind("-", 0) == 0
                                  ? fmt::format("unknown flag '{}' (a command comes first: train, eval, sample or help)",

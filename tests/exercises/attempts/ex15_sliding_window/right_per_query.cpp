@@ -29,7 +29,7 @@ ag::Tensor chunked_attention(const ag::Tensor& q, const ag::Tensor& k, const ag:
     for (int64_t t = 0; t < T; ++t) {
         const int64_t oldest = std::max<int64_t>(0, t - window + 1), n = t - oldest + 1;
         const ag::Tensor keys = k.narrow(0, oldest, n), vals = v.narrow(0, oldest, n);
-        const ag::Tensor p = ag::softmax(ag::matmul(q.narrow(0, t, 1), keys.t()) * inv_sqrt_d);   // [1, n]
+        const ag::Tensor p = ag::softmax(ag::matmul(q.narrow(0, t, 1), keys.t()) * inv_sqrt_d);  // [1, n]
         rows.push_back(ag::matmul(p, vals));
     }
     return ag::cat(rows, 0);

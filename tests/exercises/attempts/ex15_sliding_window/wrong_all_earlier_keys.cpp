@@ -24,7 +24,7 @@ ag::Tensor chunked_attention(const ag::Tensor& q, const ag::Tensor& k, const ag:
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(1)));
     std::vector<ag::Tensor> out;
     for (int64_t start = 0; start < T; start += window) {
-        const int64_t n = std::min(window, T - start), m = start + n;   // keys 0 … start+n-1
+        const int64_t n = std::min(window, T - start), m = start + n;  // keys 0 … start+n-1
         ag::Tensor hidden = ag::Tensor::zeros({n, m});
         for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < m; ++j)

@@ -21,7 +21,7 @@ ag::Tensor window_mask(int64_t T, int64_t window) {
 
 ag::Tensor chunked_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window) {
     const int64_t T = q.size(0), d = q.size(1);
-    if (window >= T) {   // one chunk: no window at all
+    if (window >= T) {  // one chunk: no window at all
         const auto as_heads = [&](const ag::Tensor& x) { return x.reshape({1, T, 1, d}); };
         return ag::causal_attention(as_heads(q), as_heads(k), as_heads(v)).reshape({T, d});
     }

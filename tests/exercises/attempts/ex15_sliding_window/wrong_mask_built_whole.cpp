@@ -23,7 +23,7 @@ ag::Tensor window_mask(int64_t T, int64_t window) {
 ag::Tensor chunked_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window) {
     const int64_t T = q.size(0), d = q.size(1);
     const ag::Tensor full = window_mask(T, window);
-    const ag::Tensor hidden_everywhere = 1.0 - full;   // 1 where a key is hidden
+    const ag::Tensor hidden_everywhere = 1.0 - full;  // 1 where a key is hidden
     std::vector<ag::Tensor> outputs;
     for (int64_t start = 0; start < T; start += window) {
         const int64_t n = std::min(window, T - start), first = std::max<int64_t>(0, start - window);
@@ -31,7 +31,8 @@ ag::Tensor chunked_attention(const ag::Tensor& q, const ag::Tensor& k, const ag:
         const ag::Tensor hidden = hidden_everywhere.narrow(0, start, n).narrow(1, first, m).contiguous();
         const ag::Tensor scores =
             ag::matmul(q.narrow(0, start, n), k.narrow(0, first, m).t()) / std::sqrt(static_cast<double>(d));
-        const ag::Tensor weights = ag::softmax(ag::masked_fill(scores, hidden, -std::numeric_limits<double>::infinity()));
+        const ag::Tensor weights =
+            ag::softmax(ag::masked_fill(scores, hidden, -std::numeric_limits<double>::infinity()));
         outputs.push_back(ag::matmul(weights, v.narrow(0, first, m)));
     }
     return ag::cat(outputs, 0);

@@ -10,14 +10,17 @@
 namespace ex16 {
 
 RollingCache::RollingCache(int64_t W, int64_t head_dim, double rope_base)
-    : window(W), base(rope_base), keys(ag::Tensor::zeros({W - 1, head_dim})),
-      values(ag::Tensor::zeros({W - 1, head_dim})), positions(static_cast<size_t>(W - 1), -1) {}
+    : window(W),
+      base(rope_base),
+      keys(ag::Tensor::zeros({W - 1, head_dim})),
+      values(ag::Tensor::zeros({W - 1, head_dim})),
+      positions(static_cast<size_t>(W - 1), -1) {}
 
 int64_t RollingCache::slot_of(int64_t position) const { return position % (window - 1); }
 
 ag::Tensor RollingCache::step(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t position) {
     ag::NoGradGuard no_grad;
-    const int64_t dh = q.numel(), S = window;   // W-1 slots and the new token
+    const int64_t dh = q.numel(), S = window;  // W-1 slots and the new token
     const ag::Tensor qr = ag::rope(q.reshape({1, 1, dh}), {position}, base);
     const ag::Tensor kr = ag::rope(k.reshape({1, 1, dh}), {position}, base).reshape({1, dh});
     const ag::Tensor all_k = ag::cat({keys, kr}, 0).reshape({1, S, 1, dh});

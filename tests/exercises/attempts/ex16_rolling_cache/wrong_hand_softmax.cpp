@@ -11,8 +11,11 @@
 namespace ex16 {
 
 RollingCache::RollingCache(int64_t W, int64_t head_dim, double rope_base)
-    : window(W), base(rope_base), keys(ag::Tensor::zeros({W - 1, head_dim})),
-      values(ag::Tensor::zeros({W - 1, head_dim})), positions(static_cast<size_t>(W - 1), -1) {}
+    : window(W),
+      base(rope_base),
+      keys(ag::Tensor::zeros({W - 1, head_dim})),
+      values(ag::Tensor::zeros({W - 1, head_dim})),
+      positions(static_cast<size_t>(W - 1), -1) {}
 
 int64_t RollingCache::slot_of(int64_t position) const { return position % (window - 1); }
 

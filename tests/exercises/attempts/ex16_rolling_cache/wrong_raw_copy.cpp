@@ -11,8 +11,11 @@
 namespace ex16 {
 
 RollingCache::RollingCache(int64_t W, int64_t head_dim, double rope_base)
-    : window(W), base(rope_base), keys(ag::Tensor::zeros({W - 1, head_dim})),
-      values(ag::Tensor::zeros({W - 1, head_dim})), positions(static_cast<size_t>(W - 1), -1) {}
+    : window(W),
+      base(rope_base),
+      keys(ag::Tensor::zeros({W - 1, head_dim})),
+      values(ag::Tensor::zeros({W - 1, head_dim})),
+      positions(static_cast<size_t>(W - 1), -1) {}
 
 int64_t RollingCache::slot_of(int64_t position) const { return position % (window - 1); }
 
@@ -32,7 +35,7 @@ ag::Tensor RollingCache::step(const ag::Tensor& q, const ag::Tensor& k, const ag
     const ag::Tensor p = ag::softmax(ag::matmul(qr, ag::cat(ks, 0).t()) / std::sqrt(static_cast<double>(dh)));
     const ag::Tensor out = ag::matmul(p, ag::cat(vs, 0)).reshape({dh});
     const int64_t slot = slot_of(position);
-    std::copy_n(kr.data(), dh, keys.data() + slot * dh);   // rope's output is a fresh tensor
+    std::copy_n(kr.data(), dh, keys.data() + slot * dh);  // rope's output is a fresh tensor
     std::copy_n(v.data(), dh, values.data() + slot * dh);
     positions[static_cast<size_t>(slot)] = position;
     return out;

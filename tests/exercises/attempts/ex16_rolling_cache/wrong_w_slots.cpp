@@ -11,7 +11,10 @@
 namespace ex16 {
 
 RollingCache::RollingCache(int64_t W, int64_t head_dim, double rope_base)
-    : window(W), base(rope_base), keys(ag::Tensor::zeros({W, head_dim})), values(ag::Tensor::zeros({W, head_dim})),
+    : window(W),
+      base(rope_base),
+      keys(ag::Tensor::zeros({W, head_dim})),
+      values(ag::Tensor::zeros({W, head_dim})),
       positions(static_cast<size_t>(W), -1) {}
 
 int64_t RollingCache::slot_of(int64_t position) const { return position % window; }
