@@ -91,52 +91,61 @@ static Tensor index_tensor(const std::vector<double>& rows) {
     return Tensor::from({static_cast<int64_t>(rows.size())}, rows);
 }
 
-// Row r of sequence b, at position p, needs its query and the keys and
-// values of rows starts[b] … r. The rows that see the same number L of keys
-// go through one call: [n, 1, Hq, dh] queries against [n, L, Hkv, dh] keys.
-Tensor Attention::forward_rows(const Tensor& x, const Packing& packing, const std::vector<int64_t>& rows) const {
-    check_packed(x, packing, cfg_.d_model);
-    const int64_t dh = cfg_.head_dim();
-    struct Group {
-        std::vector<double> members, key_rows;  // indices into rows; the rows of their keys, member by member
+RowSelection RowSelection::of(const Packing& packing, std::vector<int64_t> rows) {
+    struct Lists {
+        std::vector<double> members, key_rows;
     };
-    std::map<int64_t, Group> by_keys;  // L -> its rows
-    std::vector<double> query_rows;
-    std::vector<int64_t> query_positions;
+    std::map<int64_t, Lists> by_keys;  // L -> its rows
+    RowSelection s;
     for (size_t i = 0; i < rows.size(); ++i) {
         const int64_t r = rows[i];
         if (r < 0 || r >= packing.rows())
             throw std::invalid_argument(
-                fmt::format("Attention: row {} is outside the {} packed rows", r, packing.rows()));
+                fmt::format("RowSelection: row {} is outside the {} packed rows", r, packing.rows()));
         const int64_t p = packing.positions[static_cast<size_t>(r)];
-        Group& group = by_keys[p + 1];
+        Lists& group = by_keys[p + 1];
         group.members.push_back(static_cast<double>(i));
-        for (int64_t s = r - p; s <= r; ++s) group.key_rows.push_back(static_cast<double>(s));
-        query_rows.push_back(static_cast<double>(r));
-        query_positions.push_back(p);
+        for (int64_t k = r - p; k <= r; ++k) group.key_rows.push_back(static_cast<double>(k));
+        s.positions.push_back(p);
     }
-    const Tensor q =
-        rotate(split_heads(project_q(ag::index_select(x, 0, index_tensor(query_rows))), cfg_.n_heads), query_positions);
+    std::vector<double> order(rows.size());
+    size_t place = 0;
+    for (const auto& [L, group] : by_keys) {
+        for (double i : group.members) order[static_cast<size_t>(i)] = static_cast<double>(place++);
+        s.groups.push_back({L, index_tensor(group.members), index_tensor(group.key_rows)});
+    }
+    s.index = index_tensor(std::vector<double>(rows.begin(), rows.end()));
+    s.order = index_tensor(order);
+    s.rows = std::move(rows);
+    s.packed_rows = packing.rows();
+    return s;
+}
+
+// One attention call per group of rows that see L keys: [n, 1, Hq, dh]
+// queries against [n, L, Hkv, dh] keys, the query at position L - 1.
+Tensor Attention::forward_rows(const Tensor& x, const Packing& packing, const RowSelection& rows) const {
+    check_packed(x, packing, cfg_.d_model);
+    if (rows.packed_rows != packing.rows())
+        throw std::invalid_argument(fmt::format("Attention: rows chosen among {} packed rows, for a packing of {}",
+                                                rows.packed_rows, packing.rows()));
+    const int64_t dh = cfg_.head_dim();
+    const Tensor q = rotate(split_heads(project_q(ag::index_select(x, 0, rows.index)), cfg_.n_heads), rows.positions);
     const auto [k_rows, v_rows] = project_kv(x);
     const Tensor k = rotate(split_heads(k_rows, cfg_.n_kv_heads), packing.positions);
     const Tensor v = split_heads(v_rows, cfg_.n_kv_heads);
 
     std::vector<Tensor> outputs;
-    std::vector<double> order(rows.size());  // row i's place among the groups' rows laid end to end
-    size_t place = 0;
-    for (const auto& [L, group] : by_keys) {
-        const auto n = static_cast<int64_t>(group.members.size());
-        for (double i : group.members) order[static_cast<size_t>(i)] = static_cast<double>(place++);
+    for (const RowSelection::Group& group : rows.groups) {
+        const int64_t n = group.members.size(0), L = group.keys;
         std::vector<int64_t> key_positions(static_cast<size_t>(L));
         std::iota(key_positions.begin(), key_positions.end(), int64_t{0});
-        const Tensor keys = index_tensor(group.key_rows);
-        const Tensor out = ag::attention(
-            ag::index_select(q, 0, index_tensor(group.members)).reshape({n, 1, cfg_.n_heads, dh}),
-            ag::index_select(k, 0, keys).reshape({n, L, cfg_.n_kv_heads, dh}),
-            ag::index_select(v, 0, keys).reshape({n, L, cfg_.n_kv_heads, dh}), {L - 1}, key_positions, cfg_.window);
+        const Tensor out = ag::attention(ag::index_select(q, 0, group.members).reshape({n, 1, cfg_.n_heads, dh}),
+                                         ag::index_select(k, 0, group.key_rows).reshape({n, L, cfg_.n_kv_heads, dh}),
+                                         ag::index_select(v, 0, group.key_rows).reshape({n, L, cfg_.n_kv_heads, dh}),
+                                         {L - 1}, key_positions, cfg_.window);
         outputs.push_back(out.reshape({n, cfg_.d_model}));
     }
-    return project_out(ag::index_select(ag::cat(outputs, 0), 0, index_tensor(order)));
+    return project_out(ag::index_select(ag::cat(outputs, 0), 0, rows.order));
 }
 
 Tensor Attention::forward_cached(const Tensor& x, const std::vector<int64_t>& positions, KVCache& cache,
@@ -194,10 +203,10 @@ Attend Attend::packed(const Packing& packing, Tensor* weights) {
     return a;
 }
 
-Attend Attend::rows(const Packing& packing, std::vector<int64_t> rows) {
+Attend Attend::rows(const Packing& packing, const RowSelection& rows) {
     Attend a(Mode::Rows);
     a.packing_ = &packing;
-    a.rows_ = std::move(rows);
+    a.rows_ = &rows;
     return a;
 }
 
@@ -214,7 +223,7 @@ Tensor Attend::operator()(const Attention& attention, const Tensor& x) const {
         case Mode::Packed:
             return attention.forward(x, *packing_, weights_);
         case Mode::Rows:
-            return attention.forward_rows(x, *packing_, rows_);
+            return attention.forward_rows(x, *packing_, *rows_);
         case Mode::Cached:
             return attention.forward_cached(x, positions_, *cache_, rope_positions_);
     }
@@ -222,8 +231,7 @@ Tensor Attend::operator()(const Attention& attention, const Tensor& x) const {
 }
 
 Tensor Attend::residual(const Tensor& x) const {
-    if (mode_ != Mode::Rows) return x;
-    return ag::index_select(x, 0, index_tensor(std::vector<double>(rows_.begin(), rows_.end())));
+    return mode_ == Mode::Rows ? ag::index_select(x, 0, rows_->index) : x;
 }
 
 }  // namespace nn

@@ -53,6 +53,27 @@ struct Packing {
 // Causal self-attention, the part both recipes share: heads, RoPE (§4),
 // GQA (§5), the window (§6) and the three ways of running it (Attend
 // below). A recipe supplies its projections.
+// Chosen rows of packed sequences, for attention at those rows only: row
+// r of sequence b, at position p, needs its query and the keys and values
+// of rows starts[b] … r. Rows that see the same number L of keys are
+// grouped, to go through one attention call. Built once for a packing, so
+// a training loop that reads the same rows every step groups them once.
+struct RowSelection {
+    static RowSelection of(const Packing& packing, std::vector<int64_t> rows);  // validates
+
+    struct Group {
+        int64_t keys = 0;  // L
+        Tensor members;    // [n]: indices into rows
+        Tensor key_rows;   // [n·L]: rows starts[b] … r of each member, member by member
+    };
+    std::vector<int64_t> rows;       // [R]
+    Tensor index;                    // the same as a tensor, for index_select
+    std::vector<int64_t> positions;  // [R]: each row's position in its sequence
+    std::vector<Group> groups;       // by increasing L
+    Tensor order;                    // [R]: row i's place among the groups' members laid end to end
+    int64_t packed_rows = 0;         // N of the packing it was made for
+};
+
 class Attention : public Module {
 public:
     // x [N, d]: packed sequences (training and evaluation). With `weights`
@@ -61,10 +82,10 @@ public:
     Tensor forward(const Tensor& x, const Packing& packing, Tensor* weights = nullptr) const;
 
     // The outputs at chosen rows of packed sequences only, [R, d] (row i is
-    // the output of row rows[i]): the same numbers as those rows of
+    // the output of row rows.rows[i]): the same numbers as those rows of
     // forward(), with queries for those rows alone. Every row still gives
     // its key and value.
-    Tensor forward_rows(const Tensor& x, const Packing& packing, const std::vector<int64_t>& rows) const;
+    Tensor forward_rows(const Tensor& x, const Packing& packing, const RowSelection& rows) const;
 
     // Decoding: x [B, T, d] are new tokens at absolute `positions`; they
     // attend to the cache and to each other, then are stored in it.
@@ -123,12 +144,12 @@ private:
 //   packed:  every row of packed sequences (training, evaluation);
 //   rows:    the outputs at chosen rows only (what a classifier reads);
 //   cached:  new tokens against a KV cache (decoding).
-// It refers to the packing, the weights and the cache it is given (they
-// must outlive it) and copies the lists of rows and positions.
+// It refers to the packing, the rows, the weights and the cache it is
+// given (they must outlive it) and copies the lists of positions.
 class Attend {
 public:
     static Attend packed(const Packing& packing, Tensor* weights = nullptr);
-    static Attend rows(const Packing& packing, std::vector<int64_t> rows);
+    static Attend rows(const Packing& packing, const RowSelection& rows);
     static Attend cached(std::vector<int64_t> positions, KVCache& cache, std::vector<int64_t> rope_positions = {});
 
     Tensor operator()(const Attention& attention, const Tensor& x) const;
@@ -142,8 +163,9 @@ private:
     Mode mode_;
     const Packing* packing_ = nullptr;
     Tensor* weights_ = nullptr;
+    const RowSelection* rows_ = nullptr;
     KVCache* cache_ = nullptr;
-    std::vector<int64_t> rows_, positions_, rope_positions_;
+    std::vector<int64_t> positions_, rope_positions_;
 };
 
 }  // namespace nn

@@ -68,7 +68,7 @@ Tensor LanguageModel::hidden(const Tensor& ids, const Packing& packing, std::vec
     return final_norm->forward(x);
 }
 
-Tensor LanguageModel::hidden_at(const Tensor& ids, const Packing& packing, const std::vector<int64_t>& rows) const {
+Tensor LanguageModel::hidden_at(const Tensor& ids, const Packing& packing, const RowSelection& rows) const {
     check_packed(ids, packing);
     Tensor x = embed(ids, packing.positions);
     for (size_t l = 0; l + 1 < layers.size(); ++l) x = layers[l]->forward(x, Attend::packed(packing));

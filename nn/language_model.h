@@ -32,12 +32,12 @@ public:
     Tensor hidden(const Tensor& ids, const Packing& packing, std::vector<Tensor>* weights = nullptr) const;
     Tensor forward(const Tensor& ids, const Packing& packing) const;
 
-    // The rows `rows` of hidden(ids, packing), [R, d], with less work: the
+    // The rows rows.rows of hidden(ids, packing), [R, d], with less work: the
     // layers below the top run on every row (the top layer needs their keys
     // and values), the top layer's queries and feed-forward and the final
     // norm run on the chosen rows only. What a classifier on the last
     // token of each sequence reads (§2.8, lesson 01).
-    Tensor hidden_at(const Tensor& ids, const Packing& packing, const std::vector<int64_t>& rows) const;
+    Tensor hidden_at(const Tensor& ids, const Packing& packing, const RowSelection& rows) const;
 
     // Decoding with a KV cache per layer: ids [B, T] are new tokens at
     // absolute `positions`; returns their logits [B, T, V].

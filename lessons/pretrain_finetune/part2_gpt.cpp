@@ -393,9 +393,7 @@ void part2_gpt_finetuning(Report& r, const Options& options) {
         // the top layer's MLP elsewhere. The same numbers as the full forward:
         ag::NoGradGuard no_graph;
         const PackedPrefixes packed = pack_prefixes(data.train_sets.back());
-        const std::vector<double> last(packed.last_rows.begin(), packed.last_rows.end());
-        const ag::Tensor full = ag::index_select(gpt.model->hidden(packed.ids, packed.packing), 0,
-                                                 ag::Tensor::from({static_cast<int64_t>(last.size())}, last));
+        const ag::Tensor full = ag::index_select(gpt.model->hidden(packed.ids, packed.packing), 0, packed.last.index);
         r.value("last_hidden_minus_full_forward", ag::max_abs_diff(last_hidden(*gpt.model, packed), full));
     }
 

@@ -54,11 +54,13 @@ PackedPrefixes pack_prefixes(const std::vector<farm::Sentence>& prefixes) {
         last.push_back(static_cast<int64_t>(ids.size()) - 1);
         labels.push_back(p.subject_plural);
     }
-    return {as_tensor(ids), nn::Packing::from_starts(starts), std::move(last), as_tensor(labels)};
+    nn::Packing packing = nn::Packing::from_starts(starts);
+    nn::RowSelection last_rows = nn::RowSelection::of(packing, std::move(last));
+    return {as_tensor(ids), std::move(packing), std::move(last_rows), as_tensor(labels)};
 }
 
 ag::Tensor last_hidden(const nn::LanguageModel& body, const PackedPrefixes& prefixes) {
-    return body.hidden_at(prefixes.ids, prefixes.packing, prefixes.last_rows);
+    return body.hidden_at(prefixes.ids, prefixes.packing, prefixes.last);
 }
 
 std::vector<double> train_subject_classifier(nn::LanguageModel& body, nn::ClassifierHead& head,

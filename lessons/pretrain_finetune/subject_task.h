@@ -24,12 +24,12 @@
 namespace lessons::pretrain_finetune {
 
 // Prefixes packed end to end without padding (nn::Packing): row
-// last_rows[b] of the packed hidden states is prefix b's last token.
+// last.rows[b] of the packed hidden states is prefix b's last token.
 struct PackedPrefixes {
-    ag::Tensor ids;                  // [N]
-    nn::Packing packing;             // B prefixes
-    std::vector<int64_t> last_rows;  // [B]
-    ag::Tensor labels;               // [B] subject_plural
+    ag::Tensor ids;         // [N]
+    nn::Packing packing;    // B prefixes
+    nn::RowSelection last;  // [B] their last rows, grouped once for every step
+    ag::Tensor labels;      // [B] subject_plural
     int64_t tokens() const { return packing.rows(); }
 };
 PackedPrefixes pack_prefixes(const std::vector<farm::Sentence>& prefixes);

@@ -264,7 +264,7 @@ TEST_CASE("lesson 01 subject task: packing, the last-row forward, a frozen probe
     int64_t tokens = 0;
     for (size_t b = 0; b < prefixes.size(); ++b) {
         tokens += static_cast<int64_t>(prefixes[b].ids.size());
-        CHECK(packed.last_rows[b] == tokens - 1);
+        CHECK(packed.last.rows[b] == tokens - 1);
         CHECK(packed.labels.to_vector()[b] == prefixes[b].subject_plural);
     }
     CHECK(packed.tokens() == tokens);
@@ -273,9 +273,7 @@ TEST_CASE("lesson 01 subject task: packing, the last-row forward, a frozen probe
     nn::LanguageModel gpt(nn::LMConfig::gpt(), 3);
     {
         ag::NoGradGuard no_grad;
-        const std::vector<double> last(packed.last_rows.begin(), packed.last_rows.end());
-        const auto full = ag::index_select(gpt.hidden(packed.ids, packed.packing), 0,
-                                           ag::Tensor::from({static_cast<int64_t>(last.size())}, last));
+        const auto full = ag::index_select(gpt.hidden(packed.ids, packed.packing), 0, packed.last.index);
         CHECK(ag::max_abs_diff(pf::last_hidden(gpt, packed), full) < 1e-12);
     }
 

@@ -290,7 +290,7 @@ TEST_CASE("hidden_at gives the chosen rows of the full forward, values and gradi
         nn::LanguageModel m(c, 11);
         const nn::Packing packing = nn::Packing::from_starts({0, 7, 7, 10, 15});  // an empty sequence too
         const Tensor ids = random_ids(1, 15, 68, 12).reshape({15});
-        const std::vector<int64_t> rows = {6, 0, 9, 14, 3, 9};  // any order, repeats allowed
+        const nn::RowSelection rows = nn::RowSelection::of(packing, {6, 0, 9, 14, 3, 9});  // any order, repeats
         const Tensor index = Tensor::from({6}, {6, 0, 9, 14, 3, 9});
         ag::Generator gen(13);
         const Tensor weights = Tensor::randn({6, c.d_model}, gen);
@@ -316,8 +316,11 @@ TEST_CASE("hidden_at gives the chosen rows of the full forward, values and gradi
         }
     }
     const nn::LanguageModel m(LMConfig::modern_lm(), 0);
-    CHECK_THROWS_WITH(m.hidden_at(Tensor::zeros({4}), nn::Packing::uniform(1, 4), {4}),
+    CHECK_THROWS_WITH(nn::RowSelection::of(nn::Packing::uniform(1, 4), {4}),
                       Catch::Contains("row 4 is outside the 4 packed rows"));
+    CHECK_THROWS_WITH(m.hidden_at(Tensor::zeros({4}), nn::Packing::uniform(1, 4),
+                                  nn::RowSelection::of(nn::Packing::uniform(1, 5), {4})),
+                      Catch::Contains("rows chosen among 5 packed rows, for a packing of 4"));
 }
 
 TEST_CASE("cached decoding turns q and k by rope_positions when given", "[nn][models][cache]") {
