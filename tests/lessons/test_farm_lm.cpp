@@ -36,11 +36,11 @@ std::string contents(std::FILE* f) {
 }
 
 // farm_lm as main() runs it, with stdout and stderr captured.
-Result farm_lm(const std::vector<std::string>& args) {
+Result run_farm_lm(const std::vector<std::string>& args) {
     std::FILE* out = std::tmpfile();
     std::FILE* err = std::tmpfile();
     Result r;
-    r.status = lessons::farm_lm::run(args, out, err);
+    r.status = farm_lm::run(args, out, err);
     r.out = contents(out);
     r.err = contents(err);
     return r;
@@ -58,7 +58,7 @@ struct Trained {
     Result train;
     Trained() {
         std::filesystem::create_directories(dir);
-        train = farm_lm({"train", "--model", "modern_lm", "--epochs", "1", "--limit", "32", "--out", checkpoint});
+        train = run_farm_lm({"train", "--model", "modern_lm", "--epochs", "1", "--limit", "32", "--out", checkpoint});
     }
     ~Trained() { std::filesystem::remove_all(dir); }
 };
@@ -93,7 +93,7 @@ TEST_CASE("farm_lm eval: the same numbers as train, and JSON that reads back", "
     const Trained& t = trained();
     REQUIRE(t.train.status == 0);
     const std::string json_path = (t.dir / "eval.json").string();
-    const Result r = farm_lm({"eval", t.checkpoint, "--limit", "32", "--json", json_path});
+    const Result r = run_farm_lm({"eval", t.checkpoint, "--limit", "32", "--json", json_path});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     CHECK(r.err.empty());
@@ -136,7 +136,8 @@ TEST_CASE("farm_lm eval --data: one sentence per line, with or without <s> and <
 
     for (const auto& file : {bare, marked}) {
         const std::string json_path = (t.dir / "data.json").string();
-        const Result r = farm_lm({"eval", t.checkpoint, "--data", file.string(), "--limit", "8", "--json", json_path});
+        const Result r =
+            run_farm_lm({"eval", t.checkpoint, "--data", file.string(), "--limit", "8", "--json", json_path});
         INFO(file << "\n" << r.out << r.err);
         REQUIRE(r.status == 0);
         const auto v = nlohmann::ordered_json::parse(test::read_text(json_path));
@@ -150,27 +151,27 @@ TEST_CASE("farm_lm eval --data: one sentence per line, with or without <s> and <
 TEST_CASE("farm_lm sample: continues the prompt, greedy or sampled", "[lessons][farm_lm]") {
     const Trained& t = trained();
     REQUIRE(t.train.status == 0);
-    const Result greedy = farm_lm({"sample", t.checkpoint, "--prompt", "the dogs near the cat", "--greedy"});
+    const Result greedy = run_farm_lm({"sample", t.checkpoint, "--prompt", "the dogs near the cat", "--greedy"});
     INFO(greedy.out << greedy.err);
     REQUIRE(greedy.status == 0);
     CHECK(lines(greedy.out) == 1);
     CHECK_THAT(greedy.out, StartsWith("<s> the dogs near the cat "));
-    CHECK(farm_lm({"sample", t.checkpoint, "--prompt", "<s> the dogs near the cat", "--greedy"}).out == greedy.out);
+    CHECK(run_farm_lm({"sample", t.checkpoint, "--prompt", "<s> the dogs near the cat", "--greedy"}).out == greedy.out);
 
-    const Result sampled = farm_lm({"sample", t.checkpoint, "--prompt", "the dogs", "--temperature", "0.8", "--seed",
-                                    "3", "--count", "3", "--max-tokens", "5"});
+    const Result sampled = run_farm_lm({"sample", t.checkpoint, "--prompt", "the dogs", "--temperature", "0.8",
+                                        "--seed", "3", "--count", "3", "--max-tokens", "5"});
     INFO(sampled.out << sampled.err);
     REQUIRE(sampled.status == 0);
     CHECK(lines(sampled.out) == 3);
-    CHECK(farm_lm({"sample", t.checkpoint, "--prompt", "the dogs", "--temperature", "0.8", "--seed", "3", "--count",
-                   "3", "--max-tokens", "5"})
+    CHECK(run_farm_lm({"sample", t.checkpoint, "--prompt", "the dogs", "--temperature", "0.8", "--seed", "3", "--count",
+                       "3", "--max-tokens", "5"})
               .out == sampled.out);
 }
 
 TEST_CASE("farm_lm: CLI11's help on stdout with status 0", "[lessons][farm_lm]") {
     // farm_lm --help and farm_lm help: every command with its flags.
     for (const auto& args : std::vector<std::vector<std::string>>{{"--help"}, {"help"}, {"-h"}}) {
-        const Result r = farm_lm(args);
+        const Result r = run_farm_lm(args);
         INFO(fmt::format("farm_lm {}\n{}", fmt::join(args, " "), r.out));
         CHECK(r.status == 0);
         CHECK_THAT(r.out, StartsWith("A playground for the farm-language models"));
@@ -181,13 +182,13 @@ TEST_CASE("farm_lm: CLI11's help on stdout with status 0", "[lessons][farm_lm]")
         CHECK(r.err.empty());
     }
     // One command's help, even after other flags.
-    const Result train = farm_lm({"train", "--model", "gpt", "--help"});
+    const Result train = run_farm_lm({"train", "--model", "gpt", "--help"});
     CHECK(train.status == 0);
     CHECK_THAT(train.out, Contains("Usage: farm_lm train [OPTIONS]") && Contains("--kv-heads"));
     CHECK_THAT(train.out, !Contains("--temperature"));
     CHECK(train.err.empty());
 
-    const Result nothing = farm_lm({});
+    const Result nothing = run_farm_lm({});
     CHECK(nothing.status == 2);
     CHECK(lines(nothing.err) == 1);
     CHECK_THAT(nothing.err, StartsWith("farm_lm: A subcommand is required"));
@@ -265,7 +266,7 @@ TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lesson
         {{"sample", t.checkpoint, "--count", "2", "--count", "3"}, "--count: At Most 1 required but received 2"},
     };
     for (const Case& c : cases) {
-        const Result r = farm_lm(c.args);
+        const Result r = run_farm_lm(c.args);
         INFO(fmt::format("farm_lm {}\nstdout: {}\nstderr: {}", fmt::join(c.args, " "), r.out, r.err));
         CHECK(r.status == 2);
         CHECK(lines(r.err) == 1);

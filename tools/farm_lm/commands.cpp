@@ -19,7 +19,16 @@
 #include "lessons/common/training.h"
 #include "nn/checkpoint.h"
 
-namespace lessons::farm_lm {
+namespace farm_lm {
+
+// What the tool takes from the lessons' shared code (lessons/common/).
+using lessons::add_threads, lessons::positive_number, lessons::text_value, lessons::usage_error,
+    lessons::whole_number;  // cli.h
+using lessons::AgreementResult, lessons::agreement_per_k, lessons::generate, lessons::perplexity,
+    lessons::Sampling;                                                        // evaluation.h
+using lessons::EpochLog, lessons::LmTrainOptions, lessons::train_lm;          // training.h
+using lessons::format_duration, lessons::group_thousands, lessons::Progress;  // progress.h
+
 namespace {
 
 constexpr int64_t kAgreementPrefixes = 500;  // per k, docs/farm_language.md
@@ -567,4 +576,4 @@ int run(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
     }
 }
 
-}  // namespace lessons::farm_lm
+}  // namespace farm_lm

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace lessons::farm_lm {
+namespace farm_lm {
 
 std::string usage();
 
@@ -26,4 +26,4 @@ std::string usage();
 // progress and error messages to `err` (a terminal gets '\r' progress).
 int run(const std::vector<std::string>& args, std::FILE* out, std::FILE* err);
 
-}  // namespace lessons::farm_lm
+}  // namespace farm_lm

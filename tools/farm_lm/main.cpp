@@ -8,5 +8,5 @@
 #include "tools/farm_lm/commands.h"
 
 int main(int argc, char** argv) {
-    return lessons::farm_lm::run(std::vector<std::string>(argv + 1, argv + argc), stdout, stderr);
+    return farm_lm::run(std::vector<std::string>(argv + 1, argv + argc), stdout, stderr);
 }
