@@ -1,11 +1,14 @@
 #include "lessons/common/lesson.h"
 
+#include <chrono>
 #include <exception>
 #include <fstream>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "autograd/engine.h"
+#include "lessons/common/book.h"
 
 namespace lessons {
 
@@ -44,12 +47,23 @@ int run_lesson(int argc, const char* const* argv, const Lesson& lesson) {
     if (options.threads > 0) ag::set_num_threads(options.threads);
 
     Report report;
+    const auto started = std::chrono::system_clock::now();
+    const auto start = std::chrono::steady_clock::now();
     try {
         run_parts(lesson, options, report);
     } catch (const std::exception& e) {
         const PartRecord* part = report.parts().empty() ? nullptr : &report.parts().back();
         fmt::print(stderr, "{}: error{}: {}\n", lesson.name,
                    part ? fmt::format(" in part {} ({})", part->number, part->title) : "", e.what());
+        return 1;
+    }
+    report.set_run({fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(started))),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+    try {
+        output_path(options, "");  // creates the folder
+        book::write_pages(report, options.out);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "{}: error: {}\n", lesson.name, e.what());
         return 1;
     }
     if (!options.json.empty()) {

@@ -35,9 +35,10 @@ void run_parts(const Lesson& lesson, const Options& options, Report& report);
 
 // The whole program: parse the arguments (a bad one: one line on stderr
 // naming it, return 2; --help: CLI11's help on stdout, return 0), set the
-// thread count, run the parts, write --json. An exception from a part, or a
-// JSON file that cannot be written, prints a one-line error on stderr and
-// returns 1.
+// thread count, run the parts, write the lesson's pages into --out
+// (book.h: NN_<name>.html and .json, index.html) and --json. An exception
+// from a part, or a file that cannot be written, prints a one-line error on
+// stderr and returns 1.
 int run_lesson(int argc, const char* const* argv, const Lesson& lesson);
 
 }  // namespace lessons

@@ -1,7 +1,11 @@
 #include "lessons/common/report.h"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +37,44 @@ Json members_json(const std::vector<std::pair<std::string, Cell>>& cells) {
     Json members = Json::object();
     for (const auto& [key, cell] : cells) members[key] = cell_json(cell);
     return members;
+}
+
+// The terminal's width when `out` is one, else $COLUMNS, else 100; kept
+// between 40 and 120 so that a paragraph stays readable.
+size_t text_width(std::FILE* out) {
+    size_t width = 100;
+    winsize size{};
+    if (out && isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
+        width = size.ws_col;
+    } else if (const char* columns = std::getenv("COLUMNS")) {
+        char* end = nullptr;
+        const long n = std::strtol(columns, &end, 10);
+        if (end != columns && *end == '\0' && n > 0) width = static_cast<size_t>(n);
+    }
+    return std::clamp<size_t>(width, 40, 120);
+}
+
+// Greedy line filling at spaces; a word longer than the width has a line
+// of its own.
+std::vector<std::string> wrap(std::string_view text, size_t width) {
+    std::vector<std::string> lines;
+    std::string line;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t end = text.find(' ', start);
+        if (end == std::string_view::npos) end = text.size();
+        const std::string_view word = text.substr(start, end - start);
+        start = end + 1;
+        if (word.empty()) continue;
+        if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+            lines.push_back(std::move(line));
+            line.clear();
+        }
+        if (!line.empty()) line += ' ';
+        line += word;
+    }
+    if (!line.empty()) lines.push_back(std::move(line));
+    return lines;
 }
 
 }  // namespace
@@ -79,6 +121,12 @@ const Cell& PartRecord::value(const std::string& key) const {
     throw std::out_of_range(fmt::format("part {} recorded no value '{}'", number, key));
 }
 
+const Claim& PartRecord::claim(const std::string& key) const {
+    for (const auto& c : claims)
+        if (c.key == key) return c;
+    throw std::out_of_range(fmt::format("part {} recorded no claim '{}'", number, key));
+}
+
 const Table& PartRecord::table(const std::string& name) const {
     for (const auto& t : tables)
         if (t.name == name) return t;
@@ -86,6 +134,8 @@ const Table& PartRecord::table(const std::string& name) const {
 }
 
 // ---- Report ------------------------------------------------------------------
+
+Report::Report(std::FILE* out) : out_(out), width_(text_width(out)) {}
 
 void Report::print(std::string_view line) {
     fmt::print(out_, "{}\n", line);
@@ -107,9 +157,14 @@ void Report::lesson(std::string name, std::string title, std::string section,
 void Report::section(int number, std::string section, std::string title, std::string shows) {
     print("");
     print(fmt::format("== Part {} · {} · {} ==", number, section, title));
-    print(shows);
+    for (const std::string& line : wrap(shows, width_)) print(line);
     print("");
-    parts_.push_back(PartRecord{number, std::move(section), std::move(title), {}, {}, {}});
+    PartRecord part;
+    part.number = number;
+    part.section = std::move(section);
+    part.title = std::move(title);
+    part.shows = std::move(shows);
+    parts_.push_back(std::move(part));
 }
 
 PartRecord& Report::current() {
@@ -117,14 +172,31 @@ PartRecord& Report::current() {
     return parts_.back();
 }
 
+void Report::add_item(PartRecord::Item::Kind kind, size_t index) { current().items.push_back({kind, index}); }
+
 void Report::record(std::string key, Cell cell) {
     PartRecord& part = current();
     for (const auto& [k, ignored] : part.values)
         if (k == key) throw std::logic_error(fmt::format("part {} recorded '{}' twice", part.number, key));
     part.values.emplace_back(std::move(key), std::move(cell));
+    add_item(PartRecord::Item::Kind::Value, part.values.size() - 1);
 }
 
-void Report::text(std::string_view line) { print(line); }
+void Report::paragraph(std::string_view text) {
+    PartRecord& part = current();
+    part.paragraphs.emplace_back(text);
+    add_item(PartRecord::Item::Kind::Paragraph, part.paragraphs.size() - 1);
+    for (const std::string& line : wrap(text, width_)) print(line);
+    print("");
+}
+
+void Report::text(std::string_view line) {
+    print(line);
+    if (parts_.empty() || line.find_first_not_of(' ') == std::string_view::npos) return;
+    PartRecord& part = current();
+    part.paragraphs.emplace_back(line);
+    add_item(PartRecord::Item::Kind::Paragraph, part.paragraphs.size() - 1);
+}
 
 void Report::table(std::string name, std::vector<std::string> columns, std::vector<std::vector<Cell>> rows) {
     PartRecord& part = current();
@@ -166,6 +238,7 @@ void Report::table(std::string name, std::vector<std::string> columns, std::vect
     print_row(rule, 0);
     for (size_t r = 0; r < rows.size(); ++r) print_row(texts[r], r);
     part.tables.push_back(Table{std::move(name), std::move(columns), std::move(rows)});
+    add_item(PartRecord::Item::Kind::Table, part.tables.size() - 1);
 }
 
 void Report::value(std::string key, double x) {
@@ -176,6 +249,29 @@ void Report::value(std::string key, double x) {
 void Report::verdict(std::string key, bool passed) {
     record(key, passed);
     print(fmt::format("  {}: {}", key, passed ? "passed" : "FAILED"));
+}
+
+void Report::figure(std::string file, std::string caption) {
+    PartRecord& part = current();
+    print(fmt::format("  figure: {} ({})", file, caption));
+    part.figures.push_back({std::move(file), std::move(caption)});
+    add_item(PartRecord::Item::Kind::Figure, part.figures.size() - 1);
+}
+
+// "  claim: <statement>" and under it both figures and the outcome.
+void Report::claim(Claim claim) {
+    PartRecord& part = current();
+    for (const auto& c : part.claims)
+        if (c.key == claim.key)
+            throw std::logic_error(fmt::format("part {} recorded claim '{}' twice", part.number, claim.key));
+    print(fmt::format("  claim: {}", claim.statement));
+    const std::string lecture = claim.lecture.str();
+    std::string outcome = fmt::format("lecture {} · ours {} · {}", lecture.empty() ? "(no figure)" : lecture,
+                                      claim.ours.str(), claim.reproduced ? "reproduced" : "not reproduced");
+    if (!claim.reason.empty()) outcome += ": " + claim.reason;
+    for (const std::string& line : wrap(outcome, width_ - 4)) print("    " + line);
+    part.claims.push_back(std::move(claim));
+    add_item(PartRecord::Item::Kind::Claim, part.claims.size() - 1);
 }
 
 void Report::takeaway(std::string line) {
@@ -203,16 +299,49 @@ std::string Report::to_json() const {
             }
             tables[t.name] = {{"columns", t.columns}, {"rows", std::move(rows)}};
         }
+        Json claims = Json::object();
+        for (const auto& c : p.claims)
+            claims[c.key] = {{"statement", c.statement},
+                             {"lecture", cell_json(c.lecture)},
+                             {"ours", cell_json(c.ours)},
+                             {"reproduced", c.reproduced},
+                             {"reason", c.reason}};
+        Json items = Json::array();
+        for (const auto& item : p.items) {
+            using Kind = PartRecord::Item::Kind;
+            switch (item.kind) {
+                case Kind::Paragraph:
+                    items.push_back({{"paragraph", p.paragraphs[item.index]}});
+                    break;
+                case Kind::Table:
+                    items.push_back({{"table", p.tables[item.index].name}});
+                    break;
+                case Kind::Value:
+                    items.push_back({{"value", p.values[item.index].first}});
+                    break;
+                case Kind::Figure:
+                    items.push_back(
+                        {{"figure", p.figures[item.index].file}, {"caption", p.figures[item.index].caption}});
+                    break;
+                case Kind::Claim:
+                    items.push_back({{"claim", p.claims[item.index].key}});
+                    break;
+            }
+        }
         parts[std::to_string(p.number)] = {{"section", p.section},
                                            {"title", p.title},
+                                           {"shows", p.shows},
                                            {"values", members_json(p.values)},
                                            {"tables", std::move(tables)},
+                                           {"claims", std::move(claims)},
+                                           {"items", std::move(items)},
                                            {"takeaway", p.takeaway}};
     }
     const Json report = {{"lesson", name_},
                          {"title", title_},
                          {"section", section_},
                          {"settings", members_json(settings_)},
+                         {"run", {{"started", run_.started}, {"seconds", run_.seconds}}},
                          {"parts", std::move(parts)}};
     return report.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }

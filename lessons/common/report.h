@@ -1,21 +1,31 @@
 #pragma once
-// Report: what a lesson part prints, and everything it records for --json.
+// Report: what a lesson part records, as data, and its three renderings:
+// the terminal (printed as it is recorded), JSON (--json, and the lesson
+// book's data) and an HTML page (report_html.h).
 //
 //   r.section(1, "§1", "title", "what it shows")   (run_parts calls it)
-//   r.text("any line, {} fmt-style", x);
-//   r.table("name", {"col", …}, {{cell, …}, …});   printed aligned, recorded
-//   r.value("key", 1.5e-11);                       printed and recorded
-//   r.verdict("key", passed);                      printed and recorded
+//   r.paragraph("one paragraph, {} fmt-style", x);  wrapped when rendered
+//   r.table("name", {"col", …}, {{cell, …}, …});    aligned on the terminal
+//   r.value("key", 1.5e-11);                        a named number
+//   r.figure("03_loss.svg", "caption");              an SVG written to --out
+//   r.claim({"key", "the lecture's finding", lecture, ours, reproduced, "why"});
 //   r.takeaway("one line to remember");
 //
 // The JSON written by to_json() (keys keep the order they were recorded in):
 //
 //   {"lesson": "00_autograd_recap", "title": "…", "section": "§1",
 //    "settings": {"seeds": 1, "quick": false, …},
-//    "parts": {"1": {"section": "§1", "title": "…",
+//    "run": {"started": "2026-12-01T11:19:10Z", "seconds": 12.5},
+//    "parts": {"1": {"section": "§1", "title": "…", "shows": "…",
 //                    "values": {"loss": 0.69…, "gradcheck": true},
 //                    "tables": {"graph": {"columns": ["#", "op"],
 //                                         "rows": [[1, "matmul"], …]}},
+//                    "claims": {"key": {"statement": "…", "lecture": 1.7e-16,
+//                                       "ours": 2.2e-16, "reproduced": true,
+//                                       "reason": "…"}},
+//                    "items": [{"paragraph": "…"}, {"table": "graph"},
+//                              {"value": "loss"}, {"figure": "00_graph.svg",
+//                              "caption": "…"}, {"claim": "key"}],
 //                    "takeaway": "…"}}}
 //
 // (one line, without the spaces shown here: nlohmann-json's compact form).
@@ -61,21 +71,56 @@ struct Table {
     const Cell& at(size_t row, const std::string& column) const;
 };
 
-// What one part recorded.
+// One of the lecture's findings that a part tests: the lecture's figure
+// (where it gives one; "" where it does not), ours, and the outcome. A
+// finding that does not reproduce says why: it is a result, not an error.
+struct Claim {
+    std::string key;        // unique within the part, like a value's
+    std::string statement;  // the finding: "a 3:1 GQA model is as good as MHA"
+    Cell lecture = "";      // the lecture's figure
+    Cell ours = "";         // our figure
+    bool reproduced = false;
+    std::string reason;  // why (not), with the margin
+};
+
+// An SVG figure written to the output folder, shown inline on the page.
+struct Figure {
+    std::string file;  // its name inside --out: "03_loss.svg"
+    std::string caption;
+};
+
+// What one part recorded: each kind in its own list, and `items`, the
+// order they were recorded in (what a page shows, top to bottom).
 struct PartRecord {
     int number = 0;
-    std::string section, title;
+    std::string section, title, shows;
     std::vector<std::pair<std::string, Cell>> values;
     std::vector<Table> tables;
+    std::vector<std::string> paragraphs;
+    std::vector<Figure> figures;
+    std::vector<Claim> claims;
     std::string takeaway;
+
+    struct Item {
+        enum class Kind { Paragraph, Table, Value, Figure, Claim } kind;
+        size_t index;  // into the list of its kind
+    };
+    std::vector<Item> items;
 
     const Cell& value(const std::string& key) const;    // throws if absent
     const Table& table(const std::string& name) const;  // throws if absent
+    const Claim& claim(const std::string& key) const;   // throws if absent
+};
+
+// When the lesson ran and for how long (the course page shows both).
+struct RunInfo {
+    std::string started;  // UTC, ISO 8601
+    double seconds = 0;
 };
 
 class Report {
 public:
-    explicit Report(std::FILE* out = stdout) : out_(out) {}
+    explicit Report(std::FILE* out = stdout);
 
     // The lesson's header, printed once before its parts, with the settings
     // it runs under (seeds, quick, …), which the JSON records too.
@@ -84,6 +129,13 @@ public:
     // Starts part `number`: its header and one sentence on what it shows.
     void section(int number, std::string section, std::string title, std::string shows);
 
+    // One paragraph (wrapped to the terminal's width when printed).
+    void paragraph(std::string_view text);
+    template <class... Args>
+    void paragraph(fmt::format_string<Args...> format, Args&&... args) {
+        paragraph(std::string_view(fmt::format(format, std::forward<Args>(args)...)));
+    }
+    // One line as it is (a lesson not yet written in paragraphs).
     void text(std::string_view line);
     template <class... Args>
     void text(fmt::format_string<Args...> format, Args&&... args) {
@@ -93,18 +145,35 @@ public:
     void table(std::string name, std::vector<std::string> columns, std::vector<std::vector<Cell>> rows);
     void value(std::string key, double x);
     void verdict(std::string key, bool passed);
+    void figure(std::string file, std::string caption);
+    void claim(Claim claim);  // a key already used in the part throws
     void takeaway(std::string line);
 
+    // Set by run_lesson when the parts are done.
+    void set_run(RunInfo run) { run_ = std::move(run); }
+
+    const std::string& name() const { return name_; }
+    const std::string& title() const { return title_; }
+    const std::string& lecture_section() const { return section_; }
+    const RunInfo& run() const { return run_; }
+    const std::vector<std::pair<std::string, Cell>>& settings() const { return settings_; }
     const std::vector<PartRecord>& parts() const { return parts_; }
     const PartRecord& part(int number) const;  // throws if it did not run
     std::string to_json() const;
+
+    // The width paragraphs are wrapped to: the terminal's, when out is one
+    // (else $COLUMNS, else 100), between 40 and 120.
+    size_t width() const { return width_; }
 
 private:
     PartRecord& current();  // throws before the first section()
     void record(std::string key, Cell cell);
     void print(std::string_view line);
+    void add_item(PartRecord::Item::Kind kind, size_t index);
 
     std::FILE* out_;
+    size_t width_;
+    RunInfo run_;
     std::string name_, title_, section_;
     std::vector<std::pair<std::string, Cell>> settings_;
     std::vector<PartRecord> parts_;

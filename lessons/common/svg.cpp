@@ -9,13 +9,11 @@
 #include <fmt/format.h>
 
 namespace lessons::svg {
-namespace {
 
-const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
-
-std::string escape(const std::string& text) {
+std::string escape(std::string_view text) {
     std::string out;
-    for (char c : text) {
+    out.reserve(text.size());
+    for (const char c : text) {
         switch (c) {
             case '&':
                 out += "&amp;";
@@ -35,6 +33,10 @@ std::string escape(const std::string& text) {
     }
     return out;
 }
+
+namespace {
+
+const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 
 std::string label(double v) { return fmt::format("{:.4g}", v); }
 

@@ -17,6 +17,7 @@
 // length, a ragged heat map, a log axis with a value <= 0).
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct HeatmapGrid {
     std::vector<Heatmap> panels;
     std::string x_label, y_label;  // shared by every panel ("key j", "query t")
 };
+
+// Text for SVG and HTML: & < > " escaped (UTF-8 passes through).
+std::string escape(std::string_view text);
 
 void write(const std::filesystem::path& path, const LinePlot& plot);
 void write(const std::filesystem::path& path, const HeatmapGrid& grid);

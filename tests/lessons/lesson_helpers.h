@@ -3,6 +3,7 @@
 // program would (argv in, exit status out) or into a Report kept in memory.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -40,10 +41,16 @@ inline lessons::Options quick_options(const std::filesystem::path& out, int part
     return options;
 }
 
-// run_lesson as main() would call it: {"--part", "1"} -> exit status.
+// run_lesson as main() would call it: {"--part", "1"} -> exit status. Its
+// pages go to a scratch folder unless the arguments name one (--out).
 inline int run_program(const lessons::Lesson& lesson, const std::vector<std::string>& args) {
+    static const std::string out = scratch_path("run_program_out").string();
     std::vector<const char*> argv{lesson.name.c_str()};
     for (const auto& a : args) argv.push_back(a.c_str());
+    if (std::find(args.begin(), args.end(), "--out") == args.end()) {
+        argv.push_back("--out");
+        argv.push_back(out.c_str());
+    }
     return lessons::run_lesson(static_cast<int>(argv.size()), argv.data(), lesson);
 }
 

@@ -1,0 +1,303 @@
+#include "lessons/common/book.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "lessons/common/svg.h"
+
+namespace lessons::book {
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+using svg::escape;
+
+// One style sheet for every page: readable on a laptop and a phone, and on
+// paper (no background colours needed to read a claim's outcome).
+constexpr const char* kStyle = R"(
+body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1f; margin: 0 auto;
+       max-width: 52rem; padding: 1rem 1.25rem 3rem; }
+h1 { font-size: 1.6rem; margin: .5rem 0 .25rem; } h2 { font-size: 1.25rem; margin-top: 2.5rem;
+       border-bottom: 1px solid #ddd; padding-bottom: .25rem; }
+nav a, a { color: #0b5cad; } .meta, .shows, figcaption { color: #555; }
+.shows { font-style: italic; }
+.table { overflow-x: auto; margin: 1rem 0; }
+table { border-collapse: collapse; font-size: .9rem; }
+th, td { padding: .2rem .6rem; border-bottom: 1px solid #e3e3e3; text-align: left; vertical-align: top; }
+th { border-bottom: 2px solid #bbb; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+caption { text-align: left; font-weight: 600; padding: .2rem 0; }
+figure { margin: 1.25rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+.value code, td code { background: #f4f4f6; padding: 0 .25rem; border-radius: 3px; }
+.claim { border-left: 4px solid #999; padding: .4rem .8rem; margin: 1rem 0; background: #fafafa; }
+.claim.reproduced { border-color: #2e7d32; } .claim.not-reproduced { border-color: #b26a00; }
+.outcome { font-weight: 600; } .reproduced .outcome { color: #2e7d32; } .not-reproduced .outcome { color: #8a5300; }
+.takeaway { border: 1px solid #cfd8e3; background: #f3f7fb; padding: .6rem .9rem; border-radius: 4px; }
+.missing { color: #a00; }
+@media print { body { max-width: none; } .claim, .takeaway { break-inside: avoid; } nav { display: none; } }
+)";
+
+std::string page(const std::string& title, const std::string& body) {
+    return fmt::format(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n{}</body>\n</html>\n",
+        escape(title), kStyle, body);
+}
+
+std::string base64(const std::string& bytes) {
+    static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+        const size_t n = std::min<size_t>(3, bytes.size() - i);
+        uint32_t word = 0;
+        for (size_t j = 0; j < 3; ++j) word = word << 8 | (j < n ? static_cast<unsigned char>(bytes[i + j]) : 0u);
+        for (size_t j = 0; j < 4; ++j) out += j <= n ? kDigits[(word >> (18 - 6 * j)) & 63] : '=';
+    }
+    return out;
+}
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return {};
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string cell_html(const Cell& cell, bool scientific) { return escape(cell.str(scientific)); }
+
+std::string table_html(const Table& t) {
+    std::vector<bool> scientific(t.columns.size(), false);
+    for (const auto& row : t.rows)
+        for (size_t c = 0; c < row.size(); ++c)
+            if (row[c].needs_scientific()) scientific[c] = true;
+    std::string html = fmt::format("<div class=\"table\"><table id=\"table-{}\">\n<thead><tr>", escape(t.name));
+    for (const auto& c : t.columns) html += "<th>" + escape(c) + "</th>";
+    html += "</tr></thead>\n<tbody>\n";
+    for (const auto& row : t.rows) {
+        html += "<tr>";
+        for (size_t c = 0; c < row.size(); ++c)
+            html += fmt::format("<td{}>{}</td>", row[c].is_number() ? " class=\"num\"" : "",
+                                cell_html(row[c], scientific[c]));
+        html += "</tr>\n";
+    }
+    return html + "</tbody></table></div>\n";
+}
+
+std::string figure_html(const Figure& f, const fs::path& out_dir) {
+    const std::string svg = read_file(out_dir / f.file);
+    if (svg.empty())
+        return fmt::format("<p class=\"missing\">Figure {} was not found in {}.</p>\n", escape(f.file),
+                           escape(out_dir.string()));
+    return fmt::format(
+        "<figure><img src=\"data:image/svg+xml;base64,{}\" alt=\"{}\">"
+        "<figcaption>{} <a href=\"{}\">({})</a></figcaption></figure>\n",
+        base64(svg), escape(f.caption), escape(f.caption), escape(f.file), escape(f.file));
+}
+
+// The lesson part that covers a lecture section: its own (§4.3), else the
+// first part of the same chapter (§4).
+std::string part_for(const std::map<std::string, std::string>& section_page, const std::string& section) {
+    for (const std::string& s : {section, section.substr(0, section.find_first_of(".-"))})
+        if (const auto it = section_page.find(s); it != section_page.end()) return it->second;
+    return {};
+}
+
+std::string outcome(bool reproduced) { return reproduced ? "reproduced" : "not reproduced"; }
+
+std::string claim_html(const Claim& c) {
+    const std::string lecture = c.lecture.str();
+    return fmt::format(
+        "<div class=\"claim {}\" id=\"claim-{}\"><p>{}</p>"
+        "<p>lecture: <strong>{}</strong> · ours: <strong>{}</strong> · <span class=\"outcome\">{}</span>{}</p>"
+        "</div>\n",
+        c.reproduced ? "reproduced" : "not-reproduced", escape(c.key), escape(c.statement),
+        lecture.empty() ? "(no figure)" : escape(lecture), escape(c.ours.str()), outcome(c.reproduced),
+        c.reason.empty() ? "" : ": " + escape(c.reason));
+}
+
+std::string part_html(const PartRecord& p, const fs::path& out_dir) {
+    std::string html = fmt::format("<section id=\"part-{}\">\n<h2>Part {} · {} · {}</h2>\n<p class=\"shows\">{}</p>\n",
+                                   p.number, p.number, escape(p.section), escape(p.title), escape(p.shows));
+    using Kind = PartRecord::Item::Kind;
+    for (size_t i = 0; i < p.items.size();) {
+        const PartRecord::Item& item = p.items[i];
+        if (item.kind == Kind::Value) {  // a run of named values reads as one small table
+            html += "<div class=\"table\"><table class=\"values\"><tbody>\n";
+            for (; i < p.items.size() && p.items[i].kind == Kind::Value; ++i) {
+                const auto& [key, cell] = p.values[p.items[i].index];
+                html += fmt::format("<tr><td><code>{}</code></td><td class=\"num\">{}</td></tr>\n", escape(key),
+                                    cell_html(cell, false));
+            }
+            html += "</tbody></table></div>\n";
+            continue;
+        }
+        switch (item.kind) {
+            case Kind::Paragraph:
+                html += "<p>" + escape(p.paragraphs[item.index]) + "</p>\n";
+                break;
+            case Kind::Table:
+                html += table_html(p.tables[item.index]);
+                break;
+            case Kind::Figure:
+                html += figure_html(p.figures[item.index], out_dir);
+                break;
+            case Kind::Claim:
+                html += claim_html(p.claims[item.index]);
+                break;
+            case Kind::Value:
+                break;  // above
+        }
+        ++i;
+    }
+    if (!p.takeaway.empty())
+        html += "<p class=\"takeaway\"><strong>Takeaway:</strong> " + escape(p.takeaway) + "</p>\n";
+    return html + "</section>\n";
+}
+
+// The file the atomic writes go through: unique per process.
+void write_atomically(const fs::path& path, const std::string& text) {
+    const fs::path temp = path.string() + fmt::format(".{}.tmp", getpid());
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out.flush()) throw std::runtime_error("cannot write " + temp.string());
+    }
+    std::error_code error;
+    fs::rename(temp, path, error);
+    if (error) {
+        fs::remove(temp, error);
+        throw std::runtime_error("cannot write " + path.string());
+    }
+}
+
+}  // namespace
+
+std::string lesson_page(const Report& report, const fs::path& out_dir) {
+    std::vector<std::string> settings;
+    for (const auto& [key, cell] : report.settings()) settings.push_back(escape(key + " " + cell.str()));
+    std::string body = "<nav><a href=\"index.html\">← the lesson book</a></nav>\n<header>\n";
+    body += fmt::format(
+        "<h1>Lesson {}: {}</h1>\n<p class=\"meta\">lecture 4 {} · {}{}</p>\n</header>\n", escape(report.name()),
+        escape(report.title()), escape(report.lecture_section()), fmt::join(settings, ", "),
+        report.run().started.empty()
+            ? ""
+            : fmt::format(" · ran {} for {:.1f} s", escape(report.run().started), report.run().seconds));
+    for (const PartRecord& p : report.parts()) body += part_html(p, out_dir);
+    return page(fmt::format("Lesson {}: {}", report.name(), report.title()), body);
+}
+
+std::string course_page(const fs::path& out_dir) {
+    static const std::regex kReport(R"(\d\d_[a-z0-9_]+\.json)");
+    std::vector<fs::path> files;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(out_dir, error))
+        if (entry.is_regular_file() && std::regex_match(entry.path().filename().string(), kReport))
+            files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+
+    std::string lessons, claims;
+    std::map<std::string, std::string> section_page;  // "§4.6" and "§4" -> "02_rope.html#part-1"
+    int total = 0, reproduced = 0;
+    for (const fs::path& file : files) {
+        const std::string stem = file.stem().string();
+        Json j;
+        try {
+            j = Json::parse(read_file(file));
+        } catch (const std::exception&) {
+            lessons +=
+                fmt::format("<tr><td>{}</td><td colspan=\"5\" class=\"missing\">the report does not read</td></tr>\n",
+                            escape(stem));
+            continue;
+        }
+        int lesson_claims = 0, lesson_reproduced = 0;
+        const Json parts = j.value("parts", Json::object());  // items() must not outlive what it walks
+        for (const auto& [number, part] : parts.items()) {
+            const std::string anchor = fmt::format("{}.html#part-{}", stem, number);
+            const std::string section = part.value("section", "");
+            section_page.emplace(section, anchor);
+            section_page.emplace(section.substr(0, section.find_first_of(".-")), anchor);
+            const Json part_claims = part.value("claims", Json::object());
+            for (const auto& [key, c] : part_claims.items()) {
+                const bool ok = c.value("reproduced", false);
+                ++lesson_claims, lesson_reproduced += ok;
+                const auto figure = [](const Json& v) {
+                    return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string("—") : v.dump();
+                };
+                claims += fmt::format(
+                    "<tr class=\"{}\"><td><a href=\"{}\">{} part {}</a></td><td>{}</td><td>{}</td><td>{}</td>"
+                    "<td class=\"outcome\">{}</td></tr>\n",
+                    ok ? "reproduced" : "not-reproduced", escape(anchor), escape(stem.substr(0, 2)), escape(number),
+                    escape(c.value("statement", "")), escape(figure(c.value("lecture", Json("")))),
+                    escape(figure(c.value("ours", Json("")))), outcome(ok));
+            }
+        }
+        total += lesson_claims, reproduced += lesson_reproduced;
+        const Json run = j.value("run", Json::object());
+        lessons += fmt::format(
+            "<tr><td><a href=\"{}.html\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{:.1f} s</td>"
+            "<td class=\"num\">{} of {}</td></tr>\n",
+            escape(stem), escape(stem), escape(j.value("title", "")), escape(j.value("section", "")),
+            escape(run.value("started", "")), run.value("seconds", 0.0), lesson_reproduced, lesson_claims);
+    }
+    std::string body =
+        "<header><h1>Pre-training, Fine-tuning &amp; Modern Transformers: the lesson book</h1>\n"
+        "<p class=\"meta\">Each lesson writes its page when it runs; this page lists the latest run of each.</p>"
+        "</header>\n";
+    body += "<h2 id=\"lessons\">Lessons</h2>\n";
+    body += files.empty() ? "<p>No lesson has run with this output folder yet.</p>\n"
+                          : "<div class=\"table\"><table><thead><tr><th>lesson</th><th>title</th><th>lecture</th>"
+                            "<th>last run (UTC)</th><th>time</th><th>claims reproduced</th></tr></thead><tbody>\n" +
+                                lessons + "</tbody></table></div>\n";
+    body += fmt::format("<h2 id=\"findings\">The lecture's findings, tested</h2>\n<p>{} of {} reproduced.</p>\n",
+                        reproduced, total);
+    if (total > 0)
+        body +=
+            "<div class=\"table\"><table><thead><tr><th>where</th><th>finding</th><th>lecture</th><th>ours</th>"
+            "<th>outcome</th></tr></thead><tbody>\n" +
+            claims + "</tbody></table></div>\n";
+
+    const fs::path grade = out_dir / "grade.json";
+    if (fs::exists(grade)) {
+        body += "<h2 id=\"exercises\">Exercises</h2>\n";
+        try {
+            const Json g = Json::parse(read_file(grade));
+            std::string rows;
+            for (const Json& e : g.at("exercises")) {
+                const std::string section = e.value("section", "");
+                const std::string link = part_for(section_page, section);
+                rows += fmt::format(
+                    "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{} / "
+                    "{}</td></tr>\n",
+                    e.value("number", 0), escape(e.value("name", "")),
+                    link.empty() ? escape(section)
+                                 : fmt::format("<a href=\"{}\">{}</a>", escape(link), escape(section)),
+                    escape(e.value("status", "")), e.value("tests_passed", 0), e.value("tests_registered", 0));
+            }
+            body +=
+                "<div class=\"table\"><table><thead><tr><th>#</th><th>exercise</th><th>lecture</th><th>result</th>"
+                "<th>tests</th></tr></thead><tbody>\n" +
+                rows + "</tbody></table></div>\n";
+        } catch (const std::exception&) {
+            body += "<p class=\"missing\">grade.json does not read.</p>\n";
+        }
+    }
+    return page("The lesson book", body);
+}
+
+void write_pages(const Report& report, const fs::path& out_dir) {
+    write_atomically(out_dir / (report.name() + ".json"), report.to_json());
+    write_atomically(out_dir / (report.name() + ".html"), lesson_page(report, out_dir));
+    write_atomically(out_dir / "index.html", course_page(out_dir));
+}
+
+}  // namespace lessons::book

@@ -1,0 +1,178 @@
+// The lesson book (lessons/common/book.h): a report's items in order, its
+// claims, the terminal's wrapping, and the HTML pages (structure, escaping,
+// figures inline, the course page from the reports in a folder).
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "lesson_helpers.h"
+#include "lessons/common/book.h"
+#include "lessons/common/report.h"
+
+using Catch::Contains;
+using lessons::Claim;
+using lessons::Report;
+
+namespace {
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+// A report with one of everything; its printed output in `printed`.
+struct Recorded {
+    std::FILE* printed = std::tmpfile();
+    Report report{printed};
+    Recorded() {
+        report.lesson("02_rope", "RoPE: rotary positions", "§4 回顾", {{"seeds", 1}});
+        report.section(1, "§4.6", "Matrix <form> & pairs", "shows \"both\" pairings");
+        report.paragraph("Rotations keep norms: |R q| = |q| for every position {}.", 3);
+        report.table("norms", {"position", "|Rq| - |q|"}, {{0, 0.0}, {1, 2.2e-16}});
+        report.value("worst", 2.2e-16);
+        report.figure("02_angles.svg", "angles < 2π");
+        report.claim({"norms_kept", "a rotation keeps the norm", 1.7e-16, 2.2e-16, true, "both at rounding level"});
+        report.claim({"gqa_as_good", "GQA 2:1 is as good as MHA", "", 6.48, false, "0.3 worse, 3x the seed spread"});
+        report.takeaway("RoPE turns pairs & keeps <norms>.");
+    }
+    ~Recorded() { std::fclose(printed); }
+    std::string output() const {
+        std::rewind(printed);
+        std::string text;
+        for (int c; (c = std::fgetc(printed)) != EOF;) text += static_cast<char>(c);
+        return text;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("report: items keep their order, claims keep both figures", "[lessons][report]") {
+    const Recorded r;
+    const auto& part = r.report.part(1);
+    using Kind = lessons::PartRecord::Item::Kind;
+    REQUIRE(part.items.size() == 6);
+    const Kind kinds[] = {Kind::Paragraph, Kind::Table, Kind::Value, Kind::Figure, Kind::Claim, Kind::Claim};
+    for (size_t i = 0; i < part.items.size(); ++i) CHECK(part.items[i].kind == kinds[i]);
+    CHECK(part.claim("gqa_as_good").ours.number() == 6.48);
+    CHECK_FALSE(part.claim("gqa_as_good").reproduced);
+    CHECK_THROWS_AS(part.claim("missing"), std::out_of_range);
+
+    const auto j = nlohmann::ordered_json::parse(r.report.to_json());
+    const auto& p = j.at("parts").at("1");
+    CHECK(p.at("claims").at("norms_kept").at("lecture") == 1.7e-16);
+    CHECK(p.at("claims").at("gqa_as_good").at("lecture") == "");
+    CHECK(p.at("claims").at("gqa_as_good").at("reason") == "0.3 worse, 3x the seed spread");
+    CHECK(p.at("items").at(3).at("figure") == "02_angles.svg");
+    CHECK(p.at("items").at(5).at("claim") == "gqa_as_good");
+    CHECK(p.at("shows") == "shows \"both\" pairings");
+
+    // A claim that does not reproduce reads as a result, not as a failure.
+    const std::string out = r.output();
+    CHECK_THAT(out, Contains("claim: GQA 2:1 is as good as MHA"));
+    CHECK_THAT(out, Contains("lecture (no figure) · ours 6.48 · not reproduced: 0.3 worse, 3x the seed spread"));
+    CHECK_THAT(out, Contains("lecture 1.70e-16 · ours 2.20e-16 · reproduced: both at rounding level"));
+    CHECK(out.find("FAILED") == std::string::npos);
+
+    Report again(r.printed);
+    again.section(1, "§0", "t", "s");
+    again.claim({"k", "s", "", 1, true, ""});
+    CHECK_THROWS_AS(again.claim({"k", "s", "", 1, true, ""}), std::logic_error);  // a key twice
+}
+
+TEST_CASE("report: a paragraph is wrapped to the width, words kept whole", "[lessons][report]") {
+    ::setenv("COLUMNS", "40", 1);
+    std::FILE* printed = std::tmpfile();
+    Report report(printed);
+    ::unsetenv("COLUMNS");
+    CHECK(report.width() == 40);
+    report.section(1, "§0", "t", "s");
+    const std::string words =
+        "Rotary position embeddings turn each pair of a query's dimensions by an angle "
+        "that grows with the position: §4.6's matrix form.";
+    report.paragraph(words);
+    std::rewind(printed);
+    std::string text, line, joined;
+    for (int c; (c = std::fgetc(printed)) != EOF;) text += static_cast<char>(c);
+    std::fclose(printed);
+    const std::string body = text.substr(text.find("Rotary"));
+    size_t lines = 0;
+    for (size_t start = 0, end; (end = body.find('\n', start)) != std::string::npos && end > start; start = end + 1) {
+        line = body.substr(start, end - start);
+        CHECK(line.size() <= 41);  // 40 characters; "§" is two bytes
+        joined += (joined.empty() ? "" : " ") + line;
+        ++lines;
+    }
+    CHECK(lines == 4);
+    CHECK(joined == words);
+    CHECK(report.part(1).paragraphs.at(0) == words);  // recorded whole
+}
+
+TEST_CASE("book: a lesson page shows every item, escaped, with figures inline", "[lessons][book]") {
+    const Recorded r;
+    const auto out = test::scratch_path("book_page");
+    std::filesystem::create_directories(out);
+    write(out / "02_angles.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"></svg>");
+    const std::string html = lessons::book::lesson_page(r.report, out);
+    CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+    CHECK_THAT(html, Contains("<meta charset=\"utf-8\">"));
+    CHECK_THAT(html, Contains("<h1>Lesson 02_rope: RoPE: rotary positions</h1>"));
+    CHECK_THAT(html, Contains("lecture 4 §4 回顾"));  // UTF-8 passes through
+    CHECK_THAT(html, Contains("<h2>Part 1 · §4.6 · Matrix &lt;form&gt; &amp; pairs</h2>"));
+    CHECK_THAT(html, Contains("shows &quot;both&quot; pairings"));
+    CHECK_THAT(html, Contains("<p>Rotations keep norms: |R q| = |q| for every position 3.</p>"));
+    CHECK(count(html, "<tr>") == 4);  // the table's header and two rows; the value's row
+    CHECK_THAT(html, Contains("<td class=\"num\">2.20e-16</td>"));
+    CHECK_THAT(html, Contains("<tr><td><code>worst</code></td><td class=\"num\">2.20e-16</td></tr>"));
+    // the figure as a data URL (the page stands alone) and a link to the file
+    CHECK_THAT(html, Contains("<img src=\"data:image/svg+xml;base64,PHN2ZyB4bWxucz0i"));
+    CHECK_THAT(html, Contains("alt=\"angles &lt; 2π\""));
+    CHECK_THAT(html, Contains("<a href=\"02_angles.svg\">"));
+    CHECK_THAT(html, Contains("<div class=\"claim reproduced\" id=\"claim-norms_kept\">"));
+    CHECK_THAT(html, Contains("<div class=\"claim not-reproduced\" id=\"claim-gqa_as_good\">"));
+    CHECK_THAT(html, Contains("lecture: <strong>(no figure)</strong> · ours: <strong>6.48</strong> · "
+                              "<span class=\"outcome\">not reproduced</span>: 0.3 worse"));
+    CHECK_THAT(html, Contains("<strong>Takeaway:</strong> RoPE turns pairs &amp; keeps &lt;norms&gt;."));
+    CHECK(html.find("<script") == std::string::npos);
+    CHECK(count(html, "http") == 0);  // nothing from the network (the SVG's namespace is inside its base64)
+
+    std::filesystem::remove(out / "02_angles.svg");
+    CHECK_THAT(lessons::book::lesson_page(r.report, out), Contains("Figure 02_angles.svg was not found"));
+    std::filesystem::remove_all(out);
+}
+
+TEST_CASE("book: the course page lists the lessons, every claim and the scoreboard", "[lessons][book]") {
+    const auto out = test::scratch_path("book_course");
+    std::filesystem::create_directories(out);
+    CHECK_THAT(lessons::book::course_page(out), Contains("No lesson has run with this output folder yet."));
+
+    Recorded r;
+    r.report.set_run({"2026-12-01T11:19:10Z", 12.25});
+    lessons::book::write_pages(r.report, out);
+    for (const char* file : {"02_rope.json", "02_rope.html", "index.html"}) CHECK(std::filesystem::exists(out / file));
+    write(out / "05_broken.json", "{ not json");
+    write(out / "grade.json",
+          R"({"exercises": [{"number": 1, "name": "rope_by_hand", "section": "§4.3", "status": "passed",
+                             "tests_passed": 5, "tests_registered": 5},
+                            {"number": 18, "name": "autoencoder", "section": "§2.4", "status": "not started",
+                             "tests_passed": 0, "tests_registered": 9}]})");
+    const std::string html = lessons::book::course_page(out);
+    CHECK_THAT(html, Contains("<a href=\"02_rope.html\">02_rope</a>"));
+    CHECK_THAT(html, Contains("2026-12-01T11:19:10Z"));
+    CHECK_THAT(html, Contains("12.2 s"));
+    CHECK_THAT(html, Contains("1 of 2"));  // claims reproduced
+    CHECK_THAT(html, Contains("<td>05_broken</td><td colspan=\"5\" class=\"missing\">the report does not read</td>"));
+    CHECK_THAT(html, Contains("<p>1 of 2 reproduced.</p>"));
+    CHECK_THAT(html, Contains("<a href=\"02_rope.html#part-1\">02 part 1</a></td><td>GQA 2:1 is as good as MHA"));
+    // an exercise links to the part of its section's chapter; one with no lesson part is plain text
+    CHECK_THAT(html, Contains("<td>rope_by_hand</td><td><a href=\"02_rope.html#part-1\">§4.3</a></td><td>passed</td>"));
+    CHECK_THAT(html, Contains("<td>autoencoder</td><td>§2.4</td><td>not started</td>"));
+    std::filesystem::remove_all(out);
+}
