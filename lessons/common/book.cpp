@@ -164,20 +164,13 @@ std::string part_html(const PartRecord& p, const fs::path& out_dir) {
     return html + "</section>\n";
 }
 
-// The file the atomic writes go through: unique per process.
-void write_atomically(const fs::path& path, const std::string& text) {
-    const fs::path temp = path.string() + fmt::format(".{}.tmp", getpid());
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out.flush()) throw std::runtime_error("cannot write " + temp.string());
-    }
-    std::error_code error;
-    fs::rename(temp, path, error);
-    if (error) {
-        fs::remove(temp, error);
-        throw std::runtime_error("cannot write " + path.string());
-    }
+// A recorded cell as the report's JSON holds it (null: a non-finite number).
+Cell cell_from(const Json& v) {
+    if (v.is_boolean()) return v.get<bool>();
+    if (v.is_number_integer()) return v.get<long long>();
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string()) return v.get<std::string>();
+    return "—";
 }
 
 }  // namespace
@@ -196,7 +189,7 @@ std::string lesson_page(const Report& report, const fs::path& out_dir) {
     return page(fmt::format("Lesson {}: {}", report.name(), report.title()), body);
 }
 
-std::string course_page(const fs::path& out_dir) {
+std::vector<LessonEntry> read_course(const fs::path& out_dir) {
     static const std::regex kReport(R"(\d\d_[a-z0-9_]+\.json)");
     std::vector<fs::path> files;
     std::error_code error;
@@ -205,59 +198,79 @@ std::string course_page(const fs::path& out_dir) {
             files.push_back(entry.path());
     std::sort(files.begin(), files.end());
 
+    std::vector<LessonEntry> course;
+    for (const fs::path& file : files) {
+        LessonEntry lesson;
+        lesson.name = file.stem().string();
+        try {
+            const Json j = Json::parse(read_file(file));
+            lesson.title = j.value("title", "");
+            lesson.section = j.value("section", "");
+            const Json run = j.value("run", Json::object());
+            lesson.started = run.value("started", "");
+            lesson.seconds = run.value("seconds", 0.0);
+            const Json parts = j.value("parts", Json::object());  // items() must not outlive what it walks
+            for (const auto& [number, part] : parts.items()) {
+                LessonEntry::Part entry{std::stoi(number), part.value("section", ""), {}};
+                const Json claims = part.value("claims", Json::object());
+                for (const auto& [key, c] : claims.items())
+                    entry.claims.push_back({key, c.value("statement", ""), cell_from(c.value("lecture", Json(""))),
+                                            cell_from(c.value("ours", Json(""))), c.value("reproduced", false),
+                                            c.value("reason", "")});
+                lesson.parts.push_back(std::move(entry));
+            }
+            lesson.readable = true;
+        } catch (const std::exception&) {
+            lesson.parts.clear();
+        }
+        course.push_back(std::move(lesson));
+    }
+    return course;
+}
+
+std::string course_page(const fs::path& out_dir) {
+    const std::vector<LessonEntry> course = read_course(out_dir);
     std::string lessons, claims;
     std::map<std::string, std::string> section_page;  // "§4.6" and "§4" -> "02_rope.html#part-1"
     int total = 0, reproduced = 0;
-    for (const fs::path& file : files) {
-        const std::string stem = file.stem().string();
-        Json j;
-        try {
-            j = Json::parse(read_file(file));
-        } catch (const std::exception&) {
+    for (const LessonEntry& lesson : course) {
+        if (!lesson.readable) {
             lessons +=
                 fmt::format("<tr><td>{}</td><td colspan=\"5\" class=\"missing\">the report does not read</td></tr>\n",
-                            escape(stem));
+                            escape(lesson.name));
             continue;
         }
         int lesson_claims = 0, lesson_reproduced = 0;
-        const Json parts = j.value("parts", Json::object());  // items() must not outlive what it walks
-        for (const auto& [number, part] : parts.items()) {
-            const std::string anchor = fmt::format("{}.html#part-{}", stem, number);
-            const std::string section = part.value("section", "");
-            section_page.emplace(section, anchor);
-            section_page.emplace(section.substr(0, section.find_first_of(".-")), anchor);
-            const Json part_claims = part.value("claims", Json::object());
-            for (const auto& [key, c] : part_claims.items()) {
-                const bool ok = c.value("reproduced", false);
-                ++lesson_claims, lesson_reproduced += ok;
-                const auto figure = [](const Json& v) {
-                    return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string("—") : v.dump();
-                };
+        for (const LessonEntry::Part& part : lesson.parts) {
+            const std::string anchor = fmt::format("{}.html#part-{}", lesson.name, part.number);
+            section_page.emplace(part.section, anchor);
+            section_page.emplace(part.section.substr(0, part.section.find_first_of(".-")), anchor);
+            for (const Claim& c : part.claims) {
+                ++lesson_claims, lesson_reproduced += c.reproduced;
                 claims += fmt::format(
                     "<tr class=\"{}\"><td><a href=\"{}\">{} part {}</a></td><td>{}</td><td>{}</td><td>{}</td>"
                     "<td class=\"outcome\">{}</td></tr>\n",
-                    ok ? "reproduced" : "not-reproduced", escape(anchor), escape(stem.substr(0, 2)), escape(number),
-                    escape(c.value("statement", "")), escape(figure(c.value("lecture", Json("")))),
-                    escape(figure(c.value("ours", Json("")))), outcome(ok));
+                    c.reproduced ? "reproduced" : "not-reproduced", escape(anchor), escape(lesson.name.substr(0, 2)),
+                    part.number, escape(c.statement), escape(c.lecture.str().empty() ? "—" : c.lecture.str()),
+                    escape(c.ours.str()), outcome(c.reproduced));
             }
         }
         total += lesson_claims, reproduced += lesson_reproduced;
-        const Json run = j.value("run", Json::object());
         lessons += fmt::format(
             "<tr><td><a href=\"{}.html\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{:.1f} s</td>"
             "<td class=\"num\">{} of {}</td></tr>\n",
-            escape(stem), escape(stem), escape(j.value("title", "")), escape(j.value("section", "")),
-            escape(run.value("started", "")), run.value("seconds", 0.0), lesson_reproduced, lesson_claims);
+            escape(lesson.name), escape(lesson.name), escape(lesson.title), escape(lesson.section),
+            escape(lesson.started), lesson.seconds, lesson_reproduced, lesson_claims);
     }
     std::string body =
         "<header><h1>Pre-training, Fine-tuning &amp; Modern Transformers: the lesson book</h1>\n"
         "<p class=\"meta\">Each lesson writes its page when it runs; this page lists the latest run of each.</p>"
         "</header>\n";
     body += "<h2 id=\"lessons\">Lessons</h2>\n";
-    body += files.empty() ? "<p>No lesson has run with this output folder yet.</p>\n"
-                          : "<div class=\"table\"><table><thead><tr><th>lesson</th><th>title</th><th>lecture</th>"
-                            "<th>last run (UTC)</th><th>time</th><th>claims reproduced</th></tr></thead><tbody>\n" +
-                                lessons + "</tbody></table></div>\n";
+    body += course.empty() ? "<p>No lesson has run with this output folder yet.</p>\n"
+                           : "<div class=\"table\"><table><thead><tr><th>lesson</th><th>title</th><th>lecture</th>"
+                             "<th>last run (UTC)</th><th>time</th><th>claims reproduced</th></tr></thead><tbody>\n" +
+                                 lessons + "</tbody></table></div>\n";
     body += fmt::format("<h2 id=\"findings\">The lecture's findings, tested</h2>\n<p>{} of {} reproduced.</p>\n",
                         reproduced, total);
     if (total > 0)
@@ -292,6 +305,50 @@ std::string course_page(const fs::path& out_dir) {
         }
     }
     return page("The lesson book", body);
+}
+
+// A cell of a Markdown table: no line breaks, | escaped.
+static std::string markdown_cell(std::string text) {
+    std::string out;
+    for (const char c : text) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+    return out;
+}
+
+std::string findings_markdown(const std::vector<LessonEntry>& course) {
+    std::string table = "| where | finding | lecture | ours | outcome |\n|---|---|---|---|---|\n";
+    for (const LessonEntry& lesson : course)
+        for (const LessonEntry::Part& part : lesson.parts)
+            for (const Claim& c : part.claims)
+                table += fmt::format("| {} part {} ({}) | {} | {} | {} | {}{} |\n", lesson.name.substr(0, 2),
+                                     part.number, markdown_cell(part.section), markdown_cell(c.statement),
+                                     markdown_cell(c.lecture.str().empty() ? "—" : c.lecture.str()),
+                                     markdown_cell(c.ours.str()), outcome(c.reproduced),
+                                     c.reason.empty() ? "" : ": " + markdown_cell(c.reason));
+    return table;
+}
+
+void write_atomically(const fs::path& path, const std::string& text) {
+    const fs::path temp = path.string() + fmt::format(".{}.tmp", getpid());
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out.flush()) throw std::runtime_error("cannot write " + temp.string());
+    }
+    std::error_code error;
+    fs::rename(temp, path, error);
+    if (error) {
+        fs::remove(temp, error);
+        throw std::runtime_error("cannot write " + path.string());
+    }
+}
+
+std::string with_findings(const std::string& readme, const std::string& table) {
+    const size_t begin = readme.find(kFindingsBegin), end = readme.find(kFindingsEnd);
+    if (begin == std::string::npos || end == std::string::npos || end < begin)
+        throw std::invalid_argument(
+            fmt::format("the findings markers are missing: {} … {}", kFindingsBegin, kFindingsEnd));
+    const size_t after_begin = begin + std::string_view(kFindingsBegin).size();
+    return readme.substr(0, after_begin) + "\n" + table + readme.substr(end);
 }
 
 void write_pages(const Report& report, const fs::path& out_dir) {

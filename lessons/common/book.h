@@ -15,6 +15,7 @@
 // network, no script), so they open from file:// and print.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "lessons/common/report.h"
 
@@ -23,6 +24,33 @@ namespace lessons::book {
 // The lesson's page. Figures are read from out_dir (a missing one is said
 // on the page).
 std::string lesson_page(const Report& report, const std::filesystem::path& out_dir);
+
+// What the course page and the README's findings table read: every lesson
+// report (NN_<name>.json) in out_dir, in order, with its parts' claims.
+struct LessonEntry {
+    std::string name, title, section;  // "02_rope", …, "§4 RoPE"
+    std::string started;               // when it last ran (UTC)
+    double seconds = 0;
+    bool readable = false;  // false: the file does not parse
+    struct Part {
+        int number = 0;
+        std::string section;
+        std::vector<Claim> claims;
+    };
+    std::vector<Part> parts;
+};
+std::vector<LessonEntry> read_course(const std::filesystem::path& out_dir);
+
+// Every claim across the lessons as a Markdown table (the README's
+// findings): where, finding, lecture, ours, outcome.
+std::string findings_markdown(const std::vector<LessonEntry>& course);
+
+// `readme` with the lines between the findings markers replaced by
+// `table`; throws std::invalid_argument when the markers are missing.
+inline constexpr const char* kFindingsBegin =
+    "<!-- findings: generated from the lessons' reports by tools/findings; edit the lessons, not this table -->";
+inline constexpr const char* kFindingsEnd = "<!-- end of findings -->";
+std::string with_findings(const std::string& readme, const std::string& table);
 
 // The course page from every lesson report (NN_<name>.json) in out_dir and
 // out_dir/grade.json if it is there. A report that does not parse is
@@ -33,5 +61,9 @@ std::string course_page(const std::filesystem::path& out_dir);
 // index.html anew; each through a temporary file and a rename. Throws
 // std::runtime_error naming the file it cannot write.
 void write_pages(const Report& report, const std::filesystem::path& out_dir);
+
+// `text` into `path` through a temporary file (unique to the process) and
+// a rename: a reader sees the old file or the new one, never half of one.
+void write_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace lessons::book

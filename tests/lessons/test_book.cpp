@@ -176,3 +176,31 @@ TEST_CASE("book: the course page lists the lessons, every claim and the scoreboa
     CHECK_THAT(html, Contains("<td>autoencoder</td><td>§2.4</td><td>not started</td>"));
     std::filesystem::remove_all(out);
 }
+
+TEST_CASE("book: the README's findings table is made from the reports' claims", "[lessons][book]") {
+    const auto out = test::scratch_path("book_findings");
+    std::filesystem::create_directories(out);
+    Recorded r;
+    lessons::book::write_pages(r.report, out);
+    const auto course = lessons::book::read_course(out);
+    REQUIRE(course.size() == 1);
+    CHECK(course[0].readable);
+    REQUIRE(course[0].parts.size() == 1);
+    CHECK(course[0].parts[0].claims.size() == 2);
+    const std::string table = lessons::book::findings_markdown(course);
+    CHECK(
+        table ==
+        "| where | finding | lecture | ours | outcome |\n|---|---|---|---|---|\n"
+        "| 02 part 1 (§4.6) | a rotation keeps the norm | 1.70e-16 | 2.20e-16 | reproduced: both at rounding level |\n"
+        "| 02 part 1 (§4.6) | GQA 2:1 is as good as MHA | — | 6.48 | not reproduced: 0.3 worse, 3x the seed "
+        "spread |\n");
+
+    const std::string readme = std::string("# Title\n\ntext\n") + lessons::book::kFindingsBegin +
+                               "\n| old | table |\n" + lessons::book::kFindingsEnd + "\nmore\n";
+    const std::string updated = lessons::book::with_findings(readme, table);
+    CHECK(updated == std::string("# Title\n\ntext\n") + lessons::book::kFindingsBegin + "\n" + table +
+                         lessons::book::kFindingsEnd + "\nmore\n");
+    CHECK(lessons::book::with_findings(updated, table) == updated);  // idempotent
+    CHECK_THROWS_WITH(lessons::book::with_findings("no markers", table), Contains("findings markers are missing"));
+    std::filesystem::remove_all(out);
+}

@@ -1,0 +1,52 @@
+// findings: the README's table of the lecture's findings, generated from
+// the lessons' reports (out/NN_<name>.json, lessons/common/book.h).
+//
+//   build/release/tools/findings/findings [--out DIR] [--readme FILE]
+//
+// Run it after a full run of the lessons; it rewrites the lines between the
+// README's findings markers. No report with a claim in DIR, or no markers:
+// one line on stderr, exit status 2, the README untouched.
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "lessons/common/book.h"
+#include "lessons/common/cli.h"
+
+int main(int argc, char** argv) {
+    std::string out = "out", readme = "README.md";
+    CLI::App app("The README's findings table from the lessons' reports", "findings");
+    app.add_option("--out", out, "the lessons' output folder (default out)")->check(CLI::ExistingDirectory);
+    app.add_option("--readme", readme, "the file to update (default README.md)")->check(CLI::ExistingFile);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        fmt::print("{}", app.help());
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "{}\n", lessons::usage_error("findings", e.what()));
+        return 2;
+    }
+    const auto course = lessons::book::read_course(out);
+    size_t claims = 0;
+    for (const auto& lesson : course)
+        for (const auto& part : lesson.parts) claims += part.claims.size();
+    if (claims == 0) {
+        fmt::print(stderr, "findings: no lesson report with a claim in {} (run the lessons first)\n", out);
+        return 2;
+    }
+    std::ifstream in(readme);
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+        lessons::book::write_atomically(
+            readme, lessons::book::with_findings(text.str(), lessons::book::findings_markdown(course)));
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "findings: {}: {}\n", readme, e.what());
+        return 2;
+    }
+    fmt::print("{}: {} findings from {} lessons\n", readme, claims, course.size());
+    return 0;
+}
