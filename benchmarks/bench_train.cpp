@@ -67,15 +67,7 @@ int main(int argc, char** argv) {
     app.add_option("--model", model, "measure one model only (default: both)")
         ->type_name("M")
         ->check(CLI::IsMember({"gpt", "modern_lm"}));
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-        fmt::print("{}", app.help());
-        return 0;
-    } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "{}\n", lessons::usage_error("bench_train", e.what()));
-        return 2;
-    }
+    if (const auto status = lessons::parse_command_line(app, argc, argv, "bench_train")) return *status;
     std::vector<int> thread_counts = {1, 2};
     if (only_threads > 0) thread_counts = {only_threads};
     std::vector<nn::LMConfig> models = {nn::LMConfig::gpt(), nn::LMConfig::modern_lm()};

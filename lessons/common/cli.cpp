@@ -91,6 +91,19 @@ std::string usage_error(std::string_view who, std::string_view message) {
     return fmt::format("{}: {} ({} --help shows the usage)", who, message, who);
 }
 
+std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const* argv, std::string_view who) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        fmt::print("{}", app.help());
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "{}\n", usage_error(who, e.what()));
+        return 2;
+    }
+    return std::nullopt;
+}
+
 CLI::Option* add_threads(CLI::App& app, int& threads, int max) {
     return app.add_option("--threads", threads, "OpenMP threads for the kernels; results do not depend on it")
         ->type_name("N")

@@ -17,6 +17,7 @@
 // check); only the .cpp files that parse include it, so this header names
 // its types without including it.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,11 @@ std::filesystem::path output_path(const Options& options, std::string_view name)
 // A bad command line's one line on stderr: "<who>: <message> (<who> --help
 // shows the usage)".
 std::string usage_error(std::string_view who, std::string_view message);
+
+// Parses a program's whole command line into `app` under that contract:
+// --help prints CLI11's help on stdout (returns 0), a bad argument prints
+// usage_error on stderr (returns 2); nullopt: parsed, go on.
+std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const* argv, std::string_view who);
 
 // --threads N: OpenMP threads for the kernels, 1 … max; `threads` stays 0
 // (OpenMP's default) when the flag is not given.

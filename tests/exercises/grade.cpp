@@ -253,14 +253,7 @@ int main(int argc, char** argv) {
     app.footer(
         "exit status: 0 when every graded exercise passed, 1 otherwise, 2 on bad arguments. Logs of each\n"
         "build and run are in <build>/grade-logs/.");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-        std::fputs(app.help().c_str(), stdout);
-        return 0;
-    } catch (const CLI::ParseError& e) {
-        return bad(e.what());
-    }
+    if (const auto status = lessons::parse_command_line(app, argc, argv, "grade")) return *status;
     // Flags not given keep grading::Limits' own values exactly.
     if (*timeout) limits.seconds = seconds;
     if (*max_output) limits.output_bytes = static_cast<int64_t>(output_mib * (1 << 20));

@@ -20,15 +20,7 @@ int main(int argc, char** argv) {
     CLI::App app("The README's findings table from the lessons' reports", "findings");
     app.add_option("--out", out, "the lessons' output folder (default out)")->check(CLI::ExistingDirectory);
     app.add_option("--readme", readme, "the file to update (default README.md)")->check(CLI::ExistingFile);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-        fmt::print("{}", app.help());
-        return 0;
-    } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "{}\n", lessons::usage_error("findings", e.what()));
-        return 2;
-    }
+    if (const auto status = lessons::parse_command_line(app, argc, argv, "findings")) return *status;
     const auto course = lessons::book::read_course(out);
     size_t claims = 0;
     for (const auto& lesson : course)
