@@ -3,5 +3,6 @@
 #include "autograd/engine.h"
 #include "autograd/generator.h"
 #include "autograd/gradcheck.h"
+#include "autograd/graph_dot.h"
 #include "autograd/ops.h"
 #include "autograd/tensor.h"
