@@ -23,16 +23,30 @@ void part1_modules(Report& r, const Options&) {
     const double loss = net.forward(mlp.x, mlp.targets, &trace);
     net.backward(&trace);
 
-    r.text("An MLP {}→{}→{} on a batch of {} examples (seed 0). Forward runs the modules in", Mlp::inputs, Mlp::hidden,
-           Mlp::classes, Mlp::batch);
-    r.text("order; backward runs them in reverse, each turning dL/d(output) into dL/d(input):");
+    r.paragraph(
+        "An MLP {}→{}→{} on a batch of {} examples (seed 0). Forward runs the modules in order; backward runs them "
+        "in reverse, each turning dL/d(output) into dL/d(input):",
+        Mlp::inputs, Mlp::hidden, Mlp::classes, Mlp::batch);
     std::vector<std::vector<Cell>> rows;
     for (const Step& s : trace) rows.push_back({s.pass, s.module, s.reads, s.returns, s.stores});
     r.table("passes", {"pass", "module", "reads", "returns", "stores"}, rows);
     r.value("loss", loss);
 
-    r.text("");
-    r.text("The gradients the backward pass accumulated in the modules:");
+    // §1: autodiff is built from modules; backward visits forward's modules
+    // in reverse and ends with dL/dx, the gradient of forward's input.
+    std::vector<std::string> forward, backward;
+    for (const Step& s : trace) (s.pass == "forward" ? forward : backward).push_back(s.module);
+    const bool reversed = std::equal(forward.rbegin(), forward.rend(), backward.begin(), backward.end());
+    const std::string& last_return = trace.back().returns;
+    r.claim({"backward_reverses_forward",
+             "Autodiff is built from modules: backward() calls forward()'s modules in reverse order, each "
+             "turning dL/d(output) into dL/d(input)",
+             "", fmt::format("{}", fmt::join(backward, " → ")), reversed && last_return == "dL/dx " + shape_of(mlp.x),
+             fmt::format("the {} backward steps visit the {} forward modules in reverse; the last returns {}, "
+                         "the shape of x",
+                         backward.size(), forward.size(), last_return)});
+
+    r.paragraph("The gradients the backward pass accumulated in the modules:");
     rows.clear();
     const auto params = mlp.parameters();
     const auto grads = net.parameter_grads();
@@ -92,21 +106,32 @@ void part2_graph(Report& r, const Options&) {
                         fmt::format("{}", fmt::join(reads, ", ")), computes(order[i]->op)});
     }
 
-    r.text("loss = cross_entropy(tanh(x W1ᵀ + b1) W2ᵀ + b2, targets), the MLP of part 1 written");
-    r.text("with engine ops. Leaves (made by no op): {} need no gradient;", leaf_list({mlp.x, mlp.targets}));
-    r.text("{} require grad. The nodes, inputs first (#k reads node k's output):", leaf_list(mlp.parameters()));
+    r.paragraph(
+        "loss = cross_entropy(tanh(x W1ᵀ + b1) W2ᵀ + b2, targets), the MLP of part 1 written with engine ops. "
+        "Leaves (made by no op): {} need no gradient; {} require grad. The nodes, inputs first (#k reads node k's "
+        "output):",
+        leaf_list({mlp.x, mlp.targets}), leaf_list(mlp.parameters()));
     r.table("graph", {"#", "op", "output", "reads", "computes"}, rows);
     r.value("nodes", static_cast<double>(order.size()));
     r.value("loss", loss.item());
     HandMlp net(mlp);
-    r.value("loss_minus_part1_loss", loss.item() - net.forward(mlp.x, mlp.targets));
+    const double loss_difference = loss.item() - net.forward(mlp.x, mlp.targets);
+    r.value("loss_minus_part1_loss", loss_difference);
+    r.claim({"graph_computes_the_modules_loss",
+             "A computational graph is another way to write the function: the graph of engine ops computes the "
+             "loss the modules of part 1 compute",
+             "", loss_difference, std::fabs(loss_difference) < 1e-14,
+             fmt::format("graph loss - modules' loss = {} ({} 1e-14: {})", Cell(loss_difference).str(),
+                         std::fabs(loss_difference) < 1e-14 ? "below" : "not below",
+                         std::fabs(loss_difference) < 1e-14 ? "the same function, to rounding" : "they differ")});
 
     loss.backward();
     std::vector<std::string> filled;
     for (const auto& p : mlp.parameters()) filled.push_back(p.name() + ".grad " + shape_of(p.grad()));
-    r.text("");
-    r.text("loss.backward() ran the nodes from #{} back to #1 and filled {};", order.size(), fmt::join(filled, ", "));
-    r.text("x.grad() is {} (x does not require grad).", mlp.x.grad().defined() ? "defined" : "undefined");
+    r.paragraph(
+        "loss.backward() ran the nodes from #{} back to #1 and filled {}; x.grad() is {} (x does not require "
+        "grad).",
+        order.size(), fmt::join(filled, ", "), mlp.x.grad().defined() ? "defined" : "undefined");
     r.takeaway(
         "a computational graph (计算图) is another way to write the function; backward() "
         "visits it in reverse topological order, so every node's dL/d(output) is complete "
@@ -181,20 +206,32 @@ void part3_gradients(Report& r, const Options& options) {
             [&](const std::vector<ag::Tensor>& p) { return mlp.with_parameters(p).loss(); }, mlp.parameters());
         gradcheck_passed = gradcheck_passed && check.ok;
         worst_gradcheck = std::max(worst_gradcheck, check.max_abs_error);
-        if (!check.ok) r.text("seed {}: gradcheck failed: {}", seed, check.message);
+        if (!check.ok) r.paragraph("seed {}: gradcheck failed: {}", seed, check.message);
     }
 
-    r.text("Max |difference| per parameter: the engine's loss.backward() against central");
-    r.text("differences (h = {}) and against the hand-written modules of part 1.", h);
+    r.paragraph(
+        "Max |difference| per parameter: the engine's loss.backward() against central differences (h = {}) and "
+        "against the hand-written modules of part 1.",
+        h);
     r.table("gradients", {"seed", "parameter", "shape", "max |grad|", "engine - finite diff.", "engine - by hand"},
             rows);
     r.value("max_engine_minus_finite_diff", worst_fd);
     r.value("max_engine_minus_hand", worst_hand);
     r.value("gradcheck_max_abs_error", worst_gradcheck);
-    r.verdict("gradcheck", gradcheck_passed);
+    r.claim({"gradcheck",
+             "Automatic differentiation computes the gradient: the engine's backward() agrees with central finite "
+             "differences (ag::gradcheck)",
+             "", worst_gradcheck, gradcheck_passed,
+             fmt::format("gradcheck {} on {} seed{}; its largest |error| {}", gradcheck_passed ? "passed" : "failed",
+                         options.seeds, options.seeds == 1 ? "" : "s", Cell(worst_gradcheck).str())});
+    constexpr double rounding = 1e-12;
+    r.claim({"engine_matches_hand_derivation",
+             "The engine's gradients are the ones the hand-written modules' backward() computes", "", worst_hand,
+             worst_hand < rounding,
+             fmt::format("largest |engine - by hand| {} over every parameter and seed ({} 1e-12, rounding level)",
+                         Cell(worst_hand).str(), worst_hand < rounding ? "below" : "not below")});
 
-    r.text("");
-    r.text("The step h trades truncation, O(h²), against rounding, O(ε/h) (seed 0):");
+    r.paragraph("The step h trades truncation, O(h²), against rounding, O(ε/h) (seed 0):");
     const Mlp mlp = Mlp::make(0);
     const auto engine = engine_gradients(mlp);
     rows.clear();

@@ -1,6 +1,7 @@
 // Lesson 00, autograd recap (§1): every part runs, the gradients agree as
 // the lecture says they must, and the graph is printed in topological order.
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -46,8 +47,11 @@ TEST_CASE("lesson 00 part 3: engine = hand derivation = finite differences", "[l
     const auto& part = run.report.part(3);
     CHECK(part.value("max_engine_minus_finite_diff").number() < 1e-8);
     CHECK(part.value("max_engine_minus_hand").number() < 1e-12);
-    CHECK(std::get<bool>(part.value("gradcheck").value));
+    CHECK(part.claim("gradcheck").reproduced);
+    CHECK(part.claim("gradcheck").ours.number() == part.value("gradcheck_max_abs_error").number());
     CHECK(part.value("gradcheck_max_abs_error").number() < 1e-8);
+    CHECK(part.claim("engine_matches_hand_derivation").reproduced);
+    CHECK(part.claim("engine_matches_hand_derivation").ours.number() == part.value("max_engine_minus_hand").number());
 
     // one row per parameter and seed, each within the same bounds
     const auto& table = part.table("gradients");
@@ -99,6 +103,7 @@ TEST_CASE("lesson 00 part 2: each node is printed after the nodes it reads", "[l
 
     // the graph computes the loss the modules of part 1 compute
     CHECK(std::fabs(part.value("loss_minus_part1_loss").number()) < 1e-14);
+    CHECK(part.claim("graph_computes_the_modules_loss").reproduced);
     CHECK(part.value("loss").number() == Approx(run.report.part(1).value("loss").number()));
 }
 
@@ -109,9 +114,30 @@ TEST_CASE("lesson 00 part 1: the modules' passes go forward then backward", "[le
     CHECK(passes.at(0, "reads").str() == "x [4,3]");
     CHECK(passes.at(3, "returns").str() == "L []");
     CHECK(passes.at(7, "returns").str() == "dL/dx [4,3]");  // backward ends where forward began
+    const auto& reversed = run.report.part(1).claim("backward_reverses_forward");
+    CHECK(reversed.reproduced);
+    CHECK_THAT(reversed.ours.str(), Catch::StartsWith("softmax cross-entropy → fc2"));
     const double loss = run.report.part(1).value("loss").number();
     CHECK(loss > 0.0);
     CHECK(std::isfinite(loss));
+}
+
+TEST_CASE("lesson 00: every part states its claims, and its figures exist", "[lessons][lesson00]") {
+    const auto out = test::scratch_path("lesson00_claims");
+    lessons::Options options = quick();
+    options.out = out.string();
+    const test::LessonRun run(lessons::autograd_recap::lesson(), options);
+    for (const auto& part : run.report.parts()) {
+        INFO("part " << part.number);
+        CHECK_FALSE(part.claims.empty());  // every part tests a finding of §1
+        for (const auto& claim : part.claims) {
+            INFO("claim " << claim.key);
+            CHECK_FALSE(claim.statement.empty());
+            CHECK_FALSE(claim.reason.empty());
+        }
+        for (const auto& figure : part.figures) CHECK(std::filesystem::exists(out / figure.file));
+    }
+    std::filesystem::remove_all(out);
 }
 
 TEST_CASE("00_autograd_recap --quick --json writes the report", "[lessons][lesson00][json]") {
@@ -120,7 +146,8 @@ TEST_CASE("00_autograd_recap --quick --json writes the report", "[lessons][lesso
     const std::string text = test::read_text(path);
     REQUIRE_FALSE(text.empty());
     CHECK(text.front() == '{');
-    for (const char* key : {"\"lesson\":\"00_autograd_recap\"", "\"parts\":{\"1\"", "\"2\":{", "\"3\":{",
-                            "\"max_engine_minus_finite_diff\":", "\"gradcheck\":true", "\"graph\":{\"columns\""})
+    for (const char* key :
+         {"\"lesson\":\"00_autograd_recap\"", "\"parts\":{\"1\"", "\"2\":{", "\"3\":{",
+          "\"max_engine_minus_finite_diff\":", "\"claims\":{\"gradcheck\":", "\"graph\":{\"columns\""})
         CHECK_THAT(text, Catch::Contains(key));
 }

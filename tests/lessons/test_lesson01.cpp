@@ -59,8 +59,35 @@ TEST_CASE("lesson 01 runs both parts, each with its section and takeaway", "[les
           "01_gpt_pretraining_loss.svg", "01_subject_finetuning_loss.svg"}) {
         INFO(figure);
         CHECK(is_svg(out / figure));
-        CHECK_THAT(run.output(), Catch::Contains((out / figure).string()));
+        CHECK_THAT(run.output(), Catch::Contains(std::string("figure: ") + figure));
     }
+    std::filesystem::remove_all(out);
+}
+
+TEST_CASE("lesson 01: every part states its claims, and the figures it registers exist", "[lessons][lesson01]") {
+    const auto out = test::scratch_path("lesson01_claims");
+    const test::LessonRun run(pf::lesson(), test::quick_options(out, 0));
+    std::set<std::string> registered;
+    for (const auto& part : run.report.parts()) {
+        INFO("part " << part.number);
+        CHECK_FALSE(part.claims.empty());  // each part tests findings of §2
+        for (const auto& claim : part.claims) {
+            INFO("claim " << claim.key);
+            CHECK_FALSE(claim.statement.empty());
+            CHECK_FALSE(claim.reason.empty());
+            // --quick numbers mean nothing: a finding that does not hold says so
+            if (!claim.reproduced) CHECK_THAT(claim.reason, Catch::Contains("--quick"));
+        }
+        for (const auto& figure : part.figures) {
+            INFO(figure.file);
+            CHECK_FALSE(figure.caption.empty());
+            CHECK(is_svg(out / figure.file));
+            registered.insert(figure.file);
+        }
+    }
+    CHECK(registered == std::set<std::string>{"01_digits_reconstructions.svg", "01_digits_pretraining_loss.svg",
+                                              "01_digits_finetuning_loss.svg", "01_gpt_pretraining_loss.svg",
+                                              "01_subject_finetuning_loss.svg"});
     std::filesystem::remove_all(out);
 }
 
@@ -115,9 +142,23 @@ TEST_CASE("lesson 01 part 1: four methods per seed, errors in [0, 1]", "[lessons
         const double mse = recon.at(row, "test MSE per pixel").number();
         CHECK((std::isfinite(mse) && mse >= 0.0 && mse < 1.0));
     }
-    // the terminal art: the test images under their captions
-    CHECK_THAT(run.output(), Catch::Contains("test image"));
-    CHECK_THAT(run.output(), Catch::Contains("3 layers (24 units)"));
+    // the figure: the test images, and under them each depth's reconstructions
+    const std::string figure = test::read_text(out / "01_digits_reconstructions.svg");
+    CHECK_THAT(figure, Catch::Contains("test image"));
+    CHECK_THAT(figure, Catch::Contains("3 layers (24 units)"));
+
+    // the slides' three findings, each on the mean errors it is decided by
+    const double autoencoder = part.value("error_deep_autoencoder_mean").number();
+    const double scratch = part.value("error_deep_scratch_mean").number();
+    const auto& beats = part.claim("autoencoder_pretraining_beats_deep_from_scratch");
+    CHECK(beats.ours.number() == autoencoder);
+    CHECK(beats.reproduced == (autoencoder < scratch));
+    CHECK(part.claim("supervised_pretraining_beats_deep_from_scratch").reproduced ==
+          (part.value("error_deep_supervised_mean").number() < scratch));
+    const auto& lowest = part.claim("autoencoder_pretraining_lowest_of_four");
+    CHECK(lowest.ours.number() == autoencoder);
+    CHECK(lowest.reproduced == (autoencoder < scratch && autoencoder < part.value("error_shallow_mean").number() &&
+                                autoencoder < part.value("error_deep_supervised_mean").number()));
     std::filesystem::remove_all(out);
 }
 
@@ -183,8 +224,10 @@ TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe",
     CHECK(part.value("runs").number() == 4 * 2 * seeds);  // 4 methods x {16, 256} x seeds
     CHECK(part.value("reload_max_abs_diff").number() == 0.0);
     CHECK(part.value("last_hidden_minus_full_forward").number() < 1e-12);
-    CHECK(std::get<bool>(part.value("probe_leaves_body_bitwise_unchanged").value));
-    CHECK(std::get<bool>(part.value("trained_bodies_changed").value));
+    CHECK(part.claim("probe_leaves_body_bitwise_unchanged").reproduced);
+    CHECK(part.claim("probe_leaves_body_bitwise_unchanged").ours.str() == "4 of 4 probe runs");  // {16, 256} x seeds
+    CHECK(part.claim("trained_bodies_changed").reproduced);
+    CHECK(part.claim("trained_bodies_changed").ours.str() == "12 of 12 runs");
 
     // 16 and 256 examples, exactly half singular; k = 1-3 to train, 4-6 to extrapolate
     const auto& sets = part.table("sets");
@@ -219,11 +262,21 @@ TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe",
         CHECK(runs.at(row, "last train loss").number() > 0.0);
     }
 
-    // the lecture's findings, each checked: a yes or a no, never left out
-    const auto& findings = part.table("findings");
-    REQUIRE(findings.rows.size() == 7);
-    for (size_t row = 0; row < findings.rows.size(); ++row)
-        CHECK(std::holds_alternative<bool>(findings.at(row, "reproduced").value));
+    // the lecture's findings, each checked and shown beside the lecture's figure
+    for (const char* key :
+         {"probe_16_beats_scratch_16", "scratch_256_extrapolates_worse",
+          "probe_16_extrapolates_better_than_scratch_256", "full_ft_16_below_probe", "full_ft_lr1e-4_16_above_lr1e-3",
+          "full_ft_256_extrapolates_below_probe", "zero_shot_matches_probe", "probe_256_extrapolates"}) {
+        INFO(key);
+        const auto& claim = part.claim(key);
+        CHECK_FALSE(claim.lecture.str().empty());
+        CHECK_FALSE(claim.ours.str().empty());
+    }
+    const auto& probe = part.claim("probe_256_extrapolates");
+    CHECK(probe.lecture.number() == 1.0);
+    CHECK(probe.ours.number() == part.value("probe_256_k4-6_mean").number());
+    CHECK(part.claim("probe_16_beats_scratch_16").reproduced ==
+          (part.value("probe_16_k1-3_mean").number() > part.value("scratch_16_k1-3_mean").number()));
 
     const auto& agreement = part.table("gpt_agreement");
     REQUIRE(agreement.rows.size() == 6);
