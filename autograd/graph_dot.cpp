@@ -23,7 +23,7 @@ std::string quoted(const std::string& s, bool record = false) {
 }
 
 std::string box(const std::string& id, const std::string& name, const Tensor& t) {
-    return fmt::format("  {} [shape=record, label=\"{{{} | {}{}}}\"];\n", id, quoted(name, true),
+    return fmt::format("  {} [shape=record, label=\"{} | {}{}\"];\n", id, quoted(name, true),
                        quoted(shape_str(t.shape()), true), t.requires_grad() ? " | requires grad" : "");
 }
 
@@ -31,7 +31,7 @@ std::string box(const std::string& id, const std::string& name, const Tensor& t)
 
 std::string to_dot(const Tensor& root, const std::string& root_name) {
     std::string dot =
-        "digraph computation {\n  rankdir=LR;\n  node [fontname=\"Helvetica\", fontsize=11];\n"
+        "digraph computation {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=11];\n"
         "  edge [fontname=\"Helvetica\", fontsize=9];\n";
     dot += box("root", root_name, root);
     if (!root.grad_fn()) return dot + "}\n";

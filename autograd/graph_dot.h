@@ -14,7 +14,7 @@
 
 namespace ag {
 
-// The graph that root.backward() would walk, in DOT, drawn left to right.
+// The graph that root.backward() would walk, in DOT, drawn top to bottom.
 // A root without a graph (a leaf, or made under NoGradGuard) is one box.
 std::string to_dot(const Tensor& root, const std::string& root_name = "output");
 

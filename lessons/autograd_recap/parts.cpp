@@ -6,6 +6,7 @@
 #include <map>
 
 #include "autograd/autograd.h"
+#include "lessons/autograd_recap/graph_picture.h"
 #include "lessons/autograd_recap/hand_modules.h"
 #include "lessons/autograd_recap/mlp.h"
 
@@ -82,7 +83,7 @@ std::string leaf_list(const std::vector<ag::Tensor>& leaves) {
     return fmt::format("{}", fmt::join(items, ", "));
 }
 
-void part2_graph(Report& r, const Options&) {
+void part2_graph(Report& r, const Options& options) {
     const Mlp mlp = Mlp::make(0);
     const ag::Tensor loss = mlp.loss();
     const auto order = ag::topological_order(loss);
@@ -112,6 +113,17 @@ void part2_graph(Report& r, const Options&) {
         "output):",
         leaf_list({mlp.x, mlp.targets}), leaf_list(mlp.parameters()));
     r.table("graph", {"#", "op", "output", "reads", "computes"}, rows);
+    // The same graph drawn (before backward() frees it), as micrograd's draw_dot does.
+    const std::filesystem::path dot = output_path(options, "00_graph.dot");
+    if (draw_graph(ag::to_dot(loss, "loss"), dot, output_path(options, "00_graph.svg")))
+        r.figure("00_graph.svg",
+                 "The graph as a picture: leaves in boxes (shape; whether they require grad), ops in ellipses, "
+                 "the shape that flows along each edge (ag::to_dot, drawn by Graphviz).");
+    else
+        r.paragraph(
+            "Graphviz is not installed, so the graph is not drawn: its DOT text is in {} (apt-get install graphviz, "
+            "then run this part again, or paste the file into any Graphviz viewer).",
+            dot.string());
     r.value("nodes", static_cast<double>(order.size()));
     r.value("loss", loss.item());
     HandMlp net(mlp);

@@ -31,10 +31,10 @@ TEST_CASE("to_dot draws each op once, each leaf once, and the shapes on the edge
     const Tensor loss = (h * h).sum();  // h read twice
     const std::string dot = ag::to_dot(loss, "loss");
     INFO(dot);
-    CHECK(dot.rfind("digraph computation {\n  rankdir=LR;", 0) == 0);
-    CHECK_THAT(dot, Contains("root [shape=record, label=\"{loss | [] | requires grad}\"];"));
-    CHECK_THAT(dot, Contains("[shape=record, label=\"{W\\{\\|\\} | [2,3] | requires grad}\"];"));
-    CHECK_THAT(dot, Contains("[shape=record, label=\"{x | [4,3]}\"];"));  // no grad, so said nothing
+    CHECK(dot.rfind("digraph computation {\n  rankdir=TB;", 0) == 0);
+    CHECK_THAT(dot, Contains("root [shape=record, label=\"loss | [] | requires grad\"];"));
+    CHECK_THAT(dot, Contains("[shape=record, label=\"W\\{\\|\\} | [2,3] | requires grad\"];"));
+    CHECK_THAT(dot, Contains("[shape=record, label=\"x | [4,3]\"];"));  // no grad, so said nothing
     const auto order = ag::topological_order(loss);
     CHECK(count(dot, "[shape=ellipse") == order.size());
     CHECK(count(dot, "shape=record") == 4);  // x, W, b and the root: each leaf once
@@ -49,8 +49,8 @@ TEST_CASE("to_dot draws each op once, each leaf once, and the shapes on the edge
 TEST_CASE("to_dot of a tensor without a graph is its box alone", "[engine][dot]") {
     const Tensor t = Tensor::ones({3});
     CHECK(ag::to_dot(t) ==
-          "digraph computation {\n  rankdir=LR;\n  node [fontname=\"Helvetica\", fontsize=11];\n"
-          "  edge [fontname=\"Helvetica\", fontsize=9];\n  root [shape=record, label=\"{output | [3]}\"];\n}\n");
+          "digraph computation {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=11];\n"
+          "  edge [fontname=\"Helvetica\", fontsize=9];\n  root [shape=record, label=\"output | [3]\"];\n}\n");
 }
 
 TEST_CASE("Graphviz reads what to_dot writes (when it is installed)", "[engine][dot]") {
