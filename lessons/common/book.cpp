@@ -289,7 +289,8 @@ std::string course_page(const fs::path& out_dir) {
                 const std::string section = e.value("section", "");
                 const std::string link = part_for(section_page, section);
                 rows += fmt::format(
-                    "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{} / "
+                    "<tr class=\"exercise\"><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td "
+                    "class=\"num\">{} / "
                     "{}</td></tr>\n",
                     e.value("number", 0), escape(e.value("name", "")),
                     link.empty() ? escape(section)
