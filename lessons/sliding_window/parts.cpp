@@ -46,14 +46,16 @@ std::vector<std::vector<double>> engine_mask(int64_t T, int64_t window) {
 
 void part1_masks(Report& r, const Options& options) {
     constexpr int64_t T = 8;
-    r.text("§6.1 The slides' w is Longformer's two-sided window width; a causal window keeps w/2 + 1 tokens,");
-    r.text("the current one on the diagonal. The code, like Mistral, takes the number of visible tokens W:");
-    r.text("query t sees key j iff t - W < j ≤ t. The masks below are read off the engine: a 1 where");
-    r.text("ag::causal_attention with window W gives key j a nonzero weight for query t.");
+    r.paragraph(
+        "§6.1 The slides' w is Longformer's two-sided window width; a causal window keeps w/2 + 1 tokens, the "
+        "current one on the diagonal. The code, like Mistral, takes the number of visible tokens W: query t sees "
+        "key j iff t - W < j ≤ t. The masks below are read off the engine: a 1 where ag::causal_attention with "
+        "window W gives key j a nonzero weight for query t.");
     svg::HeatmapGrid figure{"Sliding-window masks (query t sees key j: dark)", 2};
     figure.x_label = "key j";
     figure.y_label = "query t";
-    bool matches_rule = true;
+    int64_t mismatches = 0;             // mask cells that differ from the rule t - W < j ≤ t
+    std::vector<int64_t> most_visible;  // per w: the most keys any query sees in the engine's mask
     for (const int64_t w : {4, 6}) {
         const int64_t W = w / 2 + 1;
         const auto mask = engine_mask(T, W);
@@ -61,28 +63,37 @@ void part1_masks(Report& r, const Options& options) {
         for (int64_t j = 0; j < T; ++j) columns.push_back(fmt::format("j={}", j));
         columns.push_back("visible");
         std::vector<std::vector<Cell>> rows;
+        int64_t most = 0;
         for (int64_t t = 0; t < T; ++t) {
             std::vector<Cell> row{t};
             int64_t count = 0;
             for (int64_t j = 0; j < T; ++j) {
                 const int64_t bit = static_cast<int64_t>(mask[static_cast<size_t>(t)][static_cast<size_t>(j)]);
-                matches_rule = matches_rule && (bit == 1) == visible(t, j, W);
+                mismatches += (bit == 1) != visible(t, j, W);
                 count += bit;
                 row.emplace_back(bit);
             }
             row.emplace_back(count);
+            most = std::max(most, count);
             rows.push_back(std::move(row));
         }
-        r.text("");
-        r.text("slides' w = {}: W = w/2 + 1 = {} visible tokens", w, W);
+        most_visible.push_back(most);
+        r.paragraph("slides' w = {}: W = w/2 + 1 = {} visible tokens", w, W);
         r.table(fmt::format("mask_w{}", w), columns, rows);
         r.value(fmt::format("w{}_visible_tokens", w), static_cast<double>(W));
         figure.panels.push_back({fmt::format("w = {} (W = {})", w, W), mask, 0.0, 1.0, true});
     }
-    r.verdict("engine_mask_matches_rule", matches_rule);
-    const auto path = output_path(options, "04_masks.svg");
-    svg::write(path, figure);
-    r.text("Figure: {}", path.string());
+    svg::write(output_path(options, "04_masks.svg"), figure);
+    r.figure("04_masks.svg", "The engine's masks for the slides' w = 4 and w = 6: a band of W = 3 and 4 keys");
+    r.claim(
+        {"engine_mask_matches_rule",
+         "A causal window of the slides' width w keeps w/2 + 1 tokens, the current one on the diagonal: 3 for "
+         "w = 4, 4 for w = 6.",
+         "w = 4: 3 tokens, w = 6: 4", fmt::format("w = 4: {} tokens, w = 6: {}", most_visible[0], most_visible[1]),
+         mismatches == 0,
+         mismatches == 0
+             ? fmt::format("every one of the {} mask cells read off the engine follows t - W < j ≤ t", 2 * T * T)
+             : fmt::format("{} of the {} mask cells read off the engine break t - W < j ≤ t", mismatches, 2 * T * T)});
     r.takeaway(
         "each row keeps only the diagonal and the W-1 tokens to its left: a band of width W instead "
         "of the full lower triangle.");
@@ -133,9 +144,10 @@ void part2_implementations(Report& r, const Options& options) {
     // is padded) and for windows from 1 (the diagonal only) to more than T
     // (plain causal attention).
     const int64_t T = options.quick ? 37 : 100, d = 16;
-    r.text("§6.2 The slides' three implementations (lessons/sliding_window/implementations.cpp) against the");
-    r.text("engine's fused ag::causal_attention, one head, q, k, v ~ N(0, 1) [T = {}, d = {}], {}:", T, d,
-           seeds_text(options));
+    r.paragraph(
+        "§6.2 The slides' three implementations (lessons/sliding_window/implementations.cpp) against the engine's "
+        "fused ag::causal_attention, one head, q, k, v ~ N(0, 1) [T = {}, d = {}], {}:",
+        T, d, seeds_text(options));
     std::vector<std::vector<Cell>> rows;
     double worst = 0.0;
     for (const int64_t W : {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{64}, T + 5}) {
@@ -154,8 +166,10 @@ void part2_implementations(Report& r, const Options& options) {
     }
     r.table("equal_outputs", {"W", "T", "naive - engine", "for loop - engine", "sliding chunks - engine"}, rows);
     r.value("max_implementation_minus_engine", worst);
-    r.verdict("implementations_equal", worst < kTolerance);
-    r.text("(lecture: the three agree to 4.4e-16)");
+    r.claim({"implementations_equal", "The naive, for-loop and sliding-chunks implementations give the same output.",
+             4.4e-16, worst, worst < kTolerance,
+             fmt::format("the largest difference from the engine over W = 1 … {} is {}, {} the tolerance {}", T + 5,
+                         Cell(worst).str(true), worst < kTolerance ? "below" : "above", Cell(kTolerance).str(true))});
 
     // Cost against T, one thread, W = 64, d = 64.
     constexpr int64_t W = 64, D = 64;
@@ -187,33 +201,42 @@ void part2_implementations(Report& r, const Options& options) {
             xs.push_back(static_cast<double>(length));
         }
     }
-    r.text("");
-    r.text("Time per call on one thread (best of up to {} calls), W = {}, d = {}; every output equals the", most_calls,
-           W, D);
-    r.text("engine's to {}:", Cell(worst_timed).str(true));
+    r.paragraph(
+        "Time per call on one thread (best of up to {} calls), W = {}, d = {}; every output equals the engine's to "
+        "{}:",
+        most_calls, W, D, Cell(worst_timed).str(true));
     r.table("timing",
             {"T", "naive ms", "for loop ms", "sliding chunks ms", "ag::causal_attention ms", "naive / chunks"}, rows);
     r.value("max_timed_minus_engine", worst_timed);
     const auto growth = [&](size_t i) { return ms[i].back() / ms[i].front(); };
     const double t_ratio = xs.back() / xs.front();
-    r.text("From T = {} to T = {} (×{:g}; T² ×{:g}) the time grew: naive ×{:.1f}, for loop ×{:.1f}, sliding",
-           lengths.front(), lengths.back(), t_ratio, t_ratio * t_ratio, growth(0), growth(1));
-    r.text("chunks ×{:.1f}, engine ×{:.1f}. Timings are noisy (a shared machine); the shape of the growth is",
-           growth(2), growth(3));
-    r.text("the point. The for loop is T calls of small engine ops, like the slides' Python loop: its cost is");
-    r.text("the per-call overhead. The engine's fused op does O(T·W) arithmetic but finds each query's");
-    r.text("visible keys by scanning all T keys, O(T²) comparisons: negligible at the training lengths");
-    r.text("(T ≤ 40), visible at these T.");
-    r.value("naive_over_chunks_at_largest_T", ms[0].back() / ms[2].back());
+    r.paragraph(
+        "From T = {} to T = {} (×{:g}; T² ×{:g}) the time grew: naive ×{:.1f}, for loop ×{:.1f}, sliding chunks "
+        "×{:.1f}, engine ×{:.1f}. Timings are noisy (a shared machine); the shape of the growth is the point.",
+        lengths.front(), lengths.back(), t_ratio, t_ratio * t_ratio, growth(0), growth(1), growth(2), growth(3));
+    r.paragraph(
+        "The for loop is T calls of small engine ops, like the slides' Python loop: its cost is the per-call "
+        "overhead. The engine's fused op does O(T·W) arithmetic but finds each query's visible keys by scanning "
+        "all T keys, O(T²) comparisons: negligible at the training lengths (T ≤ 40), visible at these T.");
+    const double naive_over_chunks = ms[0].back() / ms[2].back();
+    r.value("naive_over_chunks_at_largest_T", naive_over_chunks);
     svg::LinePlot plot{"Sliding-window attention, one thread (W = 64, d = 64)", "sequence length T",
                        "time per call (ms)"};
     plot.log_x = plot.log_y = true;
     plot.markers = true;
     for (size_t i = 0; i < kImplementations.size(); ++i) plot.series.push_back({kImplementations[i].name, xs, ms[i]});
     plot.series.push_back({"ag::causal_attention", xs, ms.back()});
-    const auto path = output_path(options, "04_timing.svg");
-    svg::write(path, plot);
-    r.text("Figure: {}", path.string());
+    svg::write(output_path(options, "04_timing.svg"), plot);
+    r.figure("04_timing.svg", "Time per call against T (log-log), one thread, W = 64, d = 64");
+    const bool chunks_ahead = naive_over_chunks > 1.0 && growth(0) > growth(2);
+    r.claim({"chunks_beat_naive",
+             "The naive implementation still does O(T²) work; the sliding chunks do O(T·W) and pull ahead as T "
+             "grows.",
+             "", naive_over_chunks, chunks_ahead,
+             fmt::format("at T = {} the naive one takes {:.2f} times the chunks' time; from T = {} the naive time "
+                         "grew ×{:.1f}, the chunks' ×{:.1f}{}",
+                         lengths.back(), naive_over_chunks, lengths.front(), growth(0), growth(2),
+                         chunks_ahead ? "" : " (one timing on a shared machine: the lengths may be too short)")});
     r.takeaway(
         "all three compute the same thing; the naive one still pays O(T²) for a mask that throws most "
         "of it away, the sliding chunks pay O(T·W) in a few large batched products.");
@@ -227,15 +250,15 @@ void part3_receptive_field(Report& r, const Options& options) {
     nn::LMConfig cfg = nn::LMConfig::modern_lm();
     cfg.window = W;
     cfg.n_layers = layers;
-    r.text("§6.3 An untrained ModernLM with {} layers and W = {} reads {} tokens twice, the second time with", layers,
-           W, T);
-    r.text("token {} changed. After each layer L, which positions' outputs moved (|Δ| > 0)? ({})", changed,
-           seeds_text(options));
+    r.paragraph(
+        "§6.3 An untrained ModernLM with {} layers and W = {} reads {} tokens twice, the second time with token {} "
+        "changed. After each layer L, which positions' outputs moved (|Δ| > 0)? ({})",
+        layers, W, T, changed, seeds_text(options));
     ag::NoGradGuard no_grad;
     const nn::Packing packing = nn::Packing::uniform(1, T);
     std::vector<std::vector<Cell>> rows;
     std::vector<std::vector<double>> moved_map;
-    bool exact = true;
+    int64_t exact_layers = 0, measured_layers = 0;  // (seed, layer) pairs, and those that reach exactly L(W-1)
     for (int seed = 0; seed < options.seeds; ++seed) {
         const nn::LanguageModel model(cfg, static_cast<uint64_t>(seed));
         ag::Generator gen(static_cast<uint64_t>(seed));
@@ -262,23 +285,32 @@ void part3_receptive_field(Report& r, const Options& options) {
             const int64_t reach = last - changed, expected = L * (W - 1);
             // exactly the positions changed … changed + L(W-1) moved
             const bool match = first == changed && reach == expected && count == expected + 1;
-            exact = exact && match;
+            exact_layers += match;
+            ++measured_layers;
             rows.push_back({seed, L, first, last, count, reach, expected, match});
             if (seed == 0) moved_map.push_back(moved);
         }
     }
     r.table("receptive_field",
             {"seed", "layer L", "first moved", "last moved", "positions moved", "reach", "L(W-1)", "equal"}, rows);
-    r.verdict("reach_is_L_times_W_minus_1", exact);
-    r.text("Each layer passes the change W - 1 = {} positions further right (lecture: exactly L(W-1));", W - 1);
-    r.text("positions before token {} never move: attention is causal.", changed);
+    r.paragraph(
+        "Each layer passes the change W - 1 = {} positions further right; positions before token {} never move: "
+        "attention is causal.",
+        W - 1, changed);
     svg::HeatmapGrid figure{fmt::format("Outputs that moved when token {} changed (W = {}, seed 0)", changed, W), 1};
     figure.x_label = "position";
     figure.y_label = "layer L = 1 … 4";
     figure.panels.push_back({"1 = moved", moved_map, 0.0, 1.0, true});
-    const auto path = output_path(options, "04_receptive_field.svg");
-    svg::write(path, figure);
-    r.text("Figure: {}", path.string());
+    svg::write(output_path(options, "04_receptive_field.svg"), figure);
+    r.figure("04_receptive_field.svg", "Which outputs moved after each layer when token 1 changed (W = 4, seed 0)");
+    const bool exact = exact_layers == measured_layers;
+    r.claim({"reach_is_L_times_W_minus_1",
+             "L stacked windows of W tokens reach exactly L(W-1) positions: each layer passes a change W - 1 further.",
+             "L(W-1)", fmt::format("L(W-1) at {} of {} layers", exact_layers, measured_layers), exact,
+             exact ? fmt::format("after layer L exactly positions {} … {} + L·{} moved, at every layer and seed",
+                                 changed, changed, W - 1)
+                   : fmt::format("{} of {} (seed, layer) pairs moved a different set of positions",
+                                 measured_layers - exact_layers, measured_layers)});
     r.takeaway(
         fmt::format("L stacked windows of W tokens reach L(W-1) positions back: Mistral 7B's 32 layers "
                     "with W = 4096 reach {} tokens, but only by relaying through every layer.",
@@ -314,18 +346,18 @@ void part4_rolling_cache(Report& r, const Options& options) {
     cfg.window = W;
     const std::vector<int64_t> prompt = farm::encode("<s> the dog");
     const int64_t total = static_cast<int64_t>(prompt.size()) + new_tokens;
-    r.text("§6.4 An untrained ModernLM with W = {} continues \"{}\" by {} greedy tokens, one token per", W,
-           farm::decode(prompt), new_tokens);
-    r.text("call, with a rolling buffer of W - 1 = {} slots per layer (position p in slot p mod {}). Then", W - 1,
-           W - 1);
-    r.text("the whole sequence of {} tokens is read in one full forward pass with the same window. ({};", total,
-           seeds_text(options));
-    r.text("the model is untrained, so its tokens are noise: the identity holds for any weights.)");
+    r.paragraph(
+        "§6.4 An untrained ModernLM with W = {} continues \"{}\" by {} greedy tokens, one token per call, with a "
+        "rolling buffer of W - 1 = {} slots per layer (position p in slot p mod {}). Then the whole sequence of {} "
+        "tokens is read in one full forward pass with the same window. ({}; the model is untrained, so its tokens "
+        "are noise: the identity holds for any weights.)",
+        W, farm::decode(prompt), new_tokens, W - 1, W - 1, total, seeds_text(options));
     ag::NoGradGuard no_grad;
     std::vector<std::vector<Cell>> rows;
     double worst_engine = 0.0;
     std::vector<double> bug_error(2, 0.0);
     int64_t most_slots = 0, bug_changed = 0, bug_positions = 0;
+    Cell cache_length_first_wrong = "none";  // seed 0's first wrong position when rotating by the cache length
     const std::vector<RotateBy> bugs{RotateBy::CacheLength, RotateBy::Slot};
     for (int seed = 0; seed < options.seeds; ++seed) {
         const nn::LanguageModel model(cfg, static_cast<uint64_t>(seed));
@@ -343,9 +375,10 @@ void part4_rolling_cache(Report& r, const Options& options) {
         std::vector<int64_t> held(caches[0].positions);
         std::sort(held.begin(), held.end());
         if (seed == 0) {
-            r.text("seed 0 generated: {}", farm::decode(std::vector<int64_t>(
-                                               ids.begin() + static_cast<std::ptrdiff_t>(prompt.size()), ids.end())));
-            r.text("after the last token each layer's buffer holds positions {} only.", fmt::join(held, ", "));
+            r.paragraph(
+                "seed 0 generated: {}. After the last token each layer's buffer holds positions {} only.",
+                farm::decode(std::vector<int64_t>(ids.begin() + static_cast<std::ptrdiff_t>(prompt.size()), ids.end())),
+                fmt::join(held, ", "));
         }
         const ag::Tensor full =
             model.forward(ag::Tensor::from({1, total}, std::vector<double>(ids.begin(), ids.end())));
@@ -363,6 +396,7 @@ void part4_rolling_cache(Report& r, const Options& options) {
                 logits.push_back(decode_rolling(model, ids[static_cast<size_t>(p)], p, bugs[v], own));
             const Comparison c = compare(logits, full);
             bug_error[v] = std::max(bug_error[v], c.max_diff);
+            if (seed == 0 && bugs[v] == RotateBy::CacheLength) cache_length_first_wrong = c.first_wrong_cell();
             bug_changed += c.argmax_changed, bug_positions += total;
             rows.push_back(
                 {seed, "teacher-forced", describe(bugs[v]), c.max_diff, c.first_wrong_cell(), c.argmax_changed});
@@ -376,16 +410,29 @@ void part4_rolling_cache(Report& r, const Options& options) {
     r.value("rolling_minus_full", worst_engine);
     r.value("bug_cache_length_error", bug_error[0]);
     r.value("bug_slot_error", bug_error[1]);
-    r.verdict("rolling_equals_full", worst_engine < kTolerance);
-    r.text("The buffer never holds more than {} positions, yet every logit equals the full pass to {}", most_slots,
-           Cell(worst_engine).str(true));
-    r.text("(lecture: 1.7e-16): the keys in it were rotated by their own positions, so their slot does not");
-    r.text("matter. Rotating the new token by the cache length is right only while the cache fills");
-    r.text("(p ≤ W - 1); from then on the logits are off by up to {} (by the slot: {}). The lecture's",
-           Cell(bug_error[0]).str(), Cell(bug_error[1]).str());
-    r.text("first version was off by 6.9e-4 on its own model: the size depends on the weights.");
-    r.text("With the bug the greedy token changed at {} of {} positions{}", bug_changed, bug_positions,
-           bug_changed == 0 ? ": the text looks the same, which is how such a bug hides." : ".");
+    r.paragraph(
+        "The buffer never holds more than {} positions, yet every logit equals the full pass to {}: the keys in it "
+        "were rotated by their own positions, so their slot does not matter. Rotating the new token by the cache "
+        "length is right only while the cache fills (p ≤ W - 1); from then on the logits are off by up to {} (by "
+        "the slot: {}). With the bug the greedy token changed at {} of {} positions{}",
+        most_slots, Cell(worst_engine).str(true), Cell(bug_error[0]).str(), Cell(bug_error[1]).str(), bug_changed,
+        bug_positions, bug_changed == 0 ? ": the text looks the same, which is how such a bug hides." : ".");
+    r.claim({"buffer_keeps_w_minus_1", "After each step the rolling cache keeps only the last W - 1 = 5 positions.", 5,
+             most_slots, most_slots == W - 1,
+             fmt::format("each layer's buffer held at most {} positions over {} steps", most_slots, total)});
+    r.claim({"rolling_equals_full", "Decoding with the rolling buffer gives the same logits as the full forward pass.",
+             1.7e-16, worst_engine, worst_engine < kTolerance,
+             fmt::format("every logit of the {} positions equals the full pass to {}, {} the tolerance {}", total,
+                         Cell(worst_engine).str(true), worst_engine < kTolerance ? "below" : "above",
+                         Cell(kTolerance).str(true))});
+    r.claim({"cache_length_rotation_wrong",
+             "Rotating the new token by the cache length instead of its absolute position is wrong once the buffer "
+             "is full.",
+             6.9e-4, bug_error[0], bug_error[0] > kTolerance,
+             fmt::format("right while the buffer fills, wrong from position {} on (seed 0), off by up to {}; the "
+                         "size depends on the weights (the lecture's comes from its own model), the error does not "
+                         "go away",
+                         cache_length_first_wrong.str(), Cell(bug_error[0]).str())});
     r.takeaway(
         "a rolling buffer of W - 1 slots gives exactly the full result because RoPE keys carry their own "
         "position; the new token must be rotated by its absolute position, never by the cache length.");
@@ -412,12 +459,12 @@ void part5_training(Report& r, const Options& options) {
     if (options.quick) training.epochs = 1;
     constexpr int64_t kMaxK = 6;
 
-    r.text("§6.5 Two-layer ModernLMs (RoPE, 4 query / 2 KV heads), W = 2, 4, 8 and full attention, {} epoch(s)",
-           training.epochs);
-    r.text("on {} farm sentences, {}. Agreement test: {} prefixes per k whose every attractor has the", n_train,
-           seeds_text(options), sets[0].size());
-    r.text("opposite number; the verb is predicted 3k tokens after the subject. A model of L layers sees");
-    r.text("L(W - 1) tokens back (part 3), here 2(W - 1).");
+    r.paragraph(
+        "§6.5 Two-layer ModernLMs (RoPE, 4 query / 2 KV heads), W = 2, 4, 8 and full attention, {} epoch(s) on {} "
+        "farm sentences, {}. Agreement test: {} prefixes per k whose every attractor has the opposite number; the "
+        "verb is predicted 3k tokens after the subject. A model of L layers sees L(W - 1) tokens back (part 3), "
+        "here 2(W - 1).",
+        training.epochs, n_train, seeds_text(options), sets[0].size());
     Progress progress;
     std::vector<WindowResult> results;
     for (const int64_t W : {int64_t{2}, int64_t{4}, int64_t{8}, int64_t{0}}) {
@@ -426,7 +473,7 @@ void part5_training(Report& r, const Options& options) {
         WindowResult result{W, {}, {}};
         for (int seed = 0; seed < options.seeds; ++seed) {
             const CachedLm run = cached_lm(options.out, cfg, static_cast<uint64_t>(seed), train, training, &progress);
-            r.text("W = {}, seed {}: {}", window_name(W), seed, run.status);
+            r.paragraph("W = {}, seed {}: {}", window_name(W), seed, run.status);
             result.perplexity.push_back(perplexity(*run.model, test));
             result.agreement.push_back(agreement_per_k(*run.model, sets));
         }
@@ -458,42 +505,59 @@ void part5_training(Report& r, const Options& options) {
         r.table(name, columns, rows);
     };
     const auto minimum = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-    r.text("");
-    r.text("Agreement accuracy{}:", options.seeds > 1 ? " (mean over seeds)" : "");
+    r.paragraph("Agreement accuracy{}:", options.seeds > 1 ? " (mean over seeds)" : "");
     table("agreement", mean, false);
     if (options.seeds > 1) {
-        r.text("Minimum over seeds (perplexity: the best seed):");
+        r.paragraph("Minimum over seeds (perplexity: the best seed):");
         table("agreement_min", minimum, false);
     }
-    r.text("p(correct), the verb mass on the subject's number (0.5: cannot tell; below: follows the attractors):");
+    r.paragraph("p(correct), the verb mass on the subject's number (0.5: cannot tell; below: follows the attractors):");
     table("p_correct", mean, true);
-    r.text("k = 1-3 lie within the training sentences; k = 4-6 are longer than any of them.");
+    r.paragraph("k = 1-3 lie within the training sentences; k = 4-6 are longer than any of them.");
 
     const auto result = [&](int64_t W, int64_t k, bool p_correct) {
         for (const WindowResult& w : results)
             if (w.window == W) return mean(over_seeds(w, k, p_correct));
         return std::numeric_limits<double>::quiet_NaN();
     };
-    const auto accuracy = [&](int64_t W, int64_t k) { return Cell(result(W, k, false)).str(); };
-    const auto p_correct = [&](int64_t W, int64_t k) { return Cell(result(W, k, true)).str(); };
-    r.text("");
-    r.text("Lecture: W = 4 drops to 0 at distance 9 (k = 3). Ours: W = 4 scores {} at distance 6 (inside its",
-           accuracy(4, 2));
-    r.text("field of 6) and {} at distance 9 (outside; p(correct) {}); full attention {} at distance 9.",
-           accuracy(4, 3), p_correct(4, 3), accuracy(0, 3));
-    r.text("Lecture: W = 2 already fails at distance 3 (k = 1). Ours: {} (p(correct) {}).", accuracy(2, 1),
-           p_correct(2, 1));
-    r.text("W = 8 at distance 12 is inside its field of 14 but farther than in any training sentence: {}",
-           accuracy(8, 4));
-    r.text("(full attention: {}). Beyond the training distances RoPE models extrapolate poorly whatever the",
-           accuracy(0, 4));
-    r.text("window (§7.3), so only k = 1-3 isolate the window's effect.");
-    r.value("w4_accuracy_distance_6", result(4, 2, false));
-    r.value("w4_accuracy_distance_9", result(4, 3, false));
-    r.value("w2_accuracy_distance_3", result(2, 1, false));
-    r.value("full_accuracy_distance_9", result(0, 3, false));
-    r.verdict("w4_below_chance_at_distance_9", result(4, 3, false) < 0.5);
-    r.verdict("w2_below_chance_at_distance_3", result(2, 1, false) < 0.5);
+    const auto text = [](double x) { return Cell(x).str(); };
+    const double w4_distance_6 = result(4, 2, false), w4_distance_9 = result(4, 3, false),
+                 w2_distance_3 = result(2, 1, false), full_distance_9 = result(0, 3, false);
+    const double w4_p_distance_9 = result(4, 3, true), w2_p_distance_3 = result(2, 1, true);
+    r.value("w4_accuracy_distance_6", w4_distance_6);
+    r.value("w4_accuracy_distance_9", w4_distance_9);
+    r.value("w2_accuracy_distance_3", w2_distance_3);
+    r.value("full_accuracy_distance_9", full_distance_9);
+    r.paragraph(
+        "W = 4 scores {} at distance 6 (inside its field of 6) and {} at distance 9 (outside; p(correct) {}); full "
+        "attention {} at distance 9. W = 2 scores {} at distance 3 (p(correct) {}).",
+        text(w4_distance_6), text(w4_distance_9), text(w4_p_distance_9), text(full_distance_9), text(w2_distance_3),
+        text(w2_p_distance_3));
+    // Below chance the model follows the attractors, the nearest nouns; full
+    // attention at the same distance tells whether the models learned agreement.
+    const auto below_chance = [&](double accuracy, const std::string& field, int64_t k) {
+        const double full = result(0, k, false);
+        const std::string versus =
+            full < 0.5 ? fmt::format(
+                             "; full attention scores only {} there too: the models have not learned agreement "
+                             "well enough to isolate the window",
+                             text(full))
+                       : fmt::format("; full attention scores {} at the same distance", text(full));
+        return fmt::format("{} {} chance (0.5) at distance {}, beyond the field of {}{}", text(accuracy),
+                           accuracy < 0.5 ? "is below" : "is not below", 3 * k, field, versus);
+    };
+    r.claim({"w4_below_chance_at_distance_9",
+             "With W = 4 (two layers reach 6 back) agreement collapses at distance 9 (k = 3): the subject is out of "
+             "reach.",
+             0.0, w4_distance_9, w4_distance_9 < 0.5, below_chance(w4_distance_9, "6", 3)});
+    r.claim({"w2_below_chance_at_distance_3",
+             "With W = 2 (two layers reach 2 back) agreement already fails at distance 3 (k = 1).", "", w2_distance_3,
+             w2_distance_3 < 0.5, below_chance(w2_distance_3, "2", 1)});
+    r.paragraph(
+        "W = 8 at distance 12 is inside its field of 14 but farther than in any training sentence: {} (full "
+        "attention: {}). Beyond the training distances RoPE models extrapolate poorly whatever the window (§7.3), "
+        "so only k = 1-3 isolate the window's effect.",
+        text(result(8, 4, false)), text(result(0, 4, false)));
     r.takeaway(
         "a subject farther back than the receptive field L(W-1) cannot be seen, and agreement fails "
         "exactly there. Windows trade long-range paths for O(T·W) cost, which is why models "
