@@ -22,6 +22,7 @@
 #include <CLI/CLI.hpp>
 
 #include "grading.h"
+#include "lessons/common/book.h"
 #include "lessons/common/cli.h"
 
 namespace {
@@ -217,7 +218,8 @@ int main(int argc, char** argv) {
                    "a number (7), an id (ex07), a range (3-9) or part of a name (rope); none: all 18")
         ->type_name("EXERCISE")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    app.add_option("--json", json_path, "also write the scoreboard as JSON")
+    app.add_option("--json", json_path,
+                   "also write the scoreboard as JSON; as out/grade.json it shows on the lesson book's out/index.html")
         ->type_name("FILE")
         ->check(lessons::text_value());
     CLI::Option* timeout = app.add_option("--timeout", seconds, "seconds each exercise may run (default 120)")
@@ -301,10 +303,17 @@ int main(int argc, char** argv) {
 
     std::fputs(grading::scoreboard(results).c_str(), stdout);
     if (!json_path.empty()) {
-        std::ofstream out(json_path);
-        out << grading::to_json(results) << "\n";
-        if (!out) {
-            std::fprintf(stderr, "grade: cannot write %s\n", json_path.c_str());
+        try {
+            lessons::book::write_atomically(json_path, grading::to_json(results) + "\n");
+            // The lesson book's course page shows the scoreboard written beside it.
+            const std::filesystem::path dir = std::filesystem::absolute(json_path).parent_path();
+            if (std::filesystem::path(json_path).filename() == "grade.json" &&
+                std::filesystem::exists(dir / "index.html")) {
+                lessons::book::write_atomically(dir / "index.html", lessons::book::course_page(dir));
+                std::printf("updated %s\n", (dir / "index.html").c_str());
+            }
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "grade: %s\n", e.what());
             return 1;
         }
     }
