@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
 #include "lessons/common/lesson.h"
 
 namespace test {
@@ -74,5 +76,33 @@ struct LessonRun {
         return text;
     }
 };
+
+// What the lesson book asks of every part of a run: at least one of the
+// lecture's findings as a claim, each with a statement, our figure and a
+// reason; every figure a file name inside `out` with a caption, an SVG
+// there; no "FAILED" printed. Returns the figures' names in order.
+inline std::vector<std::string> check_claims_and_figures(const LessonRun& run, const std::filesystem::path& out) {
+    std::vector<std::string> figures;
+    for (const auto& part : run.report.parts()) {
+        INFO("part " << part.number);
+        CHECK_FALSE(part.claims.empty());
+        for (const auto& claim : part.claims) {
+            INFO("claim " << claim.key);
+            CHECK_FALSE(claim.statement.empty());
+            CHECK_FALSE(claim.reason.empty());
+            CHECK_FALSE(claim.ours.str().empty());
+        }
+        for (const auto& figure : part.figures) {
+            INFO("figure " << figure.file);
+            CHECK(figure.file.find('/') == std::string::npos);
+            CHECK_FALSE(figure.caption.empty());
+            CHECK_THAT(read_text(out / figure.file), Catch::Contains("<svg"));
+            figures.push_back(figure.file);
+        }
+    }
+    // a finding that does not reproduce is a result, never printed as a failure
+    CHECK(run.output().find("FAILED") == std::string::npos);
+    return figures;
+}
 
 }  // namespace test

@@ -67,27 +67,15 @@ TEST_CASE("lesson 01 runs both parts, each with its section and takeaway", "[les
 TEST_CASE("lesson 01: every part states its claims, and the figures it registers exist", "[lessons][lesson01]") {
     const auto out = test::scratch_path("lesson01_claims");
     const test::LessonRun run(pf::lesson(), test::quick_options(out, 0));
-    std::set<std::string> registered;
-    for (const auto& part : run.report.parts()) {
-        INFO("part " << part.number);
-        CHECK_FALSE(part.claims.empty());  // each part tests findings of §2
-        for (const auto& claim : part.claims) {
-            INFO("claim " << claim.key);
-            CHECK_FALSE(claim.statement.empty());
-            CHECK_FALSE(claim.reason.empty());
-            // --quick numbers mean nothing: a finding that does not hold says so
+    const auto figures = test::check_claims_and_figures(run, out);
+    // --quick numbers mean nothing: a finding that does not hold says so
+    for (const auto& part : run.report.parts())
+        for (const auto& claim : part.claims)
             if (!claim.reproduced) CHECK_THAT(claim.reason, Catch::Contains("--quick"));
-        }
-        for (const auto& figure : part.figures) {
-            INFO(figure.file);
-            CHECK_FALSE(figure.caption.empty());
-            CHECK(is_svg(out / figure.file));
-            registered.insert(figure.file);
-        }
-    }
-    CHECK(registered == std::set<std::string>{"01_digits_reconstructions.svg", "01_digits_pretraining_loss.svg",
-                                              "01_digits_finetuning_loss.svg", "01_gpt_pretraining_loss.svg",
-                                              "01_subject_finetuning_loss.svg"});
+    CHECK(std::set<std::string>(figures.begin(), figures.end()) ==
+          std::set<std::string>{"01_digits_reconstructions.svg", "01_digits_pretraining_loss.svg",
+                                "01_digits_finetuning_loss.svg", "01_gpt_pretraining_loss.svg",
+                                "01_subject_finetuning_loss.svg"});
     std::filesystem::remove_all(out);
 }
 

@@ -54,27 +54,8 @@ TEST_CASE("lesson 05 runs every part and each has its takeaway", "[lessons][less
 
 TEST_CASE("lesson 05: every part records claims with statements, its figures exist in --out", "[lessons][lesson05]") {
     const auto& run = quick_run();
-    std::vector<std::string> figures;
-    for (const auto& part : run.report.parts()) {
-        INFO("part " << part.number);
-        CHECK_FALSE(part.claims.empty());  // each part tests at least one of the lecture's findings
-        for (const auto& c : part.claims) {
-            INFO("claim " << c.key);
-            CHECK_FALSE(c.statement.empty());
-            CHECK_FALSE(c.reason.empty());
-            CHECK_FALSE(c.ours.str().empty());
-        }
-        for (const auto& figure : part.figures) {
-            INFO("figure " << figure.file);
-            CHECK(figure.file.find('/') == std::string::npos);  // a name inside --out
-            CHECK_FALSE(figure.caption.empty());
-            CHECK_THAT(test::read_text(quick_out() / figure.file), Catch::Contains("<svg"));
-            figures.push_back(figure.file);
-        }
-    }
+    const auto figures = test::check_claims_and_figures(run, quick_out());
     CHECK(figures == std::vector<std::string>{"05_loss.svg", "05_subject_attention.svg"});
-    // a finding that does not reproduce (the quick models barely train) is a result, not a failure
-    CHECK_THAT(run.output(), !Catch::Contains("FAILED"));
 }
 
 TEST_CASE("lesson 05 part 1: the exact parameter counts", "[lessons][lesson05]") {
