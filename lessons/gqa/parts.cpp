@@ -456,7 +456,7 @@ void part3_quality(Report& r, const Options& options) {
     r.claim({"uptrained_comparable_to_control",
              "after one more epoch the uptrained GQA model is comparable to the MHA model trained that same epoch",
              0.0007, uptrained_minus_control, comparable,
-             fmt::format("uptrained - control = {:+.4f} (lecture: 2.5017 - 2.5010), {:.1f}% of the control's "
+             fmt::format("uptrained - control = {:+.4f} (lecture: 2.5017 - 2.5010), {:.2f}% of the control's "
                          "{:.4f}: {}",
                          uptrained_minus_control, percent(uptrained_minus_control, mean[Control]), mean[Control],
                          comparable ? "within " + band
