@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "lesson_helpers.h"
 #include "lessons/rope/parts.h"
@@ -20,6 +21,28 @@ TEST_CASE("lesson 02 runs every part and each has its takeaway", "[lessons][less
         CHECK_FALSE(run.report.part(n).takeaway.empty());
     }
     CHECK_THAT(run.output(), Catch::Contains("Takeaway:"));
+}
+
+TEST_CASE("lesson 02: every part records claims with a statement, and its figures exist", "[lessons][lesson02]") {
+    const auto out = test::scratch_path("l02_claims");
+    const test::LessonRun run(lessons::rope::lesson(), test::quick_options(out));
+    for (const auto& part : run.report.parts()) {
+        INFO("part " << part.number);
+        CHECK_FALSE(part.claims.empty());  // every part tests a finding of the lecture
+        for (const auto& claim : part.claims) {
+            INFO("claim " << claim.key);
+            CHECK_FALSE(claim.statement.empty());
+            CHECK_FALSE(claim.reason.empty());
+            CHECK(claim.reproduced);  // identities and exact figures: they hold at any size
+        }
+        for (const auto& figure : part.figures) {
+            INFO("figure " << figure.file);
+            CHECK(std::filesystem::exists(out / figure.file));
+            CHECK_FALSE(figure.caption.empty());
+        }
+    }
+    CHECK(run.report.part(4).figures.size() == 1);
+    CHECK(run.output().find("FAILED") == std::string::npos);
 }
 
 TEST_CASE("lesson 02 part 1: R_{Θ,5} is printed and every form of RoPE is one rotation", "[lessons][lesson02]") {
@@ -50,9 +73,13 @@ TEST_CASE("lesson 02 part 1: R_{Θ,5} is printed and every form of RoPE is one r
     CHECK(part.value("engine_interleaved_minus_full").number() < 1e-12);
     CHECK(part.value("matrix_form_minus_full").number() < 1e-12);
     CHECK(part.value("engine_half_minus_full").number() < 1e-12);
-    CHECK(std::get<bool>(part.value("forms_agree").value));
+    CHECK(part.claim("forms_agree").reproduced);
+    CHECK(part.claim("forms_agree").ours.number() < 1e-12);
     // without the permutation the two pairings disagree
     CHECK(part.value("unpermuted_matrix_form_minus_full").number() > 0.1);
+    CHECK(part.claim("pairings_differ_unpermuted").reproduced);
+    CHECK(part.claim("pairings_differ_unpermuted").ours.number() ==
+          part.value("unpermuted_matrix_form_minus_full").number());
 }
 
 TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong version on nothing", "[lessons][lesson02]") {
@@ -73,13 +100,17 @@ TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong versi
     CHECK(relative.value("score_spread").number() < 1e-12);
     CHECK(relative.value("identity_error").number() < 1e-12);
     CHECK(relative.table("identity").rows.size() == 3);
-    CHECK(std::get<bool>(relative.value("scores_equal").value));
+    CHECK(relative.claim("scores_equal").reproduced);
+    CHECK(relative.claim("scores_equal").ours.number() == relative.value("score_spread").number());
+    CHECK(relative.claim("identity_holds").reproduced);
+    CHECK(relative.claim("identity_holds").lecture.number() == 9.5e-15);
 
     const auto& wrong = run.report.part(3);
     CHECK(wrong.value("wrong_minus_no_rotation").number() < 1e-12);
     CHECK(wrong.value("wrong_score_range").number() < 1e-12);
     CHECK(wrong.value("rope_score_range").number() > 0.1);  // RoPE does see the distance
-    CHECK(std::get<bool>(wrong.value("wrong_equals_no_rotation").value));
+    CHECK(wrong.claim("wrong_equals_no_rotation").reproduced);
+    CHECK(wrong.claim("wrong_equals_no_rotation").ours.number() < 1e-12);
     const auto& table = wrong.table("wrong_version");
     for (size_t row = 0; row < table.rows.size(); ++row)
         CHECK(table.at(row, "wrong: both R_{t-j}").number() ==
@@ -97,6 +128,13 @@ TEST_CASE("lesson 02 part 4: norms kept, one frequency aliases at 44, the figure
     // one frequency: similarity cos(Δ); RoPE: clearly lower at the same Δ
     CHECK(part.value("one_frequency_similarity_at_alias").number() == Approx(std::cos(44.0)).margin(1e-12));
     CHECK(part.value("rope_similarity_at_alias").number() < 0.9);
+    CHECK(part.claim("norms_kept").reproduced);
+    CHECK(part.claim("norms_kept").lecture.number() == 1.8e-15);
+    CHECK(part.claim("one_frequency_aliases").reproduced);
+    CHECK(part.claim("one_frequency_aliases").ours.number() == 44);
+    CHECK(part.claim("rope_mean_similarity_decays").reproduced);
+    CHECK(part.claim("fastest_period").ours.number() == Approx(2 * M_PI));
+    CHECK(part.claim("slowest_period").ours.number() == Approx(2 * M_PI * std::pow(10000.0, 62.0 / 64.0)));
 
     const auto& similarity = part.table("similarity");
     CHECK(similarity.at(0, "Δ").number() == 0);
@@ -108,6 +146,8 @@ TEST_CASE("lesson 02 part 4: norms kept, one frequency aliases at 44, the figure
     const std::string svg = test::read_text(out / "02_similarity.svg");
     CHECK_THAT(svg, Catch::Contains("<svg"));
     CHECK_THAT(svg, Catch::Contains("one frequency"));
+    REQUIRE(part.figures.size() == 1);
+    CHECK(part.figures[0].file == "02_similarity.svg");
 }
 
 TEST_CASE("lesson 02 part 5: cached decoding equals the full forward pass", "[lessons][lesson02]") {
@@ -116,7 +156,9 @@ TEST_CASE("lesson 02 part 5: cached decoding equals the full forward pass", "[le
     const test::LessonRun run(lessons::rope::lesson(), options);
     const auto& part = run.report.part(5);
     CHECK(part.value("max_cached_minus_full").number() < 1e-12);
-    CHECK(std::get<bool>(part.value("cached_equals_full").value));
+    CHECK(part.claim("cached_equals_full").reproduced);
+    CHECK(part.claim("cached_equals_full").lecture.number() == 1.7e-16);
+    CHECK(part.claim("cached_equals_full").ours.number() == part.value("max_cached_minus_full").number());
     const auto& table = part.table("decoding");
     REQUIRE(table.rows.size() >= 4);
     for (size_t row = 0; row < table.rows.size(); ++row) {
@@ -132,9 +174,18 @@ TEST_CASE("02_rope --quick --json writes the report", "[lessons][lesson02][json]
     const auto path = test::scratch_path("lesson02.json");
     REQUIRE(test::run_program(lessons::rope::lesson(), {"--quick", "--out", out.string(), "--json", path.string()}) ==
             0);
-    const std::string text = test::read_text(path);
-    for (const char* key :
-         {"\"lesson\":\"02_rope\"", "\"forms_agree\":true", "\"scores_equal\":true",
-          "\"wrong_equals_no_rotation\":true", "\"cached_equals_full\":true", "\"one_frequency_alias_distance\":44"})
-        CHECK_THAT(text, Catch::Contains(key));
+    const auto json = nlohmann::json::parse(test::read_text(path));
+    CHECK(json.at("lesson") == "02_rope");
+    const auto& parts = json.at("parts");
+    CHECK(parts.at("4").at("values").at("one_frequency_alias_distance") == 44);
+    const std::pair<const char*, const char*> claims[] = {{"1", "forms_agree"},
+                                                          {"2", "scores_equal"},
+                                                          {"3", "wrong_equals_no_rotation"},
+                                                          {"4", "one_frequency_aliases"},
+                                                          {"5", "cached_equals_full"}};
+    for (const auto& [part, key] : claims) {
+        INFO("part " << part << ", claim " << key);
+        CHECK(parts.at(part).at("claims").at(key).at("reproduced") == true);
+        CHECK_FALSE(parts.at(part).at("values").contains(key));  // a claim, no longer a yes/no value
+    }
 }

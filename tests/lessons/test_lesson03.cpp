@@ -64,10 +64,45 @@ TEST_CASE("lesson 03 runs every part and each has its takeaway", "[lessons][less
     }
 }
 
+TEST_CASE("lesson 03: every part records claims with a statement, and its figures exist", "[lessons][lesson03]") {
+    const auto& run = quick_run();
+    for (const auto& part : run.report.parts()) {
+        INFO("part " << part.number);
+        CHECK_FALSE(part.claims.empty());  // every part tests findings of the lecture
+        for (const auto& claim : part.claims) {
+            INFO("claim " << claim.key);
+            CHECK_FALSE(claim.statement.empty());
+            CHECK_FALSE(claim.reason.empty());
+            CHECK(claim.ours.is_number());
+        }
+        for (const auto& figure : part.figures) {
+            INFO("figure " << figure.file);
+            CHECK(std::filesystem::exists(quick_out() / figure.file));
+            CHECK_FALSE(figure.caption.empty());
+        }
+    }
+    // parts 1 and 2 are exact at any size; part 3's training findings are measured
+    for (int n : {1, 2})
+        for (const auto& claim : run.report.part(n).claims) {
+            INFO("part " << n << ", claim " << claim.key);
+            CHECK(claim.reproduced);
+        }
+    const auto& part3 = run.report.part(3);
+    for (const char* key : {"gqa_close_to_mha", "mqa_close_to_mha", "pooling_loses", "uptrained_comparable_to_control",
+                            "uptrained_below_mha"})
+        CHECK_NOTHROW(part3.claim(key));
+    CHECK(part3.claim("gqa_close_to_mha").ours.number() == part3.value("gqa_minus_mha").number());
+    CHECK(part3.claim("uptrained_comparable_to_control").ours.number() ==
+          part3.value("uptrained_minus_control").number());
+    CHECK(part3.claim("uptrained_comparable_to_control").lecture.number() == 0.0007);
+    CHECK(run.output().find("FAILED") == std::string::npos);  // a finding that does not repeat is not an error
+}
+
 TEST_CASE("lesson 03 part 1: GQA equals MHA with each K/V head copied g times, exactly", "[lessons][lesson03]") {
     const auto& part = quick_run().report.part(1);
     CHECK(part.value("max_abs_logit_difference").number() == 0.0);
-    CHECK(std::get<bool>(part.value("gqa_equals_mha_with_copied_heads").value));
+    CHECK(part.claim("gqa_equals_mha_with_copied_heads").reproduced);
+    CHECK(part.claim("gqa_equals_mha_with_copied_heads").ours.number() == 0.0);
     const auto& table = part.table("equality");
     REQUIRE(table.rows.size() == 2);  // 2 KV heads and 1, seed 0
     for (size_t row = 0; row < table.rows.size(); ++row)
@@ -78,7 +113,11 @@ TEST_CASE("lesson 03 part 1: attention parameters for d = 32 and 8 query heads",
     const auto& part = quick_run().report.part(1);
     CHECK(part.value("attention_parameters_mha").number() == 4096);
     CHECK(part.value("attention_parameters_mqa").number() == 2304);
-    CHECK(std::get<bool>(part.value("module_equals_formula").value));
+    CHECK(part.claim("module_equals_formula").reproduced);
+    CHECK(part.claim("attention_parameters_mha").ours.number() == 4096);
+    CHECK(part.claim("attention_parameters_mha").lecture.number() == 4096);
+    CHECK(part.claim("attention_parameters_mqa").ours.number() == 2304);
+    CHECK(part.claim("attention_parameters_mqa").reproduced);
     const auto& table = part.table("attention_parameters");
     REQUIRE(table.rows.size() == 4);  // every divisor of 8: 8, 4, 2, 1 KV heads
     const int kv[] = {8, 4, 2, 1};
@@ -184,9 +223,17 @@ TEST_CASE("lesson 03 part 2: Llama-3 8B's weights and KV cache in bytes", "[less
     CHECK(part.value("step_ms_mha").number() == Approx((16060522496.0 + 137438953472.0) / 3.35e9));
     CHECK(part.value("step_ms_gqa").number() == Approx((16060522496.0 + 34359738368.0) / 3.35e9));
     CHECK(part.value("step_ms_mqa").number() == Approx((16060522496.0 + 4294967296.0) / 3.35e9));
-    CHECK(std::get<bool>(part.value("mha_does_not_fit").value));
-    CHECK(std::get<bool>(part.value("gqa_fits").value));
-    CHECK(std::get<bool>(part.value("mqa_fits").value));
+    CHECK(part.claim("mha_does_not_fit").reproduced);
+    CHECK(part.claim("mha_does_not_fit").ours.number() == Approx((16060522496.0 + 137438953472.0) / 1e9));
+    CHECK(part.claim("gqa_fits").reproduced);
+    CHECK(part.claim("mqa_fits").reproduced);
+    CHECK(part.claim("weight_gib").reproduced);
+    CHECK(part.claim("weight_gib").lecture.number() == 15.0);
+    CHECK(part.claim("weight_gib").ours.number() == part.value("weight_gib").number());
+    CHECK(part.claim("cache_ratio_mha_to_gqa").ours.number() == 4.0);
+    CHECK(part.claim("cache_ratio_gqa_to_mqa").ours.number() == 8.0);
+    CHECK(part.claim("speedup_gqa_over_mha").reproduced);
+    CHECK(part.claim("speedup_gqa_over_mha").ours.number() == part.value("speedup_gqa_over_mha").number());
     const auto& table = part.table("decoding");
     REQUIRE(table.rows.size() == 3);
     CHECK(table.at(0, "cache bytes per token").number() == 524288);  // 512 KiB
@@ -243,5 +290,8 @@ TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the
     CHECK(part.value("ppl_control").number() != part.value("ppl_mha").number());
     CHECK(part.table("perplexity").rows.size() == 7);
     CHECK(test::read_text(quick_out() / "03_loss.svg").find("<svg") != std::string::npos);
+    REQUIRE(part.figures.size() == 2);
+    CHECK(part.figures[0].file == "03_loss.svg");
+    CHECK(part.figures[1].file == "03_uptraining.svg");
     CHECK_THAT(run.output(), Catch::Contains("03_loss.svg"));
 }
