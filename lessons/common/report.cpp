@@ -190,14 +190,6 @@ void Report::paragraph(std::string_view text) {
     print("");
 }
 
-void Report::text(std::string_view line) {
-    print(line);
-    if (parts_.empty() || line.find_first_not_of(' ') == std::string_view::npos) return;
-    PartRecord& part = current();
-    part.paragraphs.emplace_back(line);
-    add_item(PartRecord::Item::Kind::Paragraph, part.paragraphs.size() - 1);
-}
-
 void Report::table(std::string name, std::vector<std::string> columns, std::vector<std::vector<Cell>> rows) {
     PartRecord& part = current();
     for (const auto& t : part.tables)
@@ -246,11 +238,6 @@ void Report::value(std::string key, double x) {
     print(fmt::format("  {} = {}", key, Cell(x).str()));
 }
 
-void Report::verdict(std::string key, bool passed) {
-    record(key, passed);
-    print(fmt::format("  {}: {}", key, passed ? "passed" : "FAILED"));
-}
-
 void Report::figure(std::string file, std::string caption) {
     PartRecord& part = current();
     print(fmt::format("  figure: {} ({})", file, caption));
@@ -264,7 +251,8 @@ void Report::claim(Claim claim) {
     for (const auto& c : part.claims)
         if (c.key == claim.key)
             throw std::logic_error(fmt::format("part {} recorded claim '{}' twice", part.number, claim.key));
-    print(fmt::format("  claim: {}", claim.statement));
+    const auto claim_lines = wrap("claim: " + claim.statement, width_ - 2);
+    for (size_t i = 0; i < claim_lines.size(); ++i) print((i == 0 ? "  " : "    ") + claim_lines[i]);
     const std::string lecture = claim.lecture.str();
     std::string outcome = fmt::format("lecture {} · ours {} · {}", lecture.empty() ? "(no figure)" : lecture,
                                       claim.ours.str(), claim.reproduced ? "reproduced" : "not reproduced");

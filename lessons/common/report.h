@@ -1,7 +1,7 @@
 #pragma once
 // Report: what a lesson part records, as data, and its three renderings:
 // the terminal (printed as it is recorded), JSON (--json, and the lesson
-// book's data) and an HTML page (report_html.h).
+// book's data) and an HTML page (book.h).
 //
 //   r.section(1, "§1", "title", "what it shows")   (run_parts calls it)
 //   r.paragraph("one paragraph, {} fmt-style", x);  wrapped when rendered
@@ -129,22 +129,16 @@ public:
     // Starts part `number`: its header and one sentence on what it shows.
     void section(int number, std::string section, std::string title, std::string shows);
 
-    // One paragraph (wrapped to the terminal's width when printed).
+    // One paragraph (wrapped to the terminal's width when printed). Without
+    // arguments the text is taken as it is: braces need no doubling.
     void paragraph(std::string_view text);
     template <class... Args>
     void paragraph(fmt::format_string<Args...> format, Args&&... args) {
         paragraph(std::string_view(fmt::format(format, std::forward<Args>(args)...)));
     }
-    // One line as it is (a lesson not yet written in paragraphs).
-    void text(std::string_view line);
-    template <class... Args>
-    void text(fmt::format_string<Args...> format, Args&&... args) {
-        text(std::string_view(fmt::format(format, std::forward<Args>(args)...)));
-    }
     // Keys and table names are unique within a part (a repeat throws).
     void table(std::string name, std::vector<std::string> columns, std::vector<std::vector<Cell>> rows);
     void value(std::string key, double x);
-    void verdict(std::string key, bool passed);
     void figure(std::string file, std::string caption);
     void claim(Claim claim);  // a key already used in the part throws
     void takeaway(std::string line);

@@ -27,7 +27,7 @@ const lessons::CommandLine kCli{"prog", "a test program", {"§1  one", "§2  two
 
 lessons::ParsedOptions parse(const std::vector<std::string>& args) { return lessons::parse_options(args, kCli); }
 
-// Part 1 records a value, a verdict and a table; part 2 fails.
+// Part 1 records a value, a claim and a table; part 2 fails.
 const lessons::Lesson& toy_lesson() {
     static const lessons::Lesson toy{
         "toy",
@@ -37,7 +37,7 @@ const lessons::Lesson& toy_lesson() {
         {{"§0", "Records", "records what a part can record",
           [](Report& r, const Options& o) {
               r.value("seeds", o.seeds);
-              r.verdict("fine", true);
+              r.claim({"fine", "a toy finding", "", 1, true, "it holds"});
               r.table("t", {"name", "x"}, {{"a", 1.5}, {"b\"q", 2}});
               r.takeaway("done");
           }},
@@ -241,9 +241,10 @@ TEST_CASE("run_lesson: --json writes every recorded value", "[lessons][json]") {
           "\"settings\":{\"seeds\":3,\"quick\":false,\"threads\":" +
               std::to_string(ag::num_threads()) +
               "},\"parts\":{\"1\":{\"section\":\"§0\",\"title\":\"Records\",\"shows\":\"records what a part can "
-              "record\",\"values\":{\"seeds\":3.0,\"fine\":true},\"tables\":{\"t\":"
-              "{\"columns\":[\"name\",\"x\"],\"rows\":[[\"a\",1.5],[\"b\\\"q\",2]]}},\"claims\":{},"
-              "\"items\":[{\"value\":\"seeds\"},{\"value\":\"fine\"},{\"table\":\"t\"}],"
+              "record\",\"values\":{\"seeds\":3.0},\"tables\":{\"t\":"
+              "{\"columns\":[\"name\",\"x\"],\"rows\":[[\"a\",1.5],[\"b\\\"q\",2]]}},\"claims\":{\"fine\":"
+              "{\"statement\":\"a toy finding\",\"lecture\":\"\",\"ours\":1,\"reproduced\":true,\"reason\":\"it "
+              "holds\"}},\"items\":[{\"value\":\"seeds\"},{\"claim\":\"fine\"},{\"table\":\"t\"}],"
               "\"takeaway\":\"done\"}}}");
 }
 
