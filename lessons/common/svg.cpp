@@ -58,12 +58,21 @@ struct Axis {
     double t(double v) const { return log ? std::log10(v) : v; }
     double px(double v) const { return p0 + (t(v) - t(lo)) / (t(hi) - t(lo)) * (p1 - p0); }
 
-    // About five round tick values inside [lo, hi] (powers of ten on a log axis).
+    // About five round tick values inside [lo, hi]. On a log axis enough to
+    // read a value off: 1, 2, 5 in every decade over up to three decades
+    // (1, 2, 3, 5, 7 within one), powers of ten over more.
     std::vector<double> ticks() const {
         std::vector<double> out;
         if (log) {
-            for (double e = std::ceil(std::log10(lo)); e <= std::floor(std::log10(hi)); ++e)
-                out.push_back(std::pow(10.0, e));
+            const double decades = std::log10(hi) - std::log10(lo);
+            const std::vector<double> steps = decades <= 1   ? std::vector<double>{1, 2, 3, 5, 7}
+                                              : decades <= 3 ? std::vector<double>{1, 2, 5}
+                                                             : std::vector<double>{1};
+            for (double e = std::floor(std::log10(lo)); e <= std::ceil(std::log10(hi)); ++e)
+                for (const double m : steps) {
+                    const double v = m * std::pow(10.0, e);
+                    if (v >= lo * (1 - 1e-12) && v <= hi * (1 + 1e-12)) out.push_back(v);
+                }
             if (out.size() < 2) out = {lo, hi};
             return out;
         }

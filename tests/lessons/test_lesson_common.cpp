@@ -296,6 +296,22 @@ TEST_CASE("svg: a line plot has one polyline per series and a legend", "[lessons
     std::filesystem::remove(path);
 }
 
+TEST_CASE("svg: a log axis has enough ticks to read a value off", "[lessons][svg]") {
+    const auto path = test::scratch_path("log.svg");
+    lessons::svg::LinePlot plot{"t", "T", "ms"};
+    plot.series.push_back({"s", {1, 10, 100, 1000, 1e4, 1e5, 1e6}, {0.3, 0.5, 0.8, 1.2, 2.0, 3.1, 4.0}});
+    plot.log_x = plot.log_y = true;
+    lessons::svg::write(path, plot);
+    const std::string text = test::read_text(path);
+    // y spans about one decade (0.3 … 4): 1, 2, 5 in each, so 0.5, 1 and 2
+    for (const char* y : {">0.5</text>", ">1</text>", ">2</text>"}) CHECK(count(text, y) >= 1);
+    // x spans six decades: powers of ten only, every one of them
+    for (const char* x : {">1</text>", ">10</text>", ">100</text>", ">1000</text>", ">1e+04</text>", ">1e+06</text>"})
+        CHECK(count(text, x) >= 1);
+    CHECK(count(text, ">20</text>") == 0);
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("svg: a heat-map grid draws every cell of every panel", "[lessons][svg]") {
     const auto path = test::scratch_path("grid.svg");
     lessons::svg::HeatmapGrid grid{"masks", 2};
