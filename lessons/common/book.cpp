@@ -42,6 +42,8 @@ figure { margin: 1.25rem 0; } figure img { max-width: 100%; height: auto; border
 .outcome { font-weight: 600; } .reproduced .outcome { color: #2e7d32; } .not-reproduced .outcome { color: #8a5300; }
 .takeaway { border: 1px solid #cfd8e3; background: #f3f7fb; padding: .6rem .9rem; border-radius: 4px; }
 .missing { color: #a00; }
+@media (max-width: 600px) { body { font-size: 15px; padding: .75rem .75rem 2rem; } h1 { font-size: 1.3rem; }
+       h2 { font-size: 1.1rem; } table { font-size: .8rem; } th, td { padding: .15rem .35rem; } }
 @media print { body { max-width: none; } .claim, .takeaway { break-inside: avoid; } nav { display: none; } }
 )";
 
@@ -110,6 +112,12 @@ std::string part_for(const std::map<std::string, std::string>& section_page, con
     for (const std::string& s : {section, section.substr(0, section.find_first_of(".-"))})
         if (const auto it = section_page.find(s); it != section_page.end()) return it->second;
     return {};
+}
+
+// "2026-12-01T11:19:10Z" as "2026-12-01 11:19" (the column says UTC).
+std::string readable_time(std::string iso) {
+    if (iso.size() >= 16 && iso[10] == 'T') return iso.substr(0, 10) + " " + iso.substr(11, 5);
+    return iso;
 }
 
 std::string outcome(bool reproduced) { return reproduced ? "reproduced" : "not reproduced"; }
@@ -260,7 +268,7 @@ std::string course_page(const fs::path& out_dir) {
             "<tr><td><a href=\"{}.html\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{:.1f} s</td>"
             "<td class=\"num\">{} of {}</td></tr>\n",
             escape(lesson.name), escape(lesson.name), escape(lesson.title), escape(lesson.section),
-            escape(lesson.started), lesson.seconds, lesson_reproduced, lesson_claims);
+            escape(readable_time(lesson.started)), lesson.seconds, lesson_reproduced, lesson_claims);
     }
     std::string body =
         "<header><h1>Pre-training, Fine-tuning &amp; Modern Transformers: the lesson book</h1>\n"
