@@ -5,7 +5,6 @@
 
 #include "lessons/common/progress.h"
 #include "lessons/common/svg.h"
-#include "lessons/pretrain_finetune/digit_art.h"
 #include "lessons/pretrain_finetune/digits_comparison.h"
 #include "lessons/pretrain_finetune/parts.h"
 #include "lessons/pretrain_finetune/spread.h"
@@ -170,21 +169,27 @@ std::string ranking(const std::map<DigitMethod, Spread>& errors) {
     return fmt::format("{}", fmt::join(items, " < "));
 }
 
+// One row of the reconstructions figure: a caption and its 8x8 images.
+struct ImageRow {
+    std::string caption;
+    std::vector<std::vector<double>> images;
+};
+
 // The autoencoders of seed 0 after pre-training, before fine-tuning.
 void report_reconstructions(Report& r, const Options& options, const DigitsSetup& setup, const DigitsData& data,
                             const DigitsRun& run) {
     const size_t shown = std::min<size_t>(kShownDigits, static_cast<size_t>(data.test.images.size(0)));
     std::vector<std::string> titles;
-    ArtRow originals{"test image", {}};
+    ImageRow originals{"test image", {}};
     for (size_t i = 0; i < shown; ++i) {
         titles.push_back(fmt::format("digit {}", data.test.labels[i]));
         originals.images.push_back(image_row(data.test.images, i));
     }
-    std::vector<ArtRow> art{originals};
+    std::vector<ImageRow> art{originals};
     std::vector<std::vector<Cell>> rows;
     for (size_t n = 1; n <= run.reconstructions.size(); ++n) {
         const int64_t code = setup.deep_widths[n];
-        ArtRow row{fmt::format("{} layer{} ({} units)", n, n == 1 ? "" : "s", code), {}};
+        ImageRow row{fmt::format("{} layer{} ({} units)", n, n == 1 ? "" : "s", code), {}};
         for (size_t i = 0; i < shown; ++i) row.images.push_back(image_row(run.reconstructions[n - 1], i));
         art.push_back(row);
         rows.push_back({n, code, run.pretrain_curves[n - 1].back(), run.reconstruction_mse[n - 1]});
@@ -197,7 +202,7 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
                                       "autoencoder layers (seed 0)",
                                       run.reconstructions.size()),
                           static_cast<int>(shown)};
-    for (const ArtRow& row : art)
+    for (const ImageRow& row : art)
         for (size_t i = 0; i < shown; ++i)
             grid.panels.push_back({row.caption + ", " + titles[i], as_square(row.images[i]), 0.0, 1.0});
     svg::write(output_path(options, "01_digits_reconstructions.svg"), grid);

@@ -8,19 +8,10 @@
 #include <catch2/catch.hpp>
 
 #include "autograd/autograd.h"
+#include "tests/occurrences.h"
 
 using ag::Tensor;
 using Catch::Contains;
-
-namespace {
-
-size_t count(const std::string& text, const std::string& what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
-}  // namespace
 
 TEST_CASE("to_dot draws each op once, each leaf once, and the shapes on the edges", "[engine][dot]") {
     ag::Generator gen(0);
@@ -36,11 +27,11 @@ TEST_CASE("to_dot draws each op once, each leaf once, and the shapes on the edge
     CHECK_THAT(dot, Contains("[shape=record, label=\"W\\{\\|\\} | [2,3] | requires grad\"];"));
     CHECK_THAT(dot, Contains("[shape=record, label=\"x | [4,3]\"];"));  // no grad, so said nothing
     const auto order = ag::topological_order(loss);
-    CHECK(count(dot, "[shape=ellipse") == order.size());
-    CHECK(count(dot, "shape=record") == 4);  // x, W, b and the root: each leaf once
+    CHECK(test::occurrences(dot, "[shape=ellipse") == order.size());
+    CHECK(test::occurrences(dot, "shape=record") == 4);  // x, W, b and the root: each leaf once
     size_t reads = 0;
     for (const auto& node : order) reads += node->inputs.size();
-    CHECK(count(dot, " -> ") == reads + 1);  // every input of every op, and the root
+    CHECK(test::occurrences(dot, " -> ") == reads + 1);  // every input of every op, and the root
     CHECK_THAT(dot, Contains("[label=\"[4,2]\"];"));
     CHECK(dot.back() == '\n');
     CHECK(dot.substr(dot.size() - 2) == "}\n");

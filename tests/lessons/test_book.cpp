@@ -13,18 +13,13 @@
 #include "lesson_helpers.h"
 #include "lessons/common/book.h"
 #include "lessons/common/report.h"
+#include "tests/occurrences.h"
 
 using Catch::Contains;
 using lessons::Claim;
 using lessons::Report;
 
 namespace {
-
-size_t count(const std::string& text, const std::string& what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
 
 void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
@@ -128,7 +123,7 @@ TEST_CASE("book: a lesson page shows every item, escaped, with figures inline", 
     CHECK_THAT(html, Contains("<h2>Part 1 · §4.6 · Matrix &lt;form&gt; &amp; pairs</h2>"));
     CHECK_THAT(html, Contains("shows &quot;both&quot; pairings"));
     CHECK_THAT(html, Contains("<p>Rotations keep norms: |R q| = |q| for every position 3.</p>"));
-    CHECK(count(html, "<tr>") == 4);  // the table's header and two rows; the value's row
+    CHECK(test::occurrences(html, "<tr>") == 4);  // the table's header and two rows; the value's row
     CHECK_THAT(html, Contains("<td class=\"num\">2.20e-16</td>"));
     CHECK_THAT(html, Contains("<tr><td><code>worst</code></td><td class=\"num\">2.20e-16</td></tr>"));
     // the figure as a data URL (the page stands alone) and a link to the file
@@ -141,7 +136,7 @@ TEST_CASE("book: a lesson page shows every item, escaped, with figures inline", 
                               "<span class=\"outcome\">not reproduced</span>: 0.3 worse"));
     CHECK_THAT(html, Contains("<strong>Takeaway:</strong> RoPE turns pairs &amp; keeps &lt;norms&gt;."));
     CHECK(html.find("<script") == std::string::npos);
-    CHECK(count(html, "http") == 0);  // nothing from the network (the SVG's namespace is inside its base64)
+    CHECK(test::occurrences(html, "http") == 0);  // nothing from the network (the SVG's namespace is inside its base64)
 
     std::filesystem::remove(out / "02_angles.svg");
     CHECK_THAT(lessons::book::lesson_page(r.report, out), Contains("Figure 02_angles.svg was not found"));

@@ -16,7 +16,6 @@
 #include "autograd/engine.h"
 #include "lesson_helpers.h"
 #include "lessons/common/training.h"
-#include "lessons/pretrain_finetune/digit_art.h"
 #include "lessons/pretrain_finetune/digits_comparison.h"
 #include "lessons/pretrain_finetune/parts.h"
 #include "lessons/pretrain_finetune/subject_task.h"
@@ -186,20 +185,6 @@ TEST_CASE("lesson 01 digits: labelled subsets, nets and layer-wise training", "[
     const auto labelled = pf::select(data.train, rows);
     CHECK(pf::finetune(net, labelled, 5, 1e-2).size() == 5);
     CHECK(is_share(pf::test_error(net, data.test)));
-}
-
-TEST_CASE("lesson 01 digit art: two characters per pixel, ink by intensity", "[lessons][lesson01]") {
-    CHECK(pf::ink(0.0) == ' ');
-    CHECK(pf::ink(1.0) == '@');
-    CHECK(pf::ink(-3.0) == ' ');  // clamped
-    CHECK(pf::ink(0.5) != ' ');
-    std::vector<double> blank(64, 0.0), full(64, 1.0);
-    const auto lines = pf::digit_art({"a", "b"}, {{"row", {blank, full}}, {"next", {full, blank}}});
-    REQUIRE(lines.size() == 1 + 2 * 8);
-    // margin "next" + 2, then 16 blank characters and a gap, then 16 of ink
-    CHECK(lines[1].find(std::string(16, '@')) == 6 + 18);
-    CHECK(lines[9].find(std::string(16, '@')) == 6);
-    CHECK_THROWS_AS(pf::digit_art({"a"}, {{"bad", {std::vector<double>(10, 0.0)}}}), std::invalid_argument);
 }
 
 // ---- part 2: the pre-trained GPT ---------------------------------------------

@@ -16,6 +16,7 @@
 #include "autograd/engine.h"
 #include "lesson_helpers.h"
 #include "lessons/common/svg.h"
+#include "tests/occurrences.h"
 
 using lessons::Cell;
 using lessons::Options;
@@ -273,14 +274,6 @@ TEST_CASE("report JSON: every number reads back as the same double, non-finite a
     CHECK(row.at(2) == false);
 }
 
-namespace {
-size_t count(const std::string& text, const std::string& what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-}  // namespace
-
 TEST_CASE("svg: a line plot has one polyline per series and a legend", "[lessons][svg]") {
     const auto path = test::scratch_path("plot.svg");
     lessons::svg::LinePlot plot{"Loss <per step>", "step", "loss"};
@@ -289,7 +282,7 @@ TEST_CASE("svg: a line plot has one polyline per series and a legend", "[lessons
     lessons::svg::write(path, plot);
     const std::string text = test::read_text(path);
     CHECK(text.rfind("<svg", 0) == 0);
-    CHECK(count(text, "<polyline") == 2);
+    CHECK(test::occurrences(text, "<polyline") == 2);
     CHECK(text.find("Loss &lt;per step&gt;") != std::string::npos);
     CHECK(text.find("a &amp; b") != std::string::npos);
     CHECK(text.find("nan") == std::string::npos);
@@ -304,11 +297,11 @@ TEST_CASE("svg: a log axis has enough ticks to read a value off", "[lessons][svg
     lessons::svg::write(path, plot);
     const std::string text = test::read_text(path);
     // y spans about one decade (0.3 … 4): 1, 2, 5 in each, so 0.5, 1 and 2
-    for (const char* y : {">0.5</text>", ">1</text>", ">2</text>"}) CHECK(count(text, y) >= 1);
+    for (const char* y : {">0.5</text>", ">1</text>", ">2</text>"}) CHECK(test::occurrences(text, y) >= 1);
     // x spans six decades: powers of ten only, every one of them
     for (const char* x : {">1</text>", ">10</text>", ">100</text>", ">1000</text>", ">1e+04</text>", ">1e+06</text>"})
-        CHECK(count(text, x) >= 1);
-    CHECK(count(text, ">20</text>") == 0);
+        CHECK(test::occurrences(text, x) >= 1);
+    CHECK(test::occurrences(text, ">20</text>") == 0);
     std::filesystem::remove(path);
 }
 
@@ -319,7 +312,7 @@ TEST_CASE("svg: a heat-map grid draws every cell of every panel", "[lessons][svg
     grid.panels.push_back({"1x1", {{7}}, 0, 0, true});
     lessons::svg::write(path, grid);
     const std::string text = test::read_text(path);
-    CHECK(count(text, "<rect x=") == 7);  // 6 + 1 cells
+    CHECK(test::occurrences(text, "<rect x=") == 7);  // 6 + 1 cells
     CHECK(text.find(">7</text>") != std::string::npos);
     std::filesystem::remove(path);
 }
