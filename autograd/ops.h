@@ -94,6 +94,10 @@ Tensor log_softmax(const Tensor& x);  // over the last dim
 // logits [N, C], targets [N] (class ids).
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets, int64_t ignore_index = -100);
 Tensor mse_loss(const Tensor& prediction, const Tensor& target);  // mean of squares
+// Mean binary cross-entropy of sigmoid(logits) against targets in [0, 1]
+// (PyTorch's F.binary_cross_entropy_with_logits): a reconstruction loss for
+// pixels, computed from the logits so that no log(0) or overflow occurs.
+Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target);
 
 // ---- normalisation (ops/norm.cpp) -----------------------------------------
 // Over the last dim d; weight and bias are [d].

@@ -7,9 +7,22 @@
 
 namespace nn {
 
-Autoencoder::Autoencoder(int64_t in, int64_t hidden, ag::Generator& gen) {
-    enc = register_module("enc", std::make_shared<Linear>(LinearOptions(in, hidden), gen));
-    dec = register_module("dec", std::make_shared<Linear>(LinearOptions(hidden, in), gen));
+Autoencoder::Autoencoder(const AutoencoderOptions& options_, ag::Generator& gen) : options(options_) {
+    enc = register_module("enc", std::make_shared<Linear>(LinearOptions(options.in(), options.hidden()), gen));
+    dec = register_module("dec", std::make_shared<Linear>(LinearOptions(options.hidden(), options.in()), gen));
+}
+
+Tensor Autoencoder::decode(const Tensor& z) const {
+    const Tensor a = dec->forward(z);
+    return options.reconstruction() == Reconstruction::PixelCrossEntropy ? ag::sigmoid(a) : squash(a);
+}
+
+// The cross-entropy is taken from the decoder's logits W' z + b', not from
+// σ of them: the same number without log(0) when a pixel saturates.
+Tensor Autoencoder::loss(const Tensor& x) const {
+    if (options.reconstruction() == Reconstruction::PixelCrossEntropy)
+        return ag::binary_cross_entropy_with_logits(dec->forward(encode(x)), x);
+    return ag::mse_loss(reconstruct(x), x);
 }
 
 Tensor encode_stack(const std::vector<std::shared_ptr<Autoencoder>>& stack, const Tensor& x) {

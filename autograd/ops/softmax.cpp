@@ -1,5 +1,6 @@
 // Softmax, log-softmax and the losses. All work row by row over the last
 // dim; rows are independent, so threads split the rows.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -162,6 +163,29 @@ Tensor mse_loss(const Tensor& prediction, const Tensor& target) {
     return record("mse_loss", loss, {prediction, target}, [diff, n](const Tensor& g) {
         const Tensor dp = diff * (2.0 * g.item() / n);
         return Grads{dp, neg(dp)};
+    });
+}
+
+// L = mean(-t log σ(a) - (1 - t) log(1 - σ(a))). With log σ(a) = -softplus(-a)
+// and log(1 - σ(a)) = -softplus(a), the summand is softplus(a) - t a, written
+// max(a, 0) - t a + log1p(exp(-|a|)) so that exp never overflows.
+//   dL/da = (σ(a) - t) / n,  dL/dt = -a / n
+Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target) {
+    const char* op = "binary_cross_entropy_with_logits";
+    if (logits.shape() != target.shape())
+        fail(op, "logits {} and target {} differ", shape_str(logits.shape()), shape_str(target.shape()));
+    if (logits.numel() == 0) fail(op, "of empty tensors {}", shape_str(logits.shape()));
+    const Tensor a = logits.contiguous().detach(), t = target.contiguous().detach();
+    const Tensor terms = detail::zip(
+        a, t, [](double x, double y) { return std::max(x, 0.0) - y * x + std::log1p(std::exp(-std::abs(x))); });
+    double total = 0.0;
+    for (int64_t i = 0; i < terms.numel(); ++i) total += terms.data()[i];
+    const double n = static_cast<double>(terms.numel());
+    Tensor loss = Tensor::scalar(total / n);
+    return record(op, loss, {logits, target}, [a, t, n](const Tensor& g) {
+        const double scale = g.item() / n;
+        const Tensor da = detail::zip(a, t, [scale](double x, double y) { return (vmath::sigmoid(x) - y) * scale; });
+        return Grads{da, a * -scale};
     });
 }
 

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "lessons/common/encode.h"
 #include "lessons/common/svg.h"
 
 namespace lessons::book {
@@ -55,18 +56,6 @@ std::string page(const std::string& title, const std::string& body) {
         escape(title), kStyle, body);
 }
 
-std::string base64(const std::string& bytes) {
-    static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    for (size_t i = 0; i < bytes.size(); i += 3) {
-        const size_t n = std::min<size_t>(3, bytes.size() - i);
-        uint32_t word = 0;
-        for (size_t j = 0; j < 3; ++j) word = word << 8 | (j < n ? static_cast<unsigned char>(bytes[i + j]) : 0u);
-        for (size_t j = 0; j < 4; ++j) out += j <= n ? kDigits[(word >> (18 - 6 * j)) & 63] : '=';
-    }
-    return out;
-}
-
 std::string read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return {};
@@ -103,7 +92,7 @@ std::string figure_html(const Figure& f, const fs::path& out_dir) {
     return fmt::format(
         "<figure><img src=\"data:image/svg+xml;base64,{}\" alt=\"{}\">"
         "<figcaption>{} <a href=\"{}\">({})</a></figcaption></figure>\n",
-        base64(svg), escape(f.caption), escape(f.caption), escape(f.file), escape(f.file));
+        encode::base64(svg), escape(f.caption), escape(f.caption), escape(f.file), escape(f.file));
 }
 
 // The lesson part that covers a lecture section: its own (§4.3), else the

@@ -50,6 +50,14 @@ std::unique_ptr<CLI::App> lesson_app(const CommandLine& cli, Options& o) {
     app->add_option("--out", o.out, "figures and cached checkpoints (default out/)")
         ->type_name("DIR")
         ->check(text_value());
+    for (const ProgramFlag& flag : cli.flags) {
+        o.flags[flag.name] = flag.value;
+        app->add_option("--" + flag.name, o.flags[flag.name],
+                        fmt::format("{}, {} … {} (default {})", flag.help, flag.min, flag.max, flag.value))
+            ->type_name("N")
+            ->transform(whole_number())
+            ->check(CLI::Range(flag.min, flag.max).description(""));
+    }
     app->set_help_flag("-h,--help", "show this help");
 
     std::string footer = n_parts > 0 ? "parts:\n" : "";

@@ -7,6 +7,7 @@
 //   --threads N   OpenMP threads for the kernels (results do not depend on it)
 //   --json FILE   write every reported number to FILE
 //   --out DIR     figures and cached checkpoints (default out/)
+//   and a program's own whole-number flags (CommandLine::flags)
 //   --help        usage on stdout
 //
 // A value may also be written --flag=value. Anything else (an unknown flag,
@@ -16,7 +17,9 @@
 // CLI11 parses (cli.cpp declares each flag once, with its help and its
 // check); only the .cpp files that parse include it, so this header names
 // its types without including it.
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +33,15 @@ class Validator;
 
 namespace lessons {
 
+// A whole-number flag of one program only (lesson 01's --labels N):
+// declared in its CommandLine, read with Options::flag("labels").
+struct ProgramFlag {
+    std::string name;   // without the dashes: "labels"
+    std::string help;   // "labelled images per seed in part 1"
+    int64_t value = 0;  // the default
+    int64_t min = 0, max = 0;
+};
+
 struct Options {
     int part = 0;  // 0: every part
     int seeds = 1;
@@ -38,6 +50,9 @@ struct Options {
     std::string json;  // empty: no JSON file
     std::string out = "out";
     bool help = false;
+    std::map<std::string, int64_t> flags;  // the program's own flags, every one with its value
+    // The value of the program's own flag `name` (std::out_of_range if it declared none).
+    int64_t flag(const std::string& name) const { return flags.at(name); }
 };
 
 // What a program tells the parser and the usage text about itself.
@@ -46,6 +61,7 @@ struct CommandLine {
     std::string about;               // one line under the usage line
     std::vector<std::string> parts;  // part i+1's description; may be empty
     int default_seeds = 1;
+    std::vector<ProgramFlag> flags{};  // the program's own flags, after the shared ones
 };
 
 struct ParsedOptions {

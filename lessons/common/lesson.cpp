@@ -16,14 +16,19 @@ CommandLine command_line(const Lesson& lesson) {
     CommandLine cli{lesson.name,
                     fmt::format("Lesson {}: {} (lecture 4 {})", lesson.name, lesson.title, lesson.section),
                     {},
-                    lesson.default_seeds};
+                    lesson.default_seeds,
+                    lesson.flags};
     for (const auto& part : lesson.parts) cli.parts.push_back(part.section + "  " + part.title);
     return cli;
 }
 
-void run_parts(const Lesson& lesson, const Options& options, Report& report) {
-    report.lesson(lesson.name, lesson.title, lesson.section,
-                  {{"seeds", options.seeds}, {"quick", options.quick}, {"threads", ag::num_threads()}});
+void run_parts(const Lesson& lesson, const Options& given, Report& report) {
+    Options options = given;  // with every flag of the lesson, also when the options were built in code
+    for (const ProgramFlag& flag : lesson.flags) options.flags.try_emplace(flag.name, flag.value);
+    std::vector<std::pair<std::string, Cell>> settings{
+        {"seeds", options.seeds}, {"quick", options.quick}, {"threads", ag::num_threads()}};
+    for (const auto& [name, value] : options.flags) settings.emplace_back(name, value);
+    report.lesson(lesson.name, lesson.title, lesson.section, std::move(settings));
     for (int n = 1; n <= static_cast<int>(lesson.parts.size()); ++n) {
         if (options.part != 0 && options.part != n) continue;
         const Part& part = lesson.parts[static_cast<size_t>(n - 1)];

@@ -24,13 +24,15 @@ struct Lesson {
     std::string title;    // "Autograd recap"
     std::string section;  // the lecture section(s) it follows: "§1"
     int default_seeds = 1;
-    std::vector<Part> parts;  // part N is parts[N-1]
+    std::vector<Part> parts;           // part N is parts[N-1]
+    std::vector<ProgramFlag> flags{};  // the lesson's own flags (cli.h)
 };
 
 CommandLine command_line(const Lesson& lesson);
 
 // Print the lesson's header, then run the chosen part (or all, in order),
-// each opened by report.section(). Exceptions from a part propagate.
+// each opened by report.section(); a lesson flag missing from `options`
+// takes its default. Exceptions from a part propagate.
 void run_parts(const Lesson& lesson, const Options& options, Report& report);
 
 // The whole program: parse the arguments (a bad one: one line on stderr

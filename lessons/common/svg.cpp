@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "lessons/common/encode.h"
+
 namespace lessons::svg {
 
 std::string escape(std::string_view text) {
@@ -152,6 +154,44 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
     save(path, body, width, height);
 }
 
+namespace {
+
+struct Rgb {
+    uint8_t r, g, b;
+};
+
+// White (lo) to dark blue (hi); a non-finite cell grey.
+Rgb cell_colour(double v, double lo, double hi) {
+    if (!std::isfinite(v)) return {0xbb, 0xbb, 0xbb};
+    const double f = std::clamp((v - lo) / (hi - lo), 0.0, 1.0);
+    return {static_cast<uint8_t>(255 - 225 * f), static_cast<uint8_t>(255 - 175 * f),
+            static_cast<uint8_t>(255 - 90 * f)};
+}
+
+// A map larger than this is drawn as one embedded PNG, not one rectangle per
+// cell: a 28x28 digit would be 784 rectangles (about 90 KB of SVG), its PNG
+// is about 1 KB.
+constexpr size_t kMostRectangles = 400;
+
+template <class Colour>
+std::string raster(const std::vector<std::vector<double>>& values, Colour colour, double x, double y, double cell) {
+    const size_t rows = values.size(), cols = values[0].size();
+    std::vector<uint8_t> rgb;
+    rgb.reserve(rows * cols * 3);
+    for (const auto& row : values)
+        for (double v : row) {
+            const Rgb c = colour(v);
+            rgb.insert(rgb.end(), {c.r, c.g, c.b});
+        }
+    const std::string png = encode::png_rgb(static_cast<int64_t>(cols), static_cast<int64_t>(rows), rgb);
+    return fmt::format(
+        "<image x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.2f}\" preserveAspectRatio=\"none\" "
+        "style=\"image-rendering:pixelated\" href=\"data:image/png;base64,{}\"/>\n",
+        x, y, cell * static_cast<double>(cols), cell * static_cast<double>(rows), encode::base64(png));
+}
+
+}  // namespace
+
 void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
     if (grid.columns < 1) throw std::runtime_error("figure " + path.string() + ": columns must be >= 1");
     // Every panel is drawn in the same box; its cells are square and as big
@@ -187,27 +227,28 @@ void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
             if (!(lo < hi)) hi = lo + 1;
         }
         body += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", ox, oy - 6, escape(h.caption));
-        for (size_t r = 0; r < h.values.size(); ++r)
-            for (size_t c = 0; c < h.values[r].size(); ++c) {
-                const double v = h.values[r][c];
-                // white (lo) to dark blue (hi); non-finite cells grey
-                const double f = std::isfinite(v) ? std::clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0;
-                const std::string fill =
-                    std::isfinite(v) ? fmt::format("rgb({},{},{})", static_cast<int>(255 - 225 * f),
-                                                   static_cast<int>(255 - 175 * f), static_cast<int>(255 - 90 * f))
-                                     : std::string("#bbb");
-                const double x = ox + static_cast<double>(c) * cell, y = oy + static_cast<double>(r) * cell;
-                body += fmt::format(
-                    "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\" "
-                    "stroke=\"#eee\" stroke-width=\"0.5\"/>\n",
-                    x, y, cell, cell, fill);
-                if (h.numbers)
+        const auto colour = [&](double v) { return cell_colour(v, lo, hi); };
+        if (!h.numbers && !h.values.empty() && h.values.size() * h.values[0].size() > kMostRectangles) {
+            body += raster(h.values, colour, ox, oy, cell);
+        } else {
+            for (size_t r = 0; r < h.values.size(); ++r)
+                for (size_t c = 0; c < h.values[r].size(); ++c) {
+                    const double v = h.values[r][c];
+                    const Rgb rgb = colour(v);
+                    const double f = std::isfinite(v) ? std::clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0;
+                    const double x = ox + static_cast<double>(c) * cell, y = oy + static_cast<double>(r) * cell;
                     body += fmt::format(
-                        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{:.0f}\" text-anchor=\"middle\" "
-                        "fill=\"{}\">{}</text>\n",
-                        x + cell / 2, y + cell * 0.65, std::min(12.0, cell * 0.4), f > 0.6 ? "white" : "black",
-                        label(v));
-            }
+                        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"rgb({},{},{})\" "
+                        "stroke=\"#eee\" stroke-width=\"0.5\"/>\n",
+                        x, y, cell, cell, rgb.r, rgb.g, rgb.b);
+                    if (h.numbers)
+                        body += fmt::format(
+                            "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{:.0f}\" text-anchor=\"middle\" "
+                            "fill=\"{}\">{}</text>\n",
+                            x + cell / 2, y + cell * 0.65, std::min(12.0, cell * 0.4), f > 0.6 ? "white" : "black",
+                            label(v));
+                }
+        }
         if (!grid.x_label.empty())
             body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text>\n",
                                 ox + box / 2, oy + box + 14, escape(grid.x_label));

@@ -39,6 +39,8 @@ struct LinePlot {
 
 // One heat map: values[row][column], drawn row 0 at the top. Colour runs
 // from white (lo) to dark blue (hi); lo == hi means the data's own range.
+// A map of more than 400 cells without numbers (a 28x28 digit) is drawn as
+// one embedded PNG image, its pixels unsmoothed; smaller ones cell by cell.
 struct Heatmap {
     std::string caption;
     std::vector<std::vector<double>> values;

@@ -5,15 +5,16 @@
 
 #include <fmt/format.h>
 
-#include "data/digits.h"
+#include "data/mnist.h"
 #include "data/shuffle.h"
 #include "lessons/pretrain_finetune/independent_runs.h"
 
 namespace lessons::pretrain_finetune {
 namespace {
 
-constexpr uint64_t kSplitSeed = 0;    // which images are held out for testing
-constexpr uint64_t kOrderSeed = 200;  // + seed: the pre-training batch order
+constexpr uint64_t kSplitSeed = 0;            // which images are held out for testing
+constexpr uint64_t kPretrainOrderSeed = 200;  // + seed: the pre-training batch order
+constexpr uint64_t kFinetuneOrderSeed = 300;  // + seed: the fine-tuning batch order, one for all methods
 
 std::vector<int64_t> first_rows(int64_t n) {
     std::vector<int64_t> rows(static_cast<size_t>(n));
@@ -28,64 +29,61 @@ DigitsRun train_one(DigitMethod method, int seed, const DigitsSetup& setup, cons
     const auto s = static_cast<uint64_t>(seed);
     DigitNet net(method == DigitMethod::Shallow ? setup.shallow_widths : setup.deep_widths, s);
     const LabelledImages labelled = select(data.train, labelled_rows(setup, data, seed));
-    ag::Generator order(kOrderSeed + s);
+    ag::Generator pretrain_order(kPretrainOrderSeed + s);
 
     if (method == DigitMethod::DeepSupervised)
-        run.pretrain_curves = pretrain_supervised(net, labelled, setup.supervised, order);
+        run.pretrain_curves = pretrain_supervised(net, labelled, setup.supervised, pretrain_order);
     if (method == DigitMethod::DeepAutoencoder) {
-        run.pretrain_curves = pretrain_autoencoders(net, data.train.images, setup.autoencoder, order);
+        run.pretrain_curves = pretrain_autoencoders(net, data.train.images, setup.autoencoder, pretrain_order);
         ag::NoGradGuard no_grad;
         for (size_t n = 1; n <= net.layers.size(); ++n) {
             run.reconstructions.push_back(net.reconstruct(data.test.images, n));
             run.reconstruction_mse.push_back(ag::mse_loss(run.reconstructions.back(), data.test.images).item());
         }
+        run.first_layer_features = net.layers[0]->enc->weight.detach().clone();
     }
-    run.finetune_losses = finetune(net, labelled, setup.finetune_steps, setup.finetune_lr);
+    ag::Generator finetune_order(kFinetuneOrderSeed + s);
+    run.finetune_losses = finetune(net, labelled, setup.finetune, finetune_order);
     run.test_error = test_error(net, data.test);
     return run;
 }
 
-// A rough relative cost (examples seen, times 2 for an autoencoder's decoder),
-// to start the longest runs first.
+// A rough relative cost (multiply-adds per example through the net's
+// weights, times the examples its training steps see; an autoencoder's
+// decoder doubles its layer), to start the longest runs first.
 int64_t cost(DigitMethod method, const DigitsSetup& setup) {
-    const int64_t finetune = setup.finetune_steps * setup.labelled;
-    switch (method) {
-        case DigitMethod::Shallow:
-            return finetune / 2;
-        case DigitMethod::DeepScratch:
-            return finetune;
-        case DigitMethod::DeepSupervised:
-            return finetune + setup.supervised.epochs * setup.labelled;
-        case DigitMethod::DeepAutoencoder:
-            return finetune + 2 * setup.autoencoder.epochs * setup.unlabelled;
-    }
-    return 0;
+    const auto& widths = method == DigitMethod::Shallow ? setup.shallow_widths : setup.deep_widths;
+    int64_t net = 0;
+    for (size_t l = 1; l < widths.size(); ++l) net += widths[l - 1] * widths[l];
+    int64_t total = net * setup.finetune.steps * setup.finetune.batch_size;
+    if (method == DigitMethod::DeepSupervised) total += net * setup.supervised.steps * setup.supervised.batch_size;
+    if (method == DigitMethod::DeepAutoencoder)
+        total += 2 * net * setup.autoencoder.steps * setup.autoencoder.batch_size;
+    return total;
 }
 
 }  // namespace
 
-DigitsSetup DigitsSetup::full() {
+DigitsSetup DigitsSetup::full(int64_t labelled) {
     DigitsSetup s;
-    s.test_images = 500;
-    s.unlabelled = 1297;  // every training image (1,797 - 500)
-    s.labelled = 100;
-    s.deep_widths = {64, 48, 32, 24};
-    s.shallow_widths = {64, 48};
-    s.autoencoder = {20, 32, 1e-2};
-    s.supervised = {50, 16, 1e-2};
-    s.finetune_steps = 300;
-    s.finetune_lr = 1e-2;
+    s.test_images = 2000;
+    s.unlabelled = 8000;  // every other image
+    s.labelled = labelled;
+    s.deep_widths = {784, 256, 128, 64};
+    s.shallow_widths = {784, 256};
+    s.autoencoder = {3 * 8000 / 20, 20, 1e-3};  // 3 epochs over the 8,000 images per layer
+    s.supervised = {100, 100, 1e-3};
+    s.finetune = {300, 100, 1e-3};
     return s;
 }
 
-DigitsSetup DigitsSetup::quick() {
-    DigitsSetup s = full();
-    s.test_images = 200;
-    s.unlabelled = 300;
-    s.labelled = 50;
-    s.autoencoder.epochs = 2;
-    s.supervised.epochs = 5;
-    s.finetune_steps = 20;
+DigitsSetup DigitsSetup::quick(int64_t labelled) {
+    DigitsSetup s = full(labelled);
+    s.test_images = 500;
+    s.unlabelled = 1000;
+    s.autoencoder.steps = 1000 / 20;  // one epoch
+    s.supervised.steps = 10;
+    s.finetune.steps = 20;
     return s;
 }
 
@@ -110,20 +108,19 @@ const std::vector<DigitMethod>& digit_methods() {
 }
 
 DigitsData load_digits_data(const DigitsSetup& setup) {
-    const optdigits::Digits digits = optdigits::load_digits();
-    const optdigits::DigitsSplit split = optdigits::split_digits(digits, setup.test_images, kSplitSeed);
+    const mnist::Digits digits = mnist::load();
+    const auto loaded = static_cast<int64_t>(digits.labels.size());
+    if (setup.test_images + setup.unlabelled > loaded || setup.labelled > setup.unlabelled)
+        throw std::invalid_argument(fmt::format("digits: {} test, {} unlabelled and {} labelled of {} images",
+                                                setup.test_images, setup.unlabelled, setup.labelled, loaded));
+    const mnist::Split split = mnist::split(digits, setup.test_images, kSplitSeed);
     const LabelledImages train{split.train.images, split.train.labels};
-    if (setup.unlabelled > train.images.size(0) || setup.labelled > setup.unlabelled)
-        throw std::invalid_argument(fmt::format("digits: {} unlabelled and {} labelled of {} training images",
-                                                setup.unlabelled, setup.labelled, train.images.size(0)));
-    return {select(train, first_rows(setup.unlabelled)), {split.test.images, split.test.labels}, digits.images.size(0)};
+    return {select(train, first_rows(setup.unlabelled)), {split.test.images, split.test.labels}, loaded, digits.rows};
 }
 
 std::vector<int64_t> labelled_rows(const DigitsSetup& setup, const DigitsData& data, int seed) {
     ag::Generator gen(kLabelSeed + static_cast<uint64_t>(seed));
-    std::vector<int64_t> rows = farm::permutation(data.train.images.size(0), gen);
-    rows.resize(static_cast<size_t>(setup.labelled));
-    return rows;
+    return mnist::balanced_rows(data.train.labels, setup.labelled, gen);
 }
 
 std::vector<DigitsRun> compare_digit_methods(const DigitsSetup& setup, const DigitsData& data, int seeds) {

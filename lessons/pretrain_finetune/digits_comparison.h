@@ -3,7 +3,8 @@
 // (Bengio et al. 2006, on MNIST): a shallow net, and a deep net trained
 // from scratch, after supervised layer-wise pre-training, or after
 // unsupervised (autoencoder) layer-wise pre-training. Every one is then
-// fine-tuned on the same few labelled images; here on the UCI 8x8 digits.
+// fine-tuned with the same budget and the same batch order on the same few
+// labelled images. Here on 10,000 real MNIST digits (data/mnist.h).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,16 +14,14 @@
 namespace lessons::pretrain_finetune {
 
 struct DigitsSetup {
-    int64_t test_images = 0;  // held out, split_digits(…, seed 0)
+    int64_t test_images = 0;  // held out, mnist::split(…, seed 0)
     int64_t unlabelled = 0;   // training images the autoencoders read (no labels)
-    int64_t labelled = 0;     // training images with labels: supervised pre-training and fine-tuning
-    std::vector<int64_t> deep_widths, shallow_widths;  // 64 pixels first
-    PretrainSettings autoencoder, supervised;
-    int64_t finetune_steps = 0;
-    double finetune_lr = 0;
+    int64_t labelled = 0;     // of those, class-balanced, with labels: supervised pre-training and fine-tuning
+    std::vector<int64_t> deep_widths, shallow_widths;     // the pixels first
+    MinibatchSettings autoencoder, supervised, finetune;  // per layer for the pre-training
 
-    static DigitsSetup full();
-    static DigitsSetup quick();  // a tiny subset, a few epochs: seconds
+    static DigitsSetup full(int64_t labelled);   // the lesson's experiment
+    static DigitsSetup quick(int64_t labelled);  // a small subset, a few steps: seconds
 };
 
 enum class DigitMethod { Shallow, DeepScratch, DeepSupervised, DeepAutoencoder };
@@ -31,12 +30,15 @@ const std::vector<DigitMethod>& digit_methods();  // in the slides' order
 
 struct DigitsData {
     LabelledImages train, test;  // train: the first `unlabelled` of the split's training images
-    int64_t loaded = 0;          // images in the file
+    int64_t loaded = 0;          // images in the files
+    int64_t side = 0;            // pixels a side (28)
 };
+// Throws std::invalid_argument when the setup asks for more images than there are.
 DigitsData load_digits_data(const DigitsSetup& setup);
 
-// The labelled subset of seed s: setup.labelled training images, drawn
-// with ag::Generator(kLabelSeed + s).
+// The labelled subset of seed s: setup.labelled training images, as many
+// of every digit as can be (mnist::balanced_rows), drawn with
+// ag::Generator(kLabelSeed + s).
 std::vector<int64_t> labelled_rows(const DigitsSetup& setup, const DigitsData& data, int seed);
 
 struct DigitsRun {
@@ -47,15 +49,19 @@ struct DigitsRun {
     std::vector<double> finetune_losses;               // per step
     // Autoencoder runs only, after pre-training (before fine-tuning): the
     // test images' reconstructions through the first n layers, n = 1 … L,
-    // x' = dec_1(… dec_n(enc_n(… enc_1(x)))) [test, 64], and their MSE.
+    // x' = dec_1(… dec_n(enc_n(… enc_1(x)))) [test, pixels], and their MSE
+    // per pixel; and the first layer's weights W [units, pixels], one
+    // learned feature per row.
     std::vector<ag::Tensor> reconstructions;
     std::vector<double> reconstruction_mse;
+    ag::Tensor first_layer_features;
 };
 
 // Every method × seed 0 … seeds-1 (run_independent: same numbers for any
 // thread count); in the order method, then seed. A seed draws the nets'
 // initialisation (the four nets of a seed start from the same draws where
-// their shapes agree), the labelled subset and the batch order.
+// their shapes agree), the labelled subset, the pre-training batch order
+// and the fine-tuning batch order (the same for all four methods).
 std::vector<DigitsRun> compare_digit_methods(const DigitsSetup& setup, const DigitsData& data, int seeds);
 
 constexpr uint64_t kLabelSeed = 100;

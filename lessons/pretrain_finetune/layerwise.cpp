@@ -25,29 +25,41 @@ ag::Tensor label_tensor(const std::vector<int>& labels) {
 // PyTorch's Adam: AdamW without weight decay.
 optim::AdamW adam(std::vector<ag::Tensor> params, double lr) { return {std::move(params), lr, 0.9, 0.999, 1e-8, 0.0}; }
 
-// Mini-batch Adam over n examples for settings.epochs epochs, each epoch in
-// a new order from `order`; batch_loss(rows) is the loss of those examples.
-// Returns each epoch's mean batch loss.
-std::vector<double> train_epochs(std::vector<ag::Tensor> params, int64_t n, const PretrainSettings& settings,
-                                 ag::Generator& order, const std::function<ag::Tensor(const ag::Tensor&)>& batch_loss) {
+// settings.steps steps of mini-batch Adam over n examples, each epoch in a
+// new order from `order`; batch_loss(rows) is the loss of those examples.
+// Returns every step's loss.
+std::vector<double> train_steps(std::vector<ag::Tensor> params, int64_t n, const MinibatchSettings& settings,
+                                ag::Generator& order, const std::function<ag::Tensor(const ag::Tensor&)>& batch_loss) {
     optim::AdamW opt = adam(std::move(params), settings.lr);
-    std::vector<double> epoch_losses;
-    for (int64_t e = 0; e < settings.epochs; ++e) {
-        const std::vector<int64_t> perm = farm::permutation(n, order);
-        double sum = 0;
-        int64_t batches = 0;
-        for (int64_t start = 0; start < n; start += settings.batch_size, ++batches) {
-            const auto first = perm.begin() + start;
-            const std::vector<int64_t> rows(first, first + std::min(settings.batch_size, n - start));
-            const ag::Tensor loss = batch_loss(index_tensor(rows));
-            opt.zero_grad();
-            loss.backward();
-            opt.step();
-            sum += loss.item();
+    std::vector<double> losses;
+    std::vector<int64_t> perm;
+    for (int64_t step = 0, start = n; step < settings.steps; ++step, start += settings.batch_size) {
+        if (start >= n) {  // a new epoch
+            perm = farm::permutation(n, order);
+            start = 0;
         }
-        epoch_losses.push_back(sum / static_cast<double>(batches));
+        const auto first = perm.begin() + start;
+        const std::vector<int64_t> rows(first, first + std::min(settings.batch_size, n - start));
+        const ag::Tensor loss = batch_loss(index_tensor(rows));
+        opt.zero_grad();
+        loss.backward();
+        opt.step();
+        losses.push_back(loss.item());
     }
-    return epoch_losses;
+    return losses;
+}
+
+// The mean of each epoch's steps (an epoch: ceil(n / batch) steps).
+std::vector<double> per_epoch(const std::vector<double>& losses, int64_t n, int64_t batch_size) {
+    const auto per = static_cast<size_t>((n + batch_size - 1) / batch_size);
+    std::vector<double> means;
+    for (size_t s = 0; s < losses.size(); s += per) {
+        const size_t e = std::min(losses.size(), s + per);
+        double sum = 0;
+        for (size_t i = s; i < e; ++i) sum += losses[i];
+        means.push_back(sum / static_cast<double>(e - s));
+    }
+    return means;
 }
 
 std::vector<ag::Tensor> parameters_of(const nn::Module& a, const nn::Module& b) {
@@ -61,7 +73,11 @@ std::vector<ag::Tensor> parameters_of(const nn::Module& a, const nn::Module& b) 
 DigitNet::DigitNet(const std::vector<int64_t>& widths, uint64_t seed) : gen(seed) {
     if (widths.size() < 2) throw std::invalid_argument("DigitNet: needs the input width and at least one layer");
     for (size_t l = 1; l < widths.size(); ++l)
-        layers.push_back(std::make_shared<nn::Autoencoder>(widths[l - 1], widths[l], gen));
+        layers.push_back(std::make_shared<nn::Autoencoder>(
+            nn::AutoencoderOptions(widths[l - 1], widths[l])
+                .unit(nn::Unit::Tanh)
+                .reconstruction(l == 1 ? nn::Reconstruction::PixelCrossEntropy : nn::Reconstruction::SquaredError),
+            gen));
     head = std::make_shared<nn::ClassifierHead>(widths.back(), kDigits, gen);
 }
 
@@ -88,7 +104,7 @@ std::vector<ag::Tensor> DigitNet::classifier_parameters() const {
 }
 
 std::vector<std::vector<double>> pretrain_autoencoders(DigitNet& net, const ag::Tensor& images,
-                                                       const PretrainSettings& settings, ag::Generator& order) {
+                                                       const MinibatchSettings& settings, ag::Generator& order) {
     std::vector<std::vector<double>> curves;
     for (size_t l = 0; l < net.layers.size(); ++l) {
         ag::Tensor input;  // the fixed codes of the layers below: x itself for layer 1
@@ -97,15 +113,17 @@ std::vector<std::vector<double>> pretrain_autoencoders(DigitNet& net, const ag::
             input = net.codes(images, l);
         }
         const nn::Autoencoder& layer = *net.layers[l];
-        curves.push_back(train_epochs(layer.parameters(), input.size(0), settings, order, [&](const ag::Tensor& rows) {
-            return layer.loss(ag::index_select(input, 0, rows));  // ‖x - h(W' h(W x))‖² / n
-        }));
+        const auto losses =
+            train_steps(layer.parameters(), input.size(0), settings, order, [&](const ag::Tensor& rows) {
+                return layer.loss(ag::index_select(input, 0, rows));  // the reconstruction error of these rows
+            });
+        curves.push_back(per_epoch(losses, input.size(0), settings.batch_size));
     }
     return curves;
 }
 
 std::vector<std::vector<double>> pretrain_supervised(DigitNet& net, const LabelledImages& data,
-                                                     const PretrainSettings& settings, ag::Generator& order) {
+                                                     const MinibatchSettings& settings, ag::Generator& order) {
     const ag::Tensor labels = label_tensor(data.labels);
     std::vector<std::vector<double>> curves;
     for (size_t l = 0; l < net.layers.size(); ++l) {
@@ -116,27 +134,22 @@ std::vector<std::vector<double>> pretrain_supervised(DigitNet& net, const Labell
         }
         const nn::Linear& encoder = *net.layers[l]->enc;
         const nn::ClassifierHead temporary(encoder.weight.size(0), kDigits, net.gen);
-        curves.push_back(train_epochs(
-            parameters_of(encoder, temporary), input.size(0), settings, order, [&](const ag::Tensor& rows) {
+        const auto losses =
+            train_steps(parameters_of(encoder, temporary), input.size(0), settings, order, [&](const ag::Tensor& rows) {
                 const ag::Tensor z = net.layers[l]->encode(ag::index_select(input, 0, rows));
                 return ag::cross_entropy(temporary.forward(z), ag::index_select(labels, 0, rows));
-            }));
+            });
+        curves.push_back(per_epoch(losses, input.size(0), settings.batch_size));
     }
     return curves;
 }
 
-std::vector<double> finetune(DigitNet& net, const LabelledImages& data, int64_t steps, double lr) {
+std::vector<double> finetune(DigitNet& net, const LabelledImages& data, const MinibatchSettings& settings,
+                             ag::Generator& order) {
     const ag::Tensor labels = label_tensor(data.labels);
-    optim::AdamW opt = adam(net.classifier_parameters(), lr);
-    std::vector<double> losses;
-    for (int64_t s = 0; s < steps; ++s) {
-        const ag::Tensor loss = ag::cross_entropy(net.logits(data.images), labels);
-        opt.zero_grad();
-        loss.backward();
-        opt.step();
-        losses.push_back(loss.item());
-    }
-    return losses;
+    return train_steps(net.classifier_parameters(), data.images.size(0), settings, order, [&](const ag::Tensor& rows) {
+        return ag::cross_entropy(net.logits(ag::index_select(data.images, 0, rows)), ag::index_select(labels, 0, rows));
+    });
 }
 
 double test_error(const DigitNet& net, const LabelledImages& data) {

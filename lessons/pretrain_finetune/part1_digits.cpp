@@ -12,7 +12,8 @@
 namespace lessons::pretrain_finetune {
 namespace {
 
-constexpr size_t kShownDigits = 4;  // test images drawn with their reconstructions
+constexpr size_t kShownDigits = 6;      // test images drawn with their reconstructions
+constexpr int64_t kShownFeatures = 36;  // first-layer units drawn as images
 
 std::string key(DigitMethod m) {
     switch (m) {
@@ -36,41 +37,44 @@ std::vector<double> image_row(const ag::Tensor& images, size_t row) {
     return {all.begin() + static_cast<int64_t>(row) * d, all.begin() + static_cast<int64_t>(row + 1) * d};
 }
 
-std::vector<std::vector<double>> as_square(const std::vector<double>& image) {
+// A row of `side`² pixels as side rows of side.
+std::vector<std::vector<double>> as_square(const std::vector<double>& image, int64_t side) {
     std::vector<std::vector<double>> square;
-    for (size_t y = 0; y < 8; ++y)
-        square.emplace_back(image.begin() + static_cast<int64_t>(8 * y),
-                            image.begin() + static_cast<int64_t>(8 * y + 8));
+    for (int64_t y = 0; y < side; ++y) square.emplace_back(image.begin() + side * y, image.begin() + side * (y + 1));
     return square;
+}
+
+std::string minibatches(const MinibatchSettings& m) {
+    return fmt::format("{} steps in batches of {}, Adam lr {}", m.steps, m.batch_size, m.lr);
 }
 
 void describe(Report& r, const DigitsSetup& setup, const DigitsData& data, int seeds) {
     r.paragraph(
         "The slides show Bengio et al. (2006) on MNIST: four ways to train a classifier, each fine-tuned on labelled "
-        "data at the end. Here on the UCI handwritten digits ({} images of 8x8 pixels, 0-16 scaled to [0, 1]); the "
-        "lecture gives no sizes for this experiment, so these are ours:",
-        group_thousands(static_cast<double>(data.loaded)));
+        "data at the end. Here on {} real MNIST digits ({}x{} grey levels scaled to [0, 1]); the lecture gives no "
+        "sizes for this experiment, so these are ours:",
+        group_thousands(static_cast<double>(data.loaded)), data.side, data.side);
+    const int64_t unlabelled = data.train.images.size(0);
     r.table("setup", {"what", "ours"},
             {{"test images (held out)", std::to_string(data.test.images.size(0))},
-             {"unlabelled training images (autoencoders)", std::to_string(data.train.images.size(0))},
-             {"labelled training images (per seed)", std::to_string(setup.labelled)},
+             {"unlabelled training images (autoencoders)", std::to_string(unlabelled)},
+             {"labelled images per seed (of those, class-balanced)", std::to_string(setup.labelled)},
              {"shallow net", widths_str(setup.shallow_widths) + "-10"},
              {"deep net", widths_str(setup.deep_widths) + "-10"},
-             {"unit h(·)", "sigmoid"},
-             {"autoencoder pre-training",
-              fmt::format("{} epochs/layer, batches of {}, Adam lr {}", setup.autoencoder.epochs,
-                          setup.autoencoder.batch_size, setup.autoencoder.lr)},
-             {"supervised pre-training",
-              fmt::format("{} epochs/layer on the labelled images, batches of {}, "
-                          "Adam lr {}",
-                          setup.supervised.epochs, setup.supervised.batch_size, setup.supervised.lr)},
-             {"fine-tuning (every method)",
-              fmt::format("{} full-batch Adam steps, lr {}", setup.finetune_steps, setup.finetune_lr)}});
+             {"unit h(·)", "tanh"},
+             {"autoencoder pre-training, per layer",
+              fmt::format("{} ({:g} epochs over the unlabelled images)", minibatches(setup.autoencoder),
+                          static_cast<double>(setup.autoencoder.steps * setup.autoencoder.batch_size) /
+                              static_cast<double>(unlabelled))},
+             {"supervised pre-training, per layer", minibatches(setup.supervised) + ", on the labelled images"},
+             {"fine-tuning (every method)", minibatches(setup.finetune) + ", the same batches for every method"}});
     r.paragraph(
-        "§2.4 each autoencoder layer: z = h(W x + b), x' = h(W' z + b'), loss = mean squared error; every layer is "
-        "narrower than its input, so it must compress. Layer l trains on the codes of layers 1 … l-1, which stay "
-        "fixed (greedy). Supervised layer-wise pre-training trains layer l with a temporary linear head on the labels "
-        "instead. A seed (0 … {}) draws the initialisation, which {} images carry labels, and the batch order.",
+        "§2.4 each autoencoder layer: z = h(W x + b) and an untied decoder. Layer 1 reconstructs the pixels as "
+        "probabilities of ink, x' = σ(W' z + b'), scored by binary cross-entropy; the layers above reconstruct the "
+        "tanh codes below them, x' = tanh(W' z + b'), scored by squared error. Every layer is narrower than its "
+        "input, so it must compress. Layer l trains on the codes of layers 1 … l-1, which stay fixed (greedy). "
+        "Supervised layer-wise pre-training trains layer l with a temporary softmax head on the labels instead. A "
+        "seed (0 … {}) draws the initialisation, which {} images carry labels, and both batch orders.",
         seeds - 1, setup.labelled);
 }
 
@@ -79,26 +83,36 @@ std::string mean_and_range(DigitMethod m, const Spread& error) {
     return fmt::format("{} {:.3f} (seeds {:.3f}-{:.3f})", name(m), error.mean, error.min, error.max);
 }
 
-// Why a finding of Bengio et al. on MNIST may not carry over to these digits.
-std::string why_digits_differ(int64_t unlabelled, bool quick) {
+// Why a finding of Bengio et al. may not carry over to this experiment.
+std::string why_not(int64_t unlabelled, bool quick) {
     std::string why = fmt::format(
-        "the 8x8 digits (64 pixels) are a much easier input than MNIST's 28x28, so a net without pre-training "
-        "already separates them well, and the autoencoders see {} unlabelled images where MNIST has 60,000",
+        "Bengio et al. pre-trained on all 60,000 MNIST training images for many epochs; here {} images for a few "
+        "epochs per layer, and a fine-tuning budget that may let the net from scratch catch up",
         group_thousands(static_cast<double>(unlabelled)));
-    if (quick) why += " (--quick: a tiny subset and a few epochs, numbers that only show the part runs)";
+    if (quick) why += " (--quick: a small subset and a few steps, numbers that only show the part runs)";
     return why;
+}
+
+// "the margin 0.012 is larger than either method's spread over the seeds
+// (0.004, 0.006)": how firmly the mean errors are ordered.
+std::string against_spread(double margin, const Spread& a, const Spread& b, int seeds) {
+    if (seeds < 2) return "one seed, so no spread to weigh the margin against";
+    const double spread_a = a.max - a.min, spread_b = b.max - b.min;
+    return fmt::format("the margin {:.3f} is {} the spread over the {} seeds ({:.3f}, {:.3f})", margin,
+                       margin > std::max(spread_a, spread_b) ? "larger than" : "within", seeds, spread_a, spread_b);
 }
 
 // The slides' finding "pre-training `method` beats the deep net from
 // scratch", on the mean test errors.
 Claim beats_scratch(std::string key, std::string statement, DigitMethod method,
-                    const std::map<DigitMethod, Spread>& errors, const std::string& why) {
+                    const std::map<DigitMethod, Spread>& errors, int seeds, const std::string& why) {
     const Spread& ours = errors.at(method);
     const Spread& scratch = errors.at(DigitMethod::DeepScratch);
     const bool lower = ours.mean < scratch.mean;
-    std::string reason = fmt::format("{} by {:.3f}: {} against {}", lower ? "lower" : "not lower, higher",
-                                     std::abs(scratch.mean - ours.mean), mean_and_range(method, ours),
-                                     mean_and_range(DigitMethod::DeepScratch, scratch));
+    const double margin = std::abs(scratch.mean - ours.mean);
+    std::string reason = fmt::format("{} by {:.3f}: {} against {}; {}", lower ? "lower" : "not lower, higher", margin,
+                                     mean_and_range(method, ours), mean_and_range(DigitMethod::DeepScratch, scratch),
+                                     against_spread(margin, ours, scratch, seeds));
     if (!lower) reason += "; " + why;
     return {std::move(key), std::move(statement), "", ours.mean, lower, reason};
 }
@@ -131,31 +145,35 @@ std::map<DigitMethod, Spread> report_errors(Report& r, const std::vector<DigitsR
     const double autoencoder = spreads[DigitMethod::DeepAutoencoder].mean;
     r.paragraph(
         "Lecture (Bengio et al. 2006, MNIST): the deep net with unsupervised pre-training has the lowest error, and "
-        "pre-training either way beats the same deep net trained from scratch. Ours, on the means:");
+        "pre-training either way beats the same deep net trained from scratch. Ours, on the means, each margin "
+        "weighed against how much the seeds differ:");
     r.claim(beats_scratch("autoencoder_pretraining_beats_deep_from_scratch",
                           "Unsupervised (autoencoder) layer-wise pre-training, then fine-tuning, gives the deep net a "
                           "lower test error than training it from scratch",
-                          DigitMethod::DeepAutoencoder, spreads, why));
+                          DigitMethod::DeepAutoencoder, spreads, seeds, why));
     r.claim(beats_scratch("supervised_pretraining_beats_deep_from_scratch",
                           "Supervised layer-wise pre-training, then fine-tuning, gives the deep net a lower test error "
                           "than training it from scratch",
-                          DigitMethod::DeepSupervised, spreads, why));
+                          DigitMethod::DeepSupervised, spreads, seeds, why));
     const bool lowest = autoencoder < shallow && autoencoder < scratch && autoencoder < supervised;
     // The best of the other three (the runner-up when the autoencoder's is lowest).
     DigitMethod best = DigitMethod::Shallow;
     for (DigitMethod m : digit_methods())
         if (m != DigitMethod::DeepAutoencoder && spreads.at(m).mean < spreads.at(best).mean) best = m;
     const Spread& ours = spreads.at(DigitMethod::DeepAutoencoder);
-    r.claim({"autoencoder_pretraining_lowest_of_four",
-             "Of the four methods, the deep net with unsupervised (autoencoder) layer-wise pre-training has the "
-             "lowest test error",
-             "", autoencoder, lowest,
-             lowest ? fmt::format("lowest, by {:.3f}: {} against the next, {}", spreads.at(best).mean - autoencoder,
-                                  mean_and_range(DigitMethod::DeepAutoencoder, ours),
-                                  mean_and_range(best, spreads.at(best)))
-                    : fmt::format("the lowest mean error is the {}'s, {:.3f} below: {} against {}; {}", name(best),
-                                  autoencoder - spreads.at(best).mean, mean_and_range(best, spreads.at(best)),
-                                  mean_and_range(DigitMethod::DeepAutoencoder, ours), why)});
+    r.claim(
+        {"autoencoder_pretraining_lowest_of_four",
+         "Of the four methods, the deep net with unsupervised (autoencoder) layer-wise pre-training has the "
+         "lowest test error",
+         "", autoencoder, lowest,
+         lowest
+             ? fmt::format("lowest, by {:.3f}: {} against the next, {}; {}", spreads.at(best).mean - autoencoder,
+                           mean_and_range(DigitMethod::DeepAutoencoder, ours), mean_and_range(best, spreads.at(best)),
+                           against_spread(spreads.at(best).mean - autoencoder, ours, spreads.at(best), seeds))
+             : fmt::format("the lowest mean error is the {}'s, {:.3f} below: {} against {}; {}; {}", name(best),
+                           autoencoder - spreads.at(best).mean, mean_and_range(best, spreads.at(best)),
+                           mean_and_range(DigitMethod::DeepAutoencoder, ours),
+                           against_spread(autoencoder - spreads.at(best).mean, ours, spreads.at(best), seeds), why)});
     return spreads;
 }
 
@@ -169,7 +187,7 @@ std::string ranking(const std::map<DigitMethod, Spread>& errors) {
     return fmt::format("{}", fmt::join(items, " < "));
 }
 
-// One row of the reconstructions figure: a caption and its 8x8 images.
+// One row of the reconstructions figure: a caption and its images.
 struct ImageRow {
     std::string caption;
     std::vector<std::vector<double>> images;
@@ -204,19 +222,52 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
                           static_cast<int>(shown)};
     for (const ImageRow& row : art)
         for (size_t i = 0; i < shown; ++i)
-            grid.panels.push_back({row.caption + ", " + titles[i], as_square(row.images[i]), 0.0, 1.0});
-    svg::write(output_path(options, "01_digits_reconstructions.svg"), grid);
-    r.figure("01_digits_reconstructions.svg",
+            grid.panels.push_back({row.caption + ", " + titles[i], as_square(row.images[i], data.side), 0.0, 1.0});
+    svg::write(output_path(options, "01_mnist_reconstructions.svg"), grid);
+    r.figure("01_mnist_reconstructions.svg",
              fmt::format("the first {} test digits (top row) and their reconstructions through 1 … {} pre-trained "
                          "autoencoder layers, seed 0",
                          shown, run.reconstructions.size()));
     r.table("reconstruction", {"layers n", "code units", "train loss (last epoch)", "test MSE per pixel"}, rows);
+    r.paragraph(
+        "The train loss of layer 1 is its binary cross-entropy per pixel, of the layers above their squared error on "
+        "the codes; the test MSE is always on the pixels, after the way back through every decoder.");
     r.value("reconstruction_mse_layer1", run.reconstruction_mse.front());
 }
 
+// "What did we observe?": the first layer's units as images, W's row j
+// drawn 28x28, each on its own symmetric range (dark: positive weight,
+// white: negative).
+void report_features(Report& r, const Options& options, const DigitsData& data, const DigitsRun& run) {
+    const ag::Tensor& w = run.first_layer_features;
+    const int64_t shown = std::min(kShownFeatures, w.size(0));
+    svg::HeatmapGrid grid{fmt::format("The first {} of the {} units of layer 1 after autoencoder pre-training "
+                                      "(seed 0): each unit's weights on the {}x{} pixels",
+                                      shown, w.size(0), data.side, data.side),
+                          6};
+    for (int64_t j = 0; j < shown; ++j) {
+        const std::vector<double> row = image_row(w, static_cast<size_t>(j));
+        double largest = 0;
+        for (double v : row) largest = std::max(largest, std::abs(v));
+        grid.panels.push_back({fmt::format("unit {}", j + 1), as_square(row, data.side), -largest, largest});
+    }
+    svg::write(output_path(options, "01_mnist_features.svg"), grid);
+    r.paragraph(
+        "What did the first layer learn? Each unit's weights drawn as an image: strokes and blobs where its weights "
+        "are large (dark) or negative (white), the detectors the layers above and the classifier build on.");
+    r.figure("01_mnist_features.svg",
+             fmt::format("the first {} units of layer 1 (seed 0, after pre-training), each unit's {} weights as a "
+                         "{}x{} image",
+                         shown, w.size(1), data.side, data.side));
+}
+
 void plot_curves(Report& r, const Options& options, const std::vector<DigitsRun>& runs) {
-    svg::LinePlot pretrain{"Autoencoder pre-training (seed 0), layer by layer", "epoch", "reconstruction MSE"};
-    svg::LinePlot finetune{"Fine-tuning on the labelled images (seed 0)", "step", "cross-entropy"};
+    svg::LinePlot pretrain{"Autoencoder pre-training (seed 0), layer by layer", "epoch",
+                           "reconstruction loss (layer 1: cross-entropy, above: MSE)"};
+    svg::LinePlot finetune{
+        "Fine-tuning on the labelled images (seed 0), batches of the same images for every "
+        "method",
+        "step", "cross-entropy"};
     pretrain.log_y = finetune.log_y = true;
     for (const DigitsRun& run : runs) {
         if (run.seed != 0) continue;
@@ -231,29 +282,31 @@ void plot_curves(Report& r, const Options& options, const std::vector<DigitsRun>
         }
     }
     pretrain.markers = true;
-    svg::write(output_path(options, "01_digits_pretraining_loss.svg"), pretrain);
-    r.figure("01_digits_pretraining_loss.svg",
+    svg::write(output_path(options, "01_mnist_pretraining_loss.svg"), pretrain);
+    r.figure("01_mnist_pretraining_loss.svg",
              "autoencoder pre-training, seed 0: each layer's reconstruction error per epoch");
-    svg::write(output_path(options, "01_digits_finetuning_loss.svg"), finetune);
-    r.figure("01_digits_finetuning_loss.svg",
+    svg::write(output_path(options, "01_mnist_finetuning_loss.svg"), finetune);
+    r.figure("01_mnist_finetuning_loss.svg",
              "fine-tuning on the labelled images, seed 0: every method's loss per step");
 }
 
 }  // namespace
 
 void part1_layerwise_digits(Report& r, const Options& options) {
-    const DigitsSetup setup = options.quick ? DigitsSetup::quick() : DigitsSetup::full();
+    const int64_t labels = options.flag("labels");
+    const DigitsSetup setup = options.quick ? DigitsSetup::quick(labels) : DigitsSetup::full(labels);
     const DigitsData data = load_digits_data(setup);
     describe(r, setup, data, options.seeds);
     const std::vector<DigitsRun> runs = compare_digit_methods(setup, data, options.seeds);
     r.value("runs", static_cast<double>(runs.size()));
     r.value("labelled_images", static_cast<double>(setup.labelled));
     r.value("unlabelled_images", static_cast<double>(data.train.images.size(0)));
-    const auto errors =
-        report_errors(r, runs, options.seeds, why_digits_differ(data.train.images.size(0), options.quick));
+    const auto errors = report_errors(r, runs, options.seeds, why_not(data.train.images.size(0), options.quick));
     for (const DigitsRun& run : runs)
-        if (run.method == DigitMethod::DeepAutoencoder && run.seed == 0)
+        if (run.method == DigitMethod::DeepAutoencoder && run.seed == 0) {
             report_reconstructions(r, options, setup, data, run);
+            report_features(r, options, data, run);
+        }
     plot_curves(r, options, runs);
     const bool helped = errors.at(DigitMethod::DeepAutoencoder).mean < errors.at(DigitMethod::DeepScratch).mean;
     r.takeaway(fmt::format("test error with {} labels: {}; {}", setup.labelled, ranking(errors),

@@ -8,7 +8,7 @@ const Lesson& lesson() {
         "Pre-training and fine-tuning",
         "§2 Pre-training vs fine-tuning · 预训练 vs 微调",
         3,
-        {{"§2.3-2.5", "Greedy layer-wise pre-training on handwritten digits",
+        {{"§2.3-2.5", "Greedy layer-wise pre-training on MNIST digits",
           "A deep net whose layers are first trained one at a time (as autoencoders, or with labels) and then "
           "fine-tuned on a few labels, against a shallow net and the same deep net trained from scratch.",
           part1_layerwise_digits},
@@ -16,7 +16,8 @@ const Lesson& lesson() {
           "The lecture-2 GPT, pre-trained on unlabelled farm sentences, learns the subject-number task from 16 or "
           "256 labels by a linear probe or full fine-tuning, against the same GPT trained from scratch and "
           "against asking the language model itself (zero-shot).",
-          part2_gpt_finetuning}}};
+          part2_gpt_finetuning}},
+        {{"labels", "part 1: labelled training images per seed (class-balanced)", 300, 10, 8000}}};
     return pretrain_finetune;
 }
 

@@ -131,6 +131,9 @@ TEST_CASE("errors: softmax losses and norms", "[engine][errors][loss]") {
     CHECK_INVALID(ag::cross_entropy(Z({3}), Tensor::from({1}, {0})), Contains("cross_entropy") && Contains("[3]"));
     CHECK_INVALID(ag::mse_loss(Z({3}), Z({4})), Contains("mse_loss") && Contains("[3]") && Contains("[4]"));
     CHECK_INVALID(ag::mse_loss(Z({2, 3}), Z({3})), Contains("mse_loss") && Contains("[2,3]") && Contains("[3]"));
+    CHECK_INVALID(ag::binary_cross_entropy_with_logits(Z({2, 3}), Z({3, 2})),
+                  Contains("binary_cross_entropy_with_logits") && Contains("[2,3]") && Contains("[3,2]"));
+    CHECK_INVALID(ag::binary_cross_entropy_with_logits(Z({0}), Z({0})), Contains("empty"));
 
     const Tensor x = Z({2, 4});
     CHECK_INVALID(ag::layer_norm(x, Z({3}), Z({4})), Contains("layer_norm") && Contains("[2,4]") && Contains("[3]"));

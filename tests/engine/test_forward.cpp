@@ -363,6 +363,13 @@ TEST_CASE("forward: mse_loss and sum_to", "[engine][ops][forward][loss]") {
     // [2,2]: (1 + 1 + 4 + 0) / 4 = 1.5
     CHECK_TENSOR(ag::mse_loss(T({2, 2}, {1, 2, 3, 4}), T({2, 2}, {0, 3, 1, 4})), {}, {1.5}, 1e-15);
 
+    // binary cross-entropy: mean of -t log σ(a) - (1-t) log(1-σ(a)); σ(0) = 1/2, so log 2 at a = 0;
+    // a = ±800 would overflow exp in the naive form, here it is 0 or 800 exactly
+    const double s2 = 1 / (1 + std::exp(-2.0));
+    CHECK_TENSOR(ag::binary_cross_entropy_with_logits(T({3}, {0, 2, -2}), T({3}, {0.25, 1, 0.5})), {},
+                 {(std::log(2.0) - std::log(s2) - 0.5 * std::log(1 - s2) - 0.5 * std::log(s2)) / 3}, 1e-15);
+    CHECK_TENSOR(ag::binary_cross_entropy_with_logits(T({2}, {800, -800}), T({2}, {1, 1})), {}, {400}, 1e-12);
+
     const Tensor a = T({2, 3}, {1, 2, 3, 4, 5, 6});
     CHECK_TENSOR(ag::sum_to(a, {3}), {3}, {5, 7, 9});
     CHECK_TENSOR(ag::sum_to(a, {1, 3}), {1, 3}, {5, 7, 9});

@@ -338,6 +338,12 @@ TEST_CASE("gradcheck: softmax log_softmax and the losses", "[engine][gradcheck][
 
     check_grad("mse_loss w.r.t. both", [](const In& x) { return ag::mse_loss(x[0], x[1]); },
                {test::rand_t({3, 4}, gen), test::rand_t({3, 4}, gen)});
+    check_grad("binary_cross_entropy_with_logits w.r.t. both",
+               [](const In& x) { return ag::binary_cross_entropy_with_logits(x[0], x[1]); },
+               {test::rand_t({3, 4}, gen, -3, 3), test::rand_t({3, 4}, gen, 0, 1)});
+    check_grad("binary_cross_entropy_with_logits of a transposed view",
+               [](const In& x) { return ag::binary_cross_entropy_with_logits(x[0].t(), x[1]); },
+               {test::rand_t({4, 3}, gen, -3, 3), test::rand_t({3, 4}, gen, 0, 1)});
 }
 
 TEST_CASE("gradcheck: layer_norm and rms_norm", "[engine][gradcheck][norm]") {

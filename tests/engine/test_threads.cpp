@@ -240,6 +240,9 @@ TEST_CASE("each op is bitwise equal for 1 and 2 threads", "[engine][threads]") {
         {"log_softmax", {{512, 96}}, [](const V& x) { return ag::log_softmax(x[0]); }},
         {"cross_entropy", {{512, 96}}, [&](const V& x) { return ag::cross_entropy(x[0], targets); }},
         {"mse_loss", {X, X}, [](const V& x) { return ag::mse_loss(x[0], x[1]); }},
+        {"binary_cross_entropy_with_logits",
+         {X, X},
+         [](const V& x) { return ag::binary_cross_entropy_with_logits(x[0], x[1]); }},
         {"layer_norm", {{512, 96}, {96}, {96}}, [](const V& x) { return ag::layer_norm(x[0], x[1], x[2]); }},
         {"rms_norm", {{512, 96}, {96}}, [](const V& x) { return ag::rms_norm(x[0], x[1]); }},
     };

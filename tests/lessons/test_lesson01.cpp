@@ -4,6 +4,7 @@
 // the body bitwise as it was, the cached GPT reloading bitwise and a
 // corrupt cache being rebuilt, the packed last-row forward equal to the
 // full one, the same numbers for 1 and 2 threads, and the figures written.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "lessons/pretrain_finetune/digits_comparison.h"
 #include "lessons/pretrain_finetune/parts.h"
 #include "lessons/pretrain_finetune/subject_task.h"
+#include "tests/occurrences.h"
 
 namespace pf = lessons::pretrain_finetune;
 
@@ -54,8 +56,8 @@ TEST_CASE("lesson 01 runs both parts, each with its section and takeaway", "[les
     }
     CHECK(pf::lesson().default_seeds == 3);
     for (const char* figure :
-         {"01_digits_reconstructions.svg", "01_digits_pretraining_loss.svg", "01_digits_finetuning_loss.svg",
-          "01_gpt_pretraining_loss.svg", "01_subject_finetuning_loss.svg"}) {
+         {"01_mnist_reconstructions.svg", "01_mnist_features.svg", "01_mnist_pretraining_loss.svg",
+          "01_mnist_finetuning_loss.svg", "01_gpt_pretraining_loss.svg", "01_subject_finetuning_loss.svg"}) {
         INFO(figure);
         CHECK(is_svg(out / figure));
         CHECK_THAT(run.output(), Catch::Contains(std::string("figure: ") + figure));
@@ -72,9 +74,9 @@ TEST_CASE("lesson 01: every part states its claims, and the figures it registers
         for (const auto& claim : part.claims)
             if (!claim.reproduced) CHECK_THAT(claim.reason, Catch::Contains("--quick"));
     CHECK(std::set<std::string>(figures.begin(), figures.end()) ==
-          std::set<std::string>{"01_digits_reconstructions.svg", "01_digits_pretraining_loss.svg",
-                                "01_digits_finetuning_loss.svg", "01_gpt_pretraining_loss.svg",
-                                "01_subject_finetuning_loss.svg"});
+          std::set<std::string>{"01_mnist_reconstructions.svg", "01_mnist_features.svg",
+                                "01_mnist_pretraining_loss.svg", "01_mnist_finetuning_loss.svg",
+                                "01_gpt_pretraining_loss.svg", "01_subject_finetuning_loss.svg"});
     std::filesystem::remove_all(out);
 }
 
@@ -93,14 +95,14 @@ TEST_CASE("lesson 01 gives the same numbers with 1 and 2 threads", "[lessons][le
     CHECK(tables[0] == tables[1]);
 }
 
-// ---- part 1: digits ----------------------------------------------------------
+// ---- part 1: MNIST -----------------------------------------------------------
 
 TEST_CASE("lesson 01 part 1: four methods per seed, errors in [0, 1]", "[lessons][lesson01]") {
     const int seeds = 2;
     const auto out = test::scratch_path("lesson01_digits");
     const test::LessonRun run(pf::lesson(), test::quick_options(out, 1, seeds));
     const auto& part = run.report.part(1);
-    const pf::DigitsSetup setup = pf::DigitsSetup::quick();
+    const pf::DigitsSetup setup = pf::DigitsSetup::quick(300);
     CHECK(part.value("runs").number() == 4 * seeds);
     CHECK(part.value("labelled_images").number() == static_cast<double>(setup.labelled));
     CHECK(part.value("unlabelled_images").number() == static_cast<double>(setup.unlabelled));
@@ -121,7 +123,7 @@ TEST_CASE("lesson 01 part 1: four methods per seed, errors in [0, 1]", "[lessons
         if (column != "seed")
             for (size_t row = 0; row < per_seed.rows.size(); ++row) CHECK(is_share(per_seed.at(row, column).number()));
 
-    // one reconstruction per depth of the deep net: 64-48-32-24
+    // one reconstruction per depth of the deep net: 784-256-128-64
     const auto& recon = part.table("reconstruction");
     REQUIRE(recon.rows.size() == setup.deep_widths.size() - 1);
     for (size_t row = 0; row < recon.rows.size(); ++row) {
@@ -130,9 +132,13 @@ TEST_CASE("lesson 01 part 1: four methods per seed, errors in [0, 1]", "[lessons
         CHECK((std::isfinite(mse) && mse >= 0.0 && mse < 1.0));
     }
     // the figure: the test images, and under them each depth's reconstructions
-    const std::string figure = test::read_text(out / "01_digits_reconstructions.svg");
+    const std::string figure = test::read_text(out / "01_mnist_reconstructions.svg");
     CHECK_THAT(figure, Catch::Contains("test image"));
-    CHECK_THAT(figure, Catch::Contains("3 layers (24 units)"));
+    CHECK_THAT(figure, Catch::Contains("3 layers (64 units)"));
+    CHECK(test::occurrences(figure, "<image ") == 6 * 4);  // 6 digits: the test image and 3 reconstructions
+    const std::string features = test::read_text(out / "01_mnist_features.svg");
+    CHECK(test::occurrences(features, "<image ") == 36);
+    CHECK_THAT(features, Catch::Contains("unit 36") && Catch::Contains("28x28"));
 
     // the slides' three findings, each on the mean errors it is decided by
     const double autoencoder = part.value("error_deep_autoencoder_mean").number();
@@ -149,31 +155,58 @@ TEST_CASE("lesson 01 part 1: four methods per seed, errors in [0, 1]", "[lessons
     std::filesystem::remove_all(out);
 }
 
-TEST_CASE("lesson 01 digits: labelled subsets, nets and layer-wise training", "[lessons][lesson01]") {
-    const pf::DigitsSetup setup = pf::DigitsSetup::quick();
+TEST_CASE("lesson 01 part 1: --labels N sets the labelled images per seed", "[lessons][lesson01]") {
+    const auto out = test::scratch_path("lesson01_labels");
+    lessons::Options options = test::quick_options(out, 1, 1);
+    options.flags["labels"] = 100;
+    const test::LessonRun run(pf::lesson(), options);
+    CHECK(run.report.part(1).value("labelled_images").number() == 100);
+    CHECK_THAT(run.output(), Catch::Contains("test error with 100 labels"));
+    std::filesystem::remove_all(out);
+}
+
+TEST_CASE("lesson 01 MNIST: labelled subsets, nets and layer-wise training", "[lessons][lesson01]") {
+    const pf::DigitsSetup setup = pf::DigitsSetup::quick(300);
     const pf::DigitsData data = pf::load_digits_data(setup);
     REQUIRE(data.train.images.size(0) == setup.unlabelled);
     REQUIRE(data.test.images.size(0) == setup.test_images);
-    REQUIRE(data.train.images.size(1) == 64);
+    REQUIRE(data.train.images.size(1) == 784);
+    CHECK(data.side == 28);
+    CHECK(data.loaded == 10000);
 
-    // a seed's labelled images: distinct training rows, always the same ones
+    // a seed's labelled images: distinct training rows, 30 of every digit, always the same ones
     const auto rows = pf::labelled_rows(setup, data, 0);
     REQUIRE(static_cast<int64_t>(rows.size()) == setup.labelled);
     CHECK(std::set<int64_t>(rows.begin(), rows.end()).size() == rows.size());
+    std::vector<int> per_digit(10, 0);
+    for (const int64_t r : rows) ++per_digit.at(static_cast<size_t>(data.train.labels.at(static_cast<size_t>(r))));
+    CHECK(per_digit == std::vector<int>(10, 30));
     CHECK(pf::labelled_rows(setup, data, 0) == rows);
     CHECK(pf::labelled_rows(setup, data, 1) != rows);
+    pf::DigitsSetup too_many = setup;
+    too_many.labelled = setup.unlabelled + 1;
+    CHECK_THROWS_WITH(pf::load_digits_data(too_many), Catch::Contains("1001 labelled of 10000 images"));
 
     pf::DigitNet net(setup.deep_widths, 0);
     REQUIRE(net.layers.size() == 3);
     CHECK(net.logits(data.test.images).shape() == ag::Shape{setup.test_images, 10});
-    CHECK(net.codes(data.test.images, 2).shape() == ag::Shape{setup.test_images, 32});
-    CHECK(net.reconstruct(data.test.images, 3).shape() == ag::Shape{setup.test_images, 64});
+    CHECK(net.codes(data.test.images, 2).shape() == ag::Shape{setup.test_images, 128});
+    // tanh units; layer 1 decodes pixels with a sigmoid (cross-entropy), the layers above tanh codes
+    CHECK(net.layers[0]->options.unit() == nn::Unit::Tanh);
+    CHECK(net.layers[0]->options.reconstruction() == nn::Reconstruction::PixelCrossEntropy);
+    CHECK(net.layers[1]->options.reconstruction() == nn::Reconstruction::SquaredError);
+    CHECK(net.layers[2]->options.unit() == nn::Unit::Tanh);
+    const ag::Tensor back = net.reconstruct(data.test.images, 3);
+    CHECK(back.shape() == ag::Shape{setup.test_images, 784});
+    const std::vector<double> pixels = back.to_vector();
+    CHECK(*std::min_element(pixels.begin(), pixels.end()) > 0.0);  // σ: in (0, 1), as the pixels are
+    CHECK(*std::max_element(pixels.begin(), pixels.end()) < 1.0);
     // encoders and head only: the decoders are not part of the classifier
     CHECK(net.classifier_parameters().size() == 2 * 3 + 2);
 
-    // greedy: while layer 2 and 3 train, layer 1 stays as its own pre-training left it
+    // greedy: while layers 2 and 3 train, layer 1 stays as its own pre-training left it
     ag::Generator order(0);
-    const pf::PretrainSettings settings{2, 64, 1e-2};
+    const pf::MinibatchSettings settings{30, 64, 1e-3};  // 30 steps of 64 of 1,000 images: 2 epochs, the last short
     const auto curves = pf::pretrain_autoencoders(net, data.train.images, settings, order);
     REQUIRE(curves.size() == 3);
     for (const auto& curve : curves) CHECK(curve.size() == 2);
@@ -181,10 +214,21 @@ TEST_CASE("lesson 01 digits: labelled subsets, nets and layer-wise training", "[
     ag::Generator same_order(0);
     pf::pretrain_autoencoders(first_only, data.train.images, settings, same_order);
     CHECK(ag::max_abs_diff(first_only.layers[0]->enc->weight, net.layers[0]->enc->weight) == 0.0);
+    // and the pre-training lowered every layer's loss from its first epoch to its second
+    for (size_t l = 0; l < curves.size(); ++l) {
+        INFO("layer " << l + 1);
+        CHECK(curves[l][1] < curves[l][0]);
+    }
 
+    // fine-tuning: mini-batches, one loss per step; the same order gives the same net
     const auto labelled = pf::select(data.train, rows);
-    CHECK(pf::finetune(net, labelled, 5, 1e-2).size() == 5);
-    CHECK(is_share(pf::test_error(net, data.test)));
+    pf::DigitNet a(setup.deep_widths, 3), b(setup.deep_widths, 3);
+    ag::Generator order_a(9), order_b(9);
+    const pf::MinibatchSettings tune{5, 100, 1e-3};
+    const auto losses = pf::finetune(a, labelled, tune, order_a);
+    CHECK(losses.size() == 5);
+    CHECK(pf::finetune(b, labelled, tune, order_b) == losses);
+    CHECK(is_share(pf::test_error(a, data.test)));
 }
 
 // ---- part 2: the pre-trained GPT ---------------------------------------------

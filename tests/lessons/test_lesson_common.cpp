@@ -10,11 +10,13 @@
 #include <limits>
 #include <stdexcept>
 
+#include <zlib.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "autograd/engine.h"
 #include "lesson_helpers.h"
+#include "lessons/common/encode.h"
 #include "lessons/common/svg.h"
 #include "tests/occurrences.h"
 
@@ -88,6 +90,23 @@ TEST_CASE("options: defaults and every flag in both spellings", "[lessons][cli]"
     CHECK(all.options.json == "r.json");
     CHECK(all.options.out == "figures");
     CHECK(all.options.help);
+}
+
+TEST_CASE("options: a program's own flag has its default, its range and its help", "[lessons][cli]") {
+    lessons::CommandLine cli = kCli;
+    cli.flags.push_back({"labels", "labelled images per seed", 300, 10, 8000});
+    const auto defaults = lessons::parse_options({}, cli);
+    REQUIRE(defaults.ok());
+    CHECK(defaults.options.flag("labels") == 300);
+    CHECK(lessons::parse_options({"--labels", "1000"}, cli).options.flag("labels") == 1000);
+    CHECK(lessons::parse_options({"--labels=010"}, cli).options.flag("labels") == 10);
+    CHECK(lessons::parse_options({"--labels", "9"}, cli).error == "--labels: Value 9 not in range 10 to 8000");
+    CHECK(lessons::parse_options({"--labels", "x"}, cli).error == "--labels: wants a whole number, got 'x'");
+    CHECK(lessons::parse_options({"--labels", "-5"}, cli).error == "--labels: wants a whole number, got '-5'");
+    CHECK_FALSE(parse({"--labels", "100"}).ok());  // a program that declares no such flag
+    CHECK_THAT(lessons::usage(cli),
+               Catch::Contains("--labels") && Catch::Contains("labelled images per seed, 10 … 8000 (default 300)"));
+    CHECK_THROWS_AS(defaults.options.flag("nope"), std::out_of_range);
 }
 
 TEST_CASE("options: every bad argument is an error", "[lessons][cli]") {
@@ -315,6 +334,65 @@ TEST_CASE("svg: a heat-map grid draws every cell of every panel", "[lessons][svg
     CHECK(test::occurrences(text, "<rect x=") == 7);  // 6 + 1 cells
     CHECK(text.find(">7</text>") != std::string::npos);
     std::filesystem::remove(path);
+}
+
+TEST_CASE("svg: a large map is one embedded PNG with the same colours", "[lessons][svg]") {
+    const auto path = test::scratch_path("digit.svg");
+    lessons::svg::HeatmapGrid grid{"digits", 2};
+    std::vector<std::vector<double>> digit(28, std::vector<double>(28, 0.0));
+    digit[3][5] = 1.0;
+    grid.panels.push_back({"28x28", digit});
+    grid.panels.push_back({"small", {{0, 1}, {2, 3}}});
+    lessons::svg::write(path, grid);
+    const std::string text = test::read_text(path);
+    CHECK(test::occurrences(text, "<image ") == 1);
+    CHECK(test::occurrences(text, "href=\"data:image/png;base64,iVBORw0KGgo") == 1);  // the PNG signature
+    CHECK(test::occurrences(text, "<rect x=") == 4);                                  // only the small map's cells
+    CHECK(text.size() < 4000);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("encode: base64 and a PNG whose chunks and pixels read back", "[lessons][svg]") {
+    CHECK(lessons::encode::base64("") == "");
+    CHECK(lessons::encode::base64("f") == "Zg==");
+    CHECK(lessons::encode::base64("fo") == "Zm8=");
+    CHECK(lessons::encode::base64("foo") == "Zm9v");
+    CHECK(lessons::encode::base64(std::string("\xff\x00\x80", 3)) == "/wCA");
+
+    const std::vector<uint8_t> rgb{255, 0, 0, 0, 255, 0, 0, 0, 255, 1, 2, 3, 4, 5, 6, 7, 8, 9};  // 3 x 2
+    const std::string png = lessons::encode::png_rgb(3, 2, rgb);
+    REQUIRE(png.substr(0, 8) == "\x89PNG\r\n\x1a\n");
+    const auto u32 = [&](size_t at) {
+        uint32_t v = 0;
+        for (size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<unsigned char>(png[at + i]);
+        return v;
+    };
+    // chunks: IHDR (13 bytes: 3 x 2, 8-bit RGB), IDAT, IEND, each with a CRC-32 of type + data
+    std::vector<std::string> types;
+    std::string idat;
+    for (size_t at = 8; at < png.size();) {
+        const uint32_t length = u32(at);
+        const std::string type = png.substr(at + 4, 4), data = png.substr(at + 8, length);
+        types.push_back(type);
+        const std::string body = type + data;
+        CHECK(u32(at + 8 + length) ==
+              crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size())));
+        if (type == "IHDR") CHECK(data == std::string("\0\0\0\x03\0\0\0\x02\x08\x02\0\0\0", 13));
+        if (type == "IDAT") idat = data;
+        at += 12 + length;
+    }
+    CHECK(types == std::vector<std::string>{"IHDR", "IDAT", "IEND"});
+    std::string raw(2 * (1 + 9), '\0');
+    uLongf size = raw.size();
+    REQUIRE(uncompress(reinterpret_cast<Bytef*>(raw.data()), &size, reinterpret_cast<const Bytef*>(idat.data()),
+                       static_cast<uLong>(idat.size())) == Z_OK);
+    CHECK(size == raw.size());
+    CHECK(raw[0] == '\0');  // filter type none before each row
+    CHECK(raw.substr(1, 9) == std::string(reinterpret_cast<const char*>(rgb.data()), 9));
+    CHECK(raw.substr(11, 9) == std::string(reinterpret_cast<const char*>(rgb.data()) + 9, 9));
+    CHECK_THROWS_WITH(lessons::encode::png_rgb(3, 3, rgb),
+                      Catch::Contains("3x3 pixels") && Catch::Contains("18 bytes"));
+    CHECK_THROWS_AS(lessons::encode::png_rgb(0, 2, {}), std::invalid_argument);
 }
 
 TEST_CASE("svg: data that cannot be drawn is refused with the file's name", "[lessons][svg]") {

@@ -202,6 +202,34 @@ TEST_CASE("autoencoder: shapes, loss, a stack of encoders", "[nn][autoencoder]")
     CHECK(names(*a1) == expected);
 }
 
+TEST_CASE("autoencoder options: tanh units, a pixel decoder with cross-entropy", "[nn][autoencoder]") {
+    ag::Generator gen(4), same(4);
+    const nn::Autoencoder sigmoid_ae(12, 5, gen);
+    const nn::Autoencoder tanh_ae(nn::AutoencoderOptions(12, 5).unit(nn::Unit::Tanh), same);
+    // the same draws, only h differs
+    CHECK(ag::max_abs_diff(sigmoid_ae.enc->weight, tanh_ae.enc->weight) == 0.0);
+    ag::Generator data(5);
+    const Tensor x = Tensor::uniform({7, 12}, data, 0, 1);
+    const Tensor a = tanh_ae.enc->forward(x);
+    CHECK(ag::max_abs_diff(tanh_ae.encode(x), ag::tanh(a)) == 0.0);
+    CHECK(ag::max_abs_diff(sigmoid_ae.encode(x), ag::sigmoid(a)) == 0.0);
+    const Tensor z = tanh_ae.encode(x);
+    CHECK(ag::max_abs_diff(tanh_ae.decode(z), ag::tanh(tanh_ae.dec->forward(z))) == 0.0);
+    CHECK(tanh_ae.loss(x).item() == Approx(ag::mse_loss(tanh_ae.reconstruct(x), x).item()).epsilon(1e-14));
+
+    ag::Generator g2(4);
+    const nn::Autoencoder pixels(
+        nn::AutoencoderOptions(12, 5).unit(nn::Unit::Tanh).reconstruction(nn::Reconstruction::PixelCrossEntropy), g2);
+    const Tensor r = pixels.reconstruct(x);  // σ of the decoder, whatever h is
+    CHECK(ag::max_abs_diff(r, ag::sigmoid(pixels.dec->forward(pixels.encode(x)))) == 0.0);
+    // the loss is -[x log x' + (1-x) log(1-x')] averaged, from the logits
+    const Tensor by_hand = ag::mean(-(x * ag::log(r) + (1.0 - x) * ag::log(1.0 - r)));
+    CHECK(pixels.loss(x).item() == Approx(by_hand.item()).epsilon(1e-12));
+    pixels.loss(x).backward();
+    CHECK(pixels.enc->weight.grad().defined());
+    CHECK(pixels.dec->weight.grad().defined());
+}
+
 TEST_CASE("a frozen body trains only the head (linear probe)", "[nn][models]") {
     nn::LanguageModel lm(LMConfig::gpt(), 0);
     ag::Generator gen(1);
