@@ -6,17 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "autograd/autograd.h"
-#include "data/batching.h"
-#include "data/farm_language.h"
-#include "lessons/common/evaluation.h"
-#include "lessons/common/model_cache.h"
 #include "lessons/common/progress.h"
 #include "lessons/common/svg.h"
-#include "lessons/common/training.h"
 #include "lessons/gqa/decoding_cost.h"
-#include "lessons/gqa/kv_heads.h"
-#include "nn/attention.h"
+#include "lessons/gqa/gqa_is_mha.h"
+#include "lessons/gqa/quality.h"
 #include "nn/param_count.h"
 
 namespace lessons::gqa {
@@ -30,37 +24,25 @@ std::string attention_kind(int64_t n_heads, int64_t n_kv_heads) {
 
 // ---- part 1 ------------------------------------------------------------------
 
-// Logits of GQA ModernLMs against their MHA copies (repeat_kv_heads), on the
-// first 64 test sentences; one row per seed and K/V head count.
+// GQA ModernLMs against their MHA copies (repeat_kv_heads): one row per
+// seed and K/V head count.
 void check_gqa_is_mha(Report& r, const Options& options) {
-    const std::vector<farm::Sentence> test = farm::make_corpora(0).test;
-    const std::vector<farm::Sentence> first(test.begin(), test.begin() + 64);
-    const ag::Tensor ids = farm::make_lm_batches(first, 64).front().ids;
-    ag::NoGradGuard no_grad;
-
     const nn::LMConfig base = nn::LMConfig::modern_lm();
+    const GqaAgainstMha check = gqa_against_mha_copies(base, {2, 1}, options.seeds);
     std::vector<std::vector<Cell>> rows;
-    double worst = 0;
-    for (int seed = 0; seed < options.seeds; ++seed)
-        for (int64_t kv : {2, 1}) {
-            nn::LMConfig cfg = base;
-            cfg.n_kv_heads = kv;
-            const nn::LanguageModel gqa(cfg, static_cast<uint64_t>(seed));
-            const auto mha = repeat_kv_heads(gqa);
-            const double diff = ag::max_abs_diff(gqa.forward(ids), mha->forward(ids));
-            worst = std::max(worst, diff);
-            rows.push_back({seed, kv, cfg.n_heads / kv, gqa.num_parameters(), mha->num_parameters(), diff});
-        }
+    for (const CopyComparison& c : check.rows)
+        rows.push_back({c.seed, c.kv_heads, c.g, c.gqa_parameters, c.mha_parameters, c.max_logit_difference});
     r.paragraph("§5.2: g = h_q / h_kv query heads share one K/V head; query head h reads K/V head floor(h/g).");
     const int64_t dh = base.head_dim();
     r.paragraph(
         "ModernLMs (d = {}, {} query heads, seed = init seed) with 2 and 1 K/V heads, against MHA models whose wk "
         "and wv hold each K/V head copied g times (rows h·{} … h·{}+{} = K/V head floor(h/g)), everything else "
         "copied: the logits on {} test sentences ({} positions).",
-        base.d_model, base.n_heads, dh, dh, dh - 1, ids.size(0), ids.numel());
+        base.d_model, base.n_heads, dh, dh, dh - 1, check.sentences, check.positions);
     r.table("equality",
             {"seed", "KV heads", "g", "parameters GQA", "parameters MHA copy", "max |logits GQA - logits MHA copy|"},
             rows);
+    const double worst = check.worst;
     r.value("max_abs_logit_difference", worst);
     r.claim({"gqa_equals_mha_with_copied_heads",
              "a GQA model and the MHA model holding g copies of each of its K/V heads compute identical outputs",
@@ -72,31 +54,19 @@ void check_gqa_is_mha(Report& r, const Options& options) {
 // The attention parameters of d = 32, 8 query heads, for every K/V head
 // count that divides 8: from the module and from the formula.
 void count_attention_parameters(Report& r) {
+    constexpr int64_t d = 32, query_heads = 8;
+    const std::vector<AttentionParameters> counts = attention_parameters(d, query_heads);
     std::vector<std::vector<Cell>> rows;
-    bool agree = true;
-    int64_t mha = 0, mqa = 0, agreeing = 0;
-    for (int64_t kv : {8, 4, 2, 1}) {
-        nn::LMConfig cfg = nn::LMConfig::modern_lm();
-        cfg.d_model = 32;
-        cfg.n_heads = 8;
-        cfg.n_kv_heads = kv;
-        cfg.n_layers = 1;
-        ag::Generator gen(0);
-        const nn::ModernAttention attention(cfg, gen);
-        const int64_t module = attention.num_parameters();
-        const int64_t formula = nn::count_parameters(cfg).attention;  // 2d² + 2·d·(n_kv·d_h)
-        agree = agree && module == formula;
-        agreeing += module == formula;
-        if (kv == 8) mha = module;
-        if (kv == 1) mqa = module;
-        const std::string kind = attention_kind(cfg.n_heads, kv);
-        rows.push_back({kind, kv, cfg.n_heads / kv, attention.wq->weight.numel() + attention.wo->weight.numel(),
-                        attention.wk->weight.numel() + attention.wv->weight.numel(), module, formula,
-                        2 * kv * cfg.head_dim(),
-                        kv == 8   ? "4096"
-                        : kv == 1 ? "2304"
-                                  : ""});
-    }
+    for (const AttentionParameters& c : counts)
+        rows.push_back({attention_kind(query_heads, c.kv_heads), c.kv_heads, c.g, c.wq_wo, c.wk_wv, c.module, c.formula,
+                        c.cached_per_token,
+                        c.kv_heads == query_heads ? "4096"
+                        : c.kv_heads == 1         ? "2304"
+                                                  : ""});
+    const int64_t agreeing =
+        std::count_if(counts.begin(), counts.end(), [](const AttentionParameters& c) { return c.module == c.formula; });
+    const bool agree = agreeing == static_cast<int64_t>(counts.size());
+    const int64_t mha = counts.front().module, mqa = counts.back().module;  // 8 K/V heads, and 1
     r.paragraph(
         "Attention parameters for d = 32 and 8 query heads of 4 dimensions, every divisor of 8 as the K/V head "
         "count: nn::ModernAttention's parameters against the formula 2d² (wq, wo) + 2·d·(h_kv·d_h) (wk, wv).");
@@ -228,99 +198,34 @@ void part2_llama(Report& r, const Options&) {
 
 // ---- part 3 ------------------------------------------------------------------
 
-// What part 3 trains on: the lecture's runs, or tiny ones with --quick.
-struct Training {
-    nn::LMConfig base = nn::LMConfig::modern_lm();  // n_kv_heads set per model
-    std::vector<farm::Sentence> train, test;
-    LmTrainOptions options;  // the models: 5 epochs at lr 1e-3
-    LmTrainOptions uptrain;  // §5.4 one more epoch at lr 1e-4, a fresh AdamW, the batches epoch 6 would see
-};
-
-Training training(const Options& options) {
-    Training t;
-    farm::Corpora corpora = farm::make_corpora(0);
-    t.train = std::move(corpora.train);
-    t.test = std::move(corpora.test);
-    if (options.quick) {  // a small model, 400 sentences, 1 epoch
-        t.base.d_model = 16;
-        t.base.d_ff = 44;
-        t.train.resize(400);
-        t.test.resize(200);
-        t.options.epochs = 1;
-    }
-    t.uptrain.epochs = 1;
-    t.uptrain.lr = 1e-4;
-    t.uptrain.shuffle_seed = t.options.shuffle_seed;
-    t.uptrain.first_epoch = t.options.epochs;
-    return t;
-}
-
-// The rows of part 3's table, in order.
-enum Row { Mha, Gqa, Mqa, Pooled, Uptrained, Control, Rows };
-
-struct RowInfo {
+// How each model of part 3 is shown.
+struct ModelInfo {
     const char* model;
-    const char* legend;  // its name in the figures
-    int64_t kv_heads;
+    const char* legend;   // its name in the figures
     const char* key;      // the value recorded for --json
     const char* lecture;  // the lecture's figure, if it gives one
 };
 
-const std::array<RowInfo, Rows> kRows{{
-    {"MHA", "MHA", 4, "ppl_mha", ""},
-    {"GQA", "GQA", 2, "ppl_gqa", "2.5262 (§7.2)"},
-    {"MQA", "MQA", 1, "ppl_mqa", ""},
-    {"MHA mean-pooled to GQA", "", 2, "ppl_mean_pooled", "'a large loss'"},
-    {"  + 1 epoch (uptrained)", "GQA uptrained from MHA", 2, "ppl_uptrained", "2.5017"},
-    {"MHA + 1 epoch (control)", "MHA, the control", 4, "ppl_control", "2.5010"},
+const std::array<ModelInfo, Models> kModels{{
+    {"MHA", "MHA", "ppl_mha", ""},
+    {"GQA", "GQA", "ppl_gqa", "2.5262 (§7.2)"},
+    {"MQA", "MQA", "ppl_mqa", ""},
+    {"MHA mean-pooled to GQA", "", "ppl_mean_pooled", "'a large loss'"},
+    {"  + 1 epoch (uptrained)", "GQA uptrained from MHA", "ppl_uptrained", "2.5017"},
+    {"MHA + 1 epoch (control)", "MHA, the control", "ppl_control", "2.5010"},
 }};
 
-// How a row's model was trained.
-std::string training_of(Row row, const Training& t) {
-    if (row == Pooled) return "MHA's, then pooled";
+// How a model was trained.
+std::string training_of(Model m, const QualitySetup& setup) {
+    if (m == Pooled) return "MHA's, then pooled";
     const auto epochs = [](int64_t n) { return fmt::format("{} epoch{}", n, n == 1 ? "" : "s"); };
-    if (row == Uptrained || row == Control)
-        return fmt::format("+ {} at lr {:g}", epochs(t.uptrain.epochs), t.uptrain.lr);
-    return epochs(t.options.epochs);
+    if (m == Uptrained || m == Control)
+        return fmt::format("+ {} at lr {:g}", epochs(setup.uptrain.epochs), setup.uptrain.lr);
+    return epochs(setup.training.epochs);
 }
 
-// One seed's runs: test perplexity per row, and the loss per step of each
-// run, for the figure.
-struct SeedRuns {
-    std::array<double, Rows> perplexity{};
-    std::array<std::vector<double>, Rows> step_losses;  // none for Pooled
-};
-
-std::vector<double> step_losses(const std::vector<EpochLog>& logs) {
-    std::vector<double> losses;
-    for (const EpochLog& log : logs) losses.insert(losses.end(), log.step_losses.begin(), log.step_losses.end());
-    return losses;
-}
-
-SeedRuns train_seed(Report& r, const Training& t, const Options& options, uint64_t seed, Progress* progress) {
-    SeedRuns runs;
-    std::unique_ptr<nn::LanguageModel> mha;
-    for (Row row : {Mha, Gqa, Mqa}) {
-        nn::LMConfig cfg = t.base;
-        cfg.n_kv_heads = kRows[row].kv_heads;
-        CachedLm run = cached_lm(options.out, cfg, seed, t.train, t.options, progress);
-        r.paragraph("seed {}, {} ({} K/V heads): {}", seed, kRows[row].model, cfg.n_kv_heads, run.status);
-        runs.perplexity[row] = perplexity(*run.model, t.test);
-        runs.step_losses[row] = step_losses(run.logs);
-        if (row == Mha) mha = std::move(run.model);
-    }
-    // §5.4 uptraining: pool, measure, train one more epoch; the control
-    // trains the MHA model itself that epoch, on the same batches.
-    const auto pooled = convert_mha_to_gqa(*mha, 2);
-    runs.perplexity[Pooled] = perplexity(*pooled, t.test);
-    runs.step_losses[Uptrained] = step_losses(train_lm(*pooled, t.train, t.uptrain, progress));
-    runs.perplexity[Uptrained] = perplexity(*pooled, t.test);
-    runs.step_losses[Control] = step_losses(train_lm(*mha, t.train, t.uptrain, progress));
-    runs.perplexity[Control] = perplexity(*mha, t.test);
-    return runs;
-}
-
-// The mean of the last `window` values up to each point (fewer at the start).
+// The mean of the last `window` values up to each point (fewer at the start):
+// what the loss figures draw, the noise of single batches smoothed away.
 std::vector<double> running_mean(const std::vector<double>& y, size_t window) {
     std::vector<double> out;
     double sum = 0;
@@ -335,16 +240,16 @@ std::vector<double> running_mean(const std::vector<double>& y, size_t window) {
 // The runs' training losses (a running mean of 50 steps) from step
 // `first_step` on, as figure `name` in --out, registered with `caption`; the
 // uptraining runs continue after the other runs' last step.
-void loss_figure(Report& r, const Options& options, const Training& t, const SeedRuns& runs, const std::string& name,
-                 const std::string& title, double first_step, const std::string& caption) {
+void loss_figure(Report& r, const Options& options, const QualitySetup& setup, const SeedRuns& runs,
+                 const std::string& name, const std::string& title, double first_step, const std::string& caption) {
     constexpr size_t window = 50;
     svg::LinePlot plot{title, "step", "train loss (running mean of 50 steps)"};
     const double before = static_cast<double>(runs.step_losses[Mha].size());  // steps of the 5-epoch runs
-    for (Row row : {Mha, Gqa, Mqa, Uptrained, Control}) {
-        const std::vector<double> y = running_mean(runs.step_losses[row], window);
+    for (Model m : {Mha, Gqa, Mqa, Uptrained, Control}) {
+        const std::vector<double> y = running_mean(runs.step_losses[m], window);
         svg::Series series{
-            fmt::format("{} ({} KV heads): {}", kRows[row].legend, kRows[row].kv_heads, training_of(row, t)), {}, {}};
-        const double first = row == Uptrained || row == Control ? before + 1 : 1;
+            fmt::format("{} ({} KV heads): {}", kModels[m].legend, kKvHeads[m], training_of(m, setup)), {}, {}};
+        const double first = m == Uptrained || m == Control ? before + 1 : 1;
         for (size_t i = 0; i < y.size(); ++i)
             if (first + static_cast<double>(i) >= first_step) {
                 series.x.push_back(first + static_cast<double>(i));
@@ -357,37 +262,34 @@ void loss_figure(Report& r, const Options& options, const Training& t, const See
 }
 
 void part3_quality(Report& r, const Options& options) {
-    const Training t = training(options);
+    const QualitySetup setup = options.quick ? QualitySetup::quick() : QualitySetup::full();
     Progress progress;
-    Progress* shown = options.quick ? nullptr : &progress;
+    const QualityRuns runs = train_quality_runs(setup, options.out, options.seeds, options.quick ? nullptr : &progress);
+    const std::array<double, Models>& mean = runs.mean;
+    const double floor = runs.grammar_perplexity;
 
     r.paragraph(
         "§5.4: ModernLMs ({} query heads, d = {}) with 4, 2 and 1 K/V heads, {} epoch(s) on {} sentences (cached "
         "in {}/models/). Uptraining: the MHA model's K and V heads mean-pooled in consecutive pairs (0,1 -> 0, "
         "2,3 -> 1), then one more epoch at lr 1e-4 with a fresh AdamW; the fair control trains the MHA model that "
         "epoch the same way, on the same batches in the same order.",
-        t.base.n_heads, t.base.d_model, t.options.epochs, t.train.size(), options.out);
-    std::vector<SeedRuns> seeds;
-    for (int seed = 0; seed < options.seeds; ++seed)
-        seeds.push_back(train_seed(r, t, options, static_cast<uint64_t>(seed), shown));
-    const double floor = grammar_perplexity(t.test);
+        setup.base.n_heads, setup.base.d_model, setup.training.epochs, setup.train.size(), options.out);
+    for (size_t seed = 0; seed < runs.seeds.size(); ++seed)
+        for (Model m : {Mha, Gqa, Mqa})
+            r.paragraph("seed {}, {} ({} K/V heads): {}", seed, kModels[m].model, kKvHeads[m],
+                        runs.seeds[seed].status[m]);
 
     std::vector<std::string> columns{"model", "KV heads", "K,V values cached per token", "training"};
     for (int seed = 0; seed < options.seeds; ++seed) columns.push_back(fmt::format("seed {}", seed));
     if (options.seeds > 1) columns.push_back("mean");
     columns.push_back("lecture");
-    std::array<double, Rows> mean{};
     std::vector<std::vector<Cell>> rows;
-    for (int row = 0; row < Rows; ++row) {
-        const RowInfo& info = kRows[static_cast<size_t>(row)];
-        std::vector<Cell> cells{info.model, info.kv_heads, 2 * t.base.n_layers * info.kv_heads * t.base.head_dim(),
-                                training_of(static_cast<Row>(row), t)};
-        for (const SeedRuns& s : seeds) {
-            cells.push_back(s.perplexity[static_cast<size_t>(row)]);
-            mean[static_cast<size_t>(row)] +=
-                s.perplexity[static_cast<size_t>(row)] / static_cast<double>(options.seeds);
-        }
-        if (options.seeds > 1) cells.push_back(mean[static_cast<size_t>(row)]);
+    for (size_t m = 0; m < Models; ++m) {
+        const ModelInfo& info = kModels[m];
+        std::vector<Cell> cells{info.model, kKvHeads[m], 2 * setup.base.n_layers * kKvHeads[m] * setup.base.head_dim(),
+                                training_of(static_cast<Model>(m), setup)};
+        for (const SeedRuns& s : runs.seeds) cells.push_back(s.perplexity[m]);
+        if (options.seeds > 1) cells.push_back(mean[m]);
         cells.push_back(info.lecture);
         rows.push_back(std::move(cells));
     }
@@ -395,9 +297,9 @@ void part3_quality(Report& r, const Options& options) {
     while (floor_row.size() + 1 < columns.size()) floor_row.push_back(floor);  // every seed, and the mean
     floor_row.push_back("");
     rows.push_back(std::move(floor_row));
-    r.paragraph("Test perplexity ({} sentences):", t.test.size());
+    r.paragraph("Test perplexity ({} sentences):", setup.test.size());
     r.table("perplexity", columns, rows);
-    for (int row = 0; row < Rows; ++row) r.value(kRows[static_cast<size_t>(row)].key, mean[static_cast<size_t>(row)]);
+    for (size_t m = 0; m < Models; ++m) r.value(kModels[m].key, mean[m]);
     r.value("grammar_perplexity", floor);
     // the gaps between rows, which the lecture's findings are about
     const double gqa_minus_mha = mean[Gqa] - mean[Mha], mqa_minus_mha = mean[Mqa] - mean[Mha],
@@ -408,12 +310,12 @@ void part3_quality(Report& r, const Options& options) {
     r.value("pooled_minus_mha", pooled_minus_mha);
     r.value("uptrained_minus_control", uptrained_minus_control);
     // seed 0's curves: every step, and the last epoch before uptraining and the one after it
-    const SeedRuns& first = seeds.front();
+    const SeedRuns& first = runs.seeds.front();
     const double steps = static_cast<double>(first.step_losses[Mha].size()),
-                 per_epoch = steps / static_cast<double>(t.options.epochs);
-    loss_figure(r, options, t, first, "03_loss.svg", "§5.4 training loss, seed 0", 1,
+                 per_epoch = steps / static_cast<double>(setup.training.epochs);
+    loss_figure(r, options, setup, first, "03_loss.svg", "§5.4 training loss, seed 0", 1,
                 "training loss of every run, every step (seed 0)");
-    loss_figure(r, options, t, first, "03_uptraining.svg",
+    loss_figure(r, options, setup, first, "03_uptraining.svg",
                 "§5.4 the last epoch, then uptraining vs the control (seed 0)", steps - per_epoch + 1,
                 "the last epoch before uptraining, then the uptrained GQA model against the control (seed 0)");
 
@@ -428,17 +330,17 @@ void part3_quality(Report& r, const Options& options) {
         "Against the lecture{}: its \"almost negligible\" and \"comparable\" are read as a gap within {:.0f}% of "
         "the perplexity compared against, its \"large loss\" as beyond that.",
         options.seeds > 1 ? " (means over seeds)" : "", 100 * kClose);
-    for (const Row row : {Gqa, Mqa}) {
+    for (const Model row : {Gqa, Mqa}) {
         const double gap = row == Gqa ? gqa_minus_mha : mqa_minus_mha;
         const bool close = std::fabs(gap) < kClose * mean[Mha];
         r.claim({row == Gqa ? "gqa_close_to_mha" : "mqa_close_to_mha",
                  fmt::format("a model with {} K/V head{} ({}) is almost as good as MHA: the cost is almost negligible",
-                             kRows[row].kv_heads, kRows[row].kv_heads == 1 ? "" : "s", kRows[row].model),
+                             kKvHeads[row], kKvHeads[row] == 1 ? "" : "s", kModels[row].model),
                  "'almost negligible'", gap, close,
                  fmt::format("{} {:+.4f} against MHA's {:.4f}: {:.1f}% of it ({:.0f}% of MHA's distance to the "
                              "grammar's {:.4f}), {}",
-                             kRows[row].model, gap, mean[Mha], percent(gap, mean[Mha]), percent(gap, mean[Mha] - floor),
-                             floor,
+                             kModels[row].model, gap, mean[Mha], percent(gap, mean[Mha]),
+                             percent(gap, mean[Mha] - floor), floor,
                              close ? "within " + band : "beyond " + band + ", a real cost on our data" + quick_note)});
     }
     r.claim(
@@ -467,7 +369,7 @@ void part3_quality(Report& r, const Options& options) {
              "below it", uptrained_minus_mha, uptrained_minus_mha < 0,
              fmt::format("uptrained - MHA after {} epoch{} = {:+.4f}; the control, given the same extra epoch, is "
                          "{:+.4f} from MHA{}",
-                         t.options.epochs, t.options.epochs == 1 ? "" : "s", uptrained_minus_mha,
+                         setup.training.epochs, setup.training.epochs == 1 ? "" : "s", uptrained_minus_mha,
                          mean[Control] - mean[Mha], uptrained_minus_mha < 0 ? "" : quick_note)});
     r.paragraph(
         "Levels differ: the lecture's perplexities (about 2.50) come from its own farm corpus; ours cannot go below "

@@ -1,9 +1,12 @@
 #include "lessons/rope/rotation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "autograd/generator.h"
 
 namespace lessons::rope {
 namespace {
@@ -119,6 +122,39 @@ ag::Tensor from_half_order(const ag::Tensor& x) {
     std::vector<int64_t> source;  // old column 2i is new i, old 2i+1 is new i + d/2
     for (int64_t c = 0; c < d; ++c) source.push_back(c % 2 == 0 ? c / 2 : c / 2 + d / 2);
     return columns(x, source);
+}
+
+std::vector<int64_t> first_positions(int64_t n) {
+    std::vector<int64_t> positions;
+    for (int64_t m = 0; m < n; ++m) positions.push_back(m);
+    return positions;
+}
+
+FormErrors forms_against_full_matrix(int64_t n, int64_t d, int seeds) {
+    const std::vector<int64_t> positions = first_positions(n);
+    FormErrors worst;
+    for (int seed = 0; seed < seeds; ++seed) {
+        ag::Generator gen(static_cast<uint64_t>(seed));
+        const ag::Tensor x = ag::Tensor::randn({n, d}, gen);
+        const ag::Tensor full = rotate_full_matrix(x, positions);
+        const ag::Tensor x_half = to_half_order(x);
+        const auto keep = [&](double& most, const ag::Tensor& rotated) {
+            most = std::max(most, ag::max_abs_diff(rotated, full));
+        };
+        keep(worst.elementwise, rotate_elementwise(x, positions));
+        keep(worst.engine_interleaved, rotate_engine(x, positions, ag::RopePairing::Interleaved));
+        keep(worst.matrix_form, from_half_order(rotate_matrix_form(x_half, positions)));
+        keep(worst.engine_half, from_half_order(rotate_engine(x_half, positions, ag::RopePairing::Half)));
+        keep(worst.unpermuted, rotate_matrix_form(x, positions));
+    }
+    return worst;
+}
+
+double norm_change(int64_t n, int64_t d) {
+    ag::Generator gen(0);
+    const ag::Tensor x = ag::Tensor::randn({n, d}, gen);
+    const auto norms = [](const ag::Tensor& v) { return ag::sqrt(ag::sum(v * v, {1})); };
+    return ag::max_abs_diff(norms(rotate_engine(x, first_positions(n), ag::RopePairing::Interleaved)), norms(x));
 }
 
 }  // namespace lessons::rope
