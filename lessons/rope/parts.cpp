@@ -7,9 +7,11 @@
 #include <utility>
 
 #include "data/farm_language.h"
+#include "lessons/common/progress.h"
 #include "lessons/common/svg.h"
 #include "lessons/rope/kv_cache.h"
 #include "lessons/rope/long_range_decay.h"
+#include "lessons/rope/pairing_swap.h"
 #include "lessons/rope/rotation.h"
 #include "lessons/rope/scores.h"
 
@@ -304,6 +306,66 @@ void part5_kv_cache(Report& r, const Options& options) {
         "work together, a new token only rotates its own q and k.");
 }
 
+// ---- part 6 ------------------------------------------------------------------
+
+std::string pairing_name(ag::RopePairing p) {
+    return p == ag::RopePairing::Half ? "half (i, i + dh/2)" : "interleaved (2i, 2i+1)";
+}
+
+void part6_pairings(Report& r, const Options& options) {
+    const PairingSwap swap = swap_pairings(options);
+    r.paragraph(
+        "§9 pitfall 4: \"the two RoPE implementations (adjacent pairs / first and second half) are different.\" "
+        "They are the same rotation after a permutation of each head's dimensions (part 1), but a checkpoint must "
+        "be run with the pairing it was trained with. Two models that differ only in their pairing: {}.",
+        swap.training);
+    std::vector<std::vector<Cell>> rows;
+    for (const PairingRun& run : swap.runs) {
+        r.paragraph("trained with the {} pairing: {}", pairing_name(run.trained), run.status);
+        rows.push_back({pairing_name(run.trained), run.right, run.wrong, run.permuted});
+    }
+    r.table("pairing_swap",
+            {"trained with", "test ppl, its own pairing", "the other pairing", "the other, W_q W_k rows permuted"},
+            rows);
+    r.paragraph("On {} test sentences; the farm grammar's own perplexity, the floor under any model, is {}.",
+                group_thousands(static_cast<double>(swap.test_sentences)), Cell(swap.grammar_perplexity).str());
+    const PairingRun& half = swap.runs[0];
+    const PairingRun& interleaved = swap.runs[1];
+    r.value("ppl_half_right", half.right);
+    r.value("ppl_half_wrong", half.wrong);
+    r.value("ppl_interleaved_right", interleaved.right);
+    r.value("ppl_interleaved_wrong", interleaved.wrong);
+    const bool both_worse = half.wrong > half.right && interleaved.wrong > interleaved.right;
+    r.claim(
+        {"wrong_pairing_breaks_a_checkpoint",
+         "A checkpoint run with the other RoPE pairing than it was trained with is a different, worse model.", "",
+         fmt::format("ppl {} -> {} (half), {} -> {} (interleaved)", Cell(half.right).str(), Cell(half.wrong).str(),
+                     Cell(interleaved.right).str(), Cell(interleaved.wrong).str()),
+         both_worse,
+         fmt::format("the wrong pairing multiplies the test perplexity by {:.2f} (trained half) and {:.2f} "
+                     "(trained interleaved){}",
+                     half.wrong / half.right, interleaved.wrong / interleaved.right,
+                     both_worse      ? ""
+                     : options.quick ? ": not worse in both (--quick: a small model trained briefly has learned little "
+                                       "that depends on positions)"
+                                     : ": not worse in both, so the model did not depend on its pairing")});
+    double worst = 0;
+    for (const PairingRun& run : swap.runs) worst = std::max(worst, std::abs(run.permuted - run.right) / run.right);
+    constexpr double kSame = 1e-9;
+    r.claim({"pairings_equivalent_after_permutation",
+             "The two pairings are mathematically equivalent: permute each head's rows of W_q and W_k and the other "
+             "pairing computes the same model.",
+             "", worst, worst < kSame,
+             fmt::format("relative perplexity difference {} after the permutation (rounding level below {}); "
+                         "the models trained with either pairing reach {} and {}",
+                         Cell(worst).str(true), Cell(kSame).str(true), Cell(half.right).str(),
+                         Cell(interleaved.right).str())});
+    r.takeaway(fmt::format(
+        "the pairings are one rotation in two orders: a checkpoint run with the wrong one goes from ppl {} to {}, "
+        "permuting W_q and W_k's rows restores it exactly; load weights with the pairing they were trained with.",
+        Cell(half.right).str(), Cell(half.wrong).str()));
+}
+
 }  // namespace
 
 const Lesson& lesson() {
@@ -325,7 +387,11 @@ const Lesson& lesson() {
           "frequencies decay with distance.",
           part4_frequencies},
          {"§4.7", "RoPE and the KV cache",
-          "Decoding token by token with a cache of rotated keys equals the full forward pass.", part5_kv_cache}}};
+          "Decoding token by token with a cache of rotated keys equals the full forward pass.", part5_kv_cache},
+         {"§9", "Pitfall 4: the two pairings on a trained model",
+          "A ModernLM trained with one pairing and run with the other loses its quality; permuting W_q and W_k's "
+          "rows per head makes the other pairing compute the same model.",
+          part6_pairings}}};
     return rope;
 }
 

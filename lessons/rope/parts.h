@@ -6,7 +6,9 @@
 //   3. the slides' "wrong" version (both rotated by t - j) = no rotation;
 //   4. rotations keep norms; one frequency aliases, geometric frequencies
 //      decay with distance (figure 02_similarity.svg);
-//   5. decoding with a cache of rotated keys = the full forward pass.
+//   5. decoding with a cache of rotated keys = the full forward pass;
+//   6. §9 pitfall 4: a ModernLM trained with one pairing, run with the
+//      other (cached in --out/models, the half one shared with 03-05).
 // Parts 1, 2, 3 and 5 draw their vectors or model from every seed 0 … seeds-1.
 #include "lessons/common/lesson.h"
 

@@ -7,15 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include "lesson_helpers.h"
+#include "lessons/rope/pairing_swap.h"
 #include "lessons/rope/parts.h"
 
 using lessons::Options;
 
 TEST_CASE("lesson 02 runs every part and each has its takeaway", "[lessons][lesson02]") {
     const test::LessonRun run(lessons::rope::lesson(), test::quick_options(test::scratch_path("l02_all")));
-    REQUIRE(run.report.parts().size() == 5);
-    const char* sections[] = {"§4.2", "§4.4", "§4.3", "§4.5", "§4.7"};
-    for (int n = 1; n <= 5; ++n) {
+    REQUIRE(run.report.parts().size() == 6);
+    const char* sections[] = {"§4.2", "§4.4", "§4.3", "§4.5", "§4.7", "§9"};
+    for (int n = 1; n <= 6; ++n) {
         INFO("part " << n);
         CHECK(run.report.part(n).section == sections[n - 1]);
         CHECK_FALSE(run.report.part(n).takeaway.empty());
@@ -157,6 +158,54 @@ TEST_CASE("lesson 02 part 5: cached decoding equals the full forward pass", "[le
         CHECK(table.at(row, "max |cached - full| logits").number() < 1e-12);
     }
     CHECK(table.at(0, "token").str() == "<s>");
+}
+
+TEST_CASE("lesson 02 part 6: W_q and W_k permuted per head make the other pairing the same model",
+          "[lessons][lesson02]") {
+    // an untrained ModernLM (random weights, so every dimension matters): the
+    // same logits through the other pairing after the permutation, others without
+    for (const ag::RopePairing pairing : {ag::RopePairing::Half, ag::RopePairing::Interleaved}) {
+        nn::LMConfig config = nn::LMConfig::modern_lm();
+        config.rope_pairing = pairing;
+        const nn::LanguageModel model(config, 3);
+        const ag::RopePairing other =
+            pairing == ag::RopePairing::Half ? ag::RopePairing::Interleaved : ag::RopePairing::Half;
+        ag::Generator gen(4);
+        std::vector<double> ids;
+        for (int i = 0; i < 2 * 12; ++i) ids.push_back(static_cast<double>(gen.randint(68)));
+        const ag::Tensor x = ag::Tensor::from({2, 12}, ids);
+        const ag::Tensor logits = model.forward(x);
+        const auto permuted = lessons::rope::with_pairing(model, other, true);
+        const auto as_is = lessons::rope::with_pairing(model, other, false);
+        INFO("trained pairing " << nn::to_string(pairing));
+        CHECK(permuted->config().rope_pairing == other);
+        CHECK(ag::max_abs_diff(permuted->forward(x), logits) < 1e-12);
+        CHECK(ag::max_abs_diff(as_is->forward(x), logits) > 1e-3);
+        // only W_q and W_k moved; W_v, W_o and the rest are the same numbers
+        const auto a = model.named_parameters(), b = permuted->named_parameters();
+        for (size_t i = 0; i < a.size(); ++i) {
+            const bool q_or_k =
+                a[i].first.find(".wq.") != std::string::npos || a[i].first.find(".wk.") != std::string::npos;
+            INFO(a[i].first);
+            CHECK((ag::max_abs_diff(a[i].second, b[i].second) == 0.0) == !q_or_k);
+        }
+    }
+    // the part: both models, three perplexities each, the permuted one equal to the right one
+    Options options = test::quick_options(test::scratch_path("l02_p6"));
+    options.part = 6;
+    const test::LessonRun run(lessons::rope::lesson(), options);
+    const auto& part = run.report.part(6);
+    const auto& table = part.table("pairing_swap");
+    REQUIRE(table.rows.size() == 2);
+    for (size_t row = 0; row < 2; ++row) {
+        const double right = table.at(row, "test ppl, its own pairing").number();
+        CHECK(std::isfinite(right));
+        CHECK(right > 1.0);
+        CHECK(table.at(row, "the other, W_q W_k rows permuted").number() == Approx(right).epsilon(1e-9));
+        CHECK(table.at(row, "the other pairing").number() != right);
+    }
+    CHECK(part.claim("pairings_equivalent_after_permutation").reproduced);
+    CHECK(part.value("ppl_half_right").number() == table.at(0, "test ppl, its own pairing").number());
 }
 
 TEST_CASE("02_rope --quick --json writes the report", "[lessons][lesson02][json]") {

@@ -1,0 +1,88 @@
+#include "lessons/rope/pairing_swap.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "data/farm_language.h"
+#include "lessons/common/evaluation.h"
+#include "lessons/common/model_cache.h"
+#include "lessons/common/progress.h"
+#include "lessons/rope/rotation.h"
+
+namespace lessons::rope {
+namespace {
+
+constexpr size_t kQuickTrain = 2000;
+
+ag::RopePairing other(ag::RopePairing p) {
+    return p == ag::RopePairing::Half ? ag::RopePairing::Interleaved : ag::RopePairing::Half;
+}
+
+// W [heads · dh, d]: the rows of each head reordered, as the dimensions of
+// the q (or k) it produces: from the half order to the interleaved one
+// (q_int[2i] = q_half[i], q_int[2i+1] = q_half[i + dh/2]) or back.
+ag::Tensor permute_head_rows(const ag::Tensor& w, int64_t dh, ag::RopePairing to) {
+    const int64_t rows = w.size(0), d = w.size(1);
+    const ag::Tensor per_head = ag::reshape(w.t().contiguous(), {d * (rows / dh), dh});  // one head's dims per row
+    const ag::Tensor turned = to == ag::RopePairing::Interleaved ? from_half_order(per_head) : to_half_order(per_head);
+    return ag::reshape(turned, {d, rows}).t().contiguous();
+}
+
+}  // namespace
+
+std::unique_ptr<nn::LanguageModel> with_pairing(const nn::LanguageModel& trained, ag::RopePairing pairing,
+                                                bool permute_heads) {
+    nn::LMConfig config = trained.config();
+    config.rope_pairing = pairing;
+    auto model = std::make_unique<nn::LanguageModel>(config, 0);
+    const auto source = trained.named_parameters();
+    const auto target = model->named_parameters();
+    for (size_t i = 0; i < target.size(); ++i) {
+        const auto& [name, value] = source[i];
+        if (name != target[i].first)
+            throw std::logic_error(fmt::format("with_pairing: parameter {} is {} in the copy", name, target[i].first));
+        const bool q_or_k = name.find(".attn.wq.") != std::string::npos || name.find(".attn.wk.") != std::string::npos;
+        ag::Tensor numbers = value.detach();
+        if (permute_heads && q_or_k) numbers = permute_head_rows(numbers, config.head_dim(), pairing);
+        ag::Tensor(target[i].second).set_(numbers);
+    }
+    return model;
+}
+
+PairingSwap swap_pairings(const Options& options) {
+    farm::Corpora corpora = farm::make_corpora(0);
+    nn::LMConfig base = nn::LMConfig::modern_lm();
+    LmTrainOptions training;  // lessons::train_lm's defaults: 5 epochs
+    if (options.quick) {  // small, but trained enough to depend on its pairing
+        base.d_model = 16;
+        base.d_ff = 44;
+        corpora.train.resize(kQuickTrain);
+        corpora.test.resize(200);
+        training.epochs = 2;
+    }
+    PairingSwap swap;
+    swap.test_sentences = static_cast<int64_t>(corpora.test.size());
+    swap.grammar_perplexity = grammar_perplexity(corpora.test);
+    swap.training =
+        fmt::format("ModernLM (d = {}, {} layers, {}/{} heads of {}), seed 0, {} epoch(s) on {} farm sentences",
+                    base.d_model, base.n_layers, base.n_heads, base.n_kv_heads, base.head_dim(), training.epochs,
+                    group_thousands(static_cast<double>(corpora.train.size())));
+    Progress progress;
+    for (ag::RopePairing pairing : {ag::RopePairing::Half, ag::RopePairing::Interleaved}) {
+        nn::LMConfig config = base;
+        config.rope_pairing = pairing;
+        const CachedLm run =
+            cached_lm(options.out, config, 0, corpora.train, training, options.quick ? nullptr : &progress);
+        PairingRun r;
+        r.trained = pairing;
+        r.status = run.status;
+        r.right = perplexity(*run.model, corpora.test);
+        r.wrong = perplexity(*with_pairing(*run.model, other(pairing), false), corpora.test);
+        r.permuted = perplexity(*with_pairing(*run.model, other(pairing), true), corpora.test);
+        swap.runs.push_back(r);
+    }
+    return swap;
+}
+
+}  // namespace lessons::rope
