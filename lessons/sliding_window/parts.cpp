@@ -13,6 +13,7 @@
 #include "lessons/common/model_cache.h"
 #include "lessons/common/svg.h"
 #include "lessons/sliding_window/implementations.h"
+#include "lessons/sliding_window/receptive_field.h"
 #include "lessons/sliding_window/rolling_cache.h"
 
 namespace lessons::sliding_window {
@@ -29,23 +30,22 @@ ag::Tensor one_head(const ag::Tensor& x) { return x.reshape({1, x.size(0), 1, x.
 
 // ---- part 1 ------------------------------------------------------------------
 
-// The mask the engine applies: which keys get a nonzero weight from
-// ag::causal_attention with window W (softmax gives every visible key a
-// positive weight and every hidden one exactly 0). mask[t][j] is 0 or 1.
-std::vector<std::vector<double>> engine_mask(int64_t T, int64_t window) {
-    ag::Generator gen(0);
-    const ag::Tensor q = ag::Tensor::randn({1, T, 1, 4}, gen), k = ag::Tensor::randn({1, T, 1, 4}, gen);
-    ag::Tensor weights;
-    ag::NoGradGuard no_grad;
-    ag::causal_attention(q, k, k, window, &weights);  // weights [1, 1, T, T]
-    std::vector<std::vector<double>> mask(static_cast<size_t>(T));
-    for (int64_t t = 0; t < T; ++t)
-        for (int64_t j = 0; j < T; ++j) mask[static_cast<size_t>(t)].push_back(weights.at({0, 0, t, j}) > 0.0 ? 1 : 0);
-    return mask;
+// The mask as a table: query t, a 0/1 per key j, and the keys t sees.
+std::vector<std::vector<Cell>> mask_rows(const EngineMask& mask) {
+    std::vector<std::vector<Cell>> rows;
+    for (size_t t = 0; t < mask.mask.size(); ++t) {
+        std::vector<Cell> row{t};
+        for (const double bit : mask.mask[t]) row.emplace_back(static_cast<int64_t>(bit));
+        row.emplace_back(mask.visible_keys[t]);
+        rows.push_back(std::move(row));
+    }
+    return rows;
 }
 
 void part1_masks(Report& r, const Options& options) {
     constexpr int64_t T = 8;
+    const std::vector<EngineMask> masks{engine_mask(4, T), engine_mask(6, T)};
+    const int64_t mismatches = masks[0].mismatches + masks[1].mismatches;  // cells that break t - W < j ≤ t
     r.paragraph(
         "§6.1 The slides' w is Longformer's two-sided window width; a causal window keeps w/2 + 1 tokens, the "
         "current one on the diagonal. The code, like Mistral, takes the number of visible tokens W: query t sees "
@@ -54,34 +54,15 @@ void part1_masks(Report& r, const Options& options) {
     svg::HeatmapGrid figure{"Sliding-window masks (query t sees key j: dark)", 2};
     figure.x_label = "key j";
     figure.y_label = "query t";
-    int64_t mismatches = 0;             // mask cells that differ from the rule t - W < j ≤ t
-    std::vector<int64_t> most_visible;  // per w: the most keys any query sees in the engine's mask
-    for (const int64_t w : {4, 6}) {
-        const int64_t W = w / 2 + 1;
-        const auto mask = engine_mask(T, W);
-        std::vector<std::string> columns{"t"};
-        for (int64_t j = 0; j < T; ++j) columns.push_back(fmt::format("j={}", j));
-        columns.push_back("visible");
-        std::vector<std::vector<Cell>> rows;
-        int64_t most = 0;
-        for (int64_t t = 0; t < T; ++t) {
-            std::vector<Cell> row{t};
-            int64_t count = 0;
-            for (int64_t j = 0; j < T; ++j) {
-                const int64_t bit = static_cast<int64_t>(mask[static_cast<size_t>(t)][static_cast<size_t>(j)]);
-                mismatches += (bit == 1) != visible(t, j, W);
-                count += bit;
-                row.emplace_back(bit);
-            }
-            row.emplace_back(count);
-            most = std::max(most, count);
-            rows.push_back(std::move(row));
-        }
-        most_visible.push_back(most);
+    std::vector<std::string> columns{"t"};
+    for (int64_t j = 0; j < T; ++j) columns.push_back(fmt::format("j={}", j));
+    columns.push_back("visible");
+    for (const EngineMask& mask : masks) {
+        const int64_t w = mask.slides_w, W = mask.window;
         r.paragraph("slides' w = {}: W = w/2 + 1 = {} visible tokens", w, W);
-        r.table(fmt::format("mask_w{}", w), columns, rows);
+        r.table(fmt::format("mask_w{}", w), columns, mask_rows(mask));
         r.value(fmt::format("w{}_visible_tokens", w), static_cast<double>(W));
-        figure.panels.push_back({fmt::format("w = {} (W = {})", w, W), mask, 0.0, 1.0, true});
+        figure.panels.push_back({fmt::format("w = {} (W = {})", w, W), mask.mask, 0.0, 1.0, true});
     }
     svg::write(output_path(options, "04_masks.svg"), figure);
     r.figure("04_masks.svg", "The engine's masks for the slides' w = 4 and w = 6: a band of W = 3 and 4 keys");
@@ -89,8 +70,8 @@ void part1_masks(Report& r, const Options& options) {
         {"engine_mask_matches_rule",
          "A causal window of the slides' width w keeps w/2 + 1 tokens, the current one on the diagonal: 3 for "
          "w = 4, 4 for w = 6.",
-         "w = 4: 3 tokens, w = 6: 4", fmt::format("w = 4: {} tokens, w = 6: {}", most_visible[0], most_visible[1]),
-         mismatches == 0,
+         "w = 4: 3 tokens, w = 6: 4",
+         fmt::format("w = 4: {} tokens, w = 6: {}", masks[0].most_visible, masks[1].most_visible), mismatches == 0,
          mismatches == 0
              ? fmt::format("every one of the {} mask cells read off the engine follows t - W < j ≤ t", 2 * T * T)
              : fmt::format("{} of the {} mask cells read off the engine break t - W < j ≤ t", mismatches, 2 * T * T)});
@@ -254,43 +235,14 @@ void part3_receptive_field(Report& r, const Options& options) {
         "§6.3 An untrained ModernLM with {} layers and W = {} reads {} tokens twice, the second time with token {} "
         "changed. After each layer L, which positions' outputs moved (|Δ| > 0)? ({})",
         layers, W, T, changed, seeds_text(options));
-    ag::NoGradGuard no_grad;
-    const nn::Packing packing = nn::Packing::uniform(1, T);
+    const ReceptiveField field = measure_receptive_field(cfg, T, changed, options.seeds);
     std::vector<std::vector<Cell>> rows;
-    std::vector<std::vector<double>> moved_map;
-    int64_t exact_layers = 0, measured_layers = 0;  // (seed, layer) pairs, and those that reach exactly L(W-1)
-    for (int seed = 0; seed < options.seeds; ++seed) {
-        const nn::LanguageModel model(cfg, static_cast<uint64_t>(seed));
-        ag::Generator gen(static_cast<uint64_t>(seed));
-        std::vector<double> ids;
-        for (int64_t t = 0; t < T; ++t) ids.push_back(static_cast<double>(gen.randint(farm::VOCAB_SIZE)));
-        std::vector<double> other = ids;
-        other[changed] = static_cast<double>((static_cast<int64_t>(other[changed]) + 1) % farm::VOCAB_SIZE);
-        ag::Tensor x = model.tok_emb->forward(ag::Tensor::from({T}, ids));
-        ag::Tensor y = model.tok_emb->forward(ag::Tensor::from({T}, other));
-        for (int64_t L = 1; L <= layers; ++L) {
-            x = model.layers[static_cast<size_t>(L - 1)]->forward(x, nn::Attend::packed(packing));
-            y = model.layers[static_cast<size_t>(L - 1)]->forward(y, nn::Attend::packed(packing));
-            std::vector<double> moved;
-            int64_t first = -1, last = -1, count = 0;
-            for (int64_t t = 0; t < T; ++t) {
-                const bool m = ag::max_abs_diff(x.narrow(0, t, 1), y.narrow(0, t, 1)) > 0.0;
-                moved.push_back(m ? 1.0 : 0.0);
-                if (m) {
-                    if (first < 0) first = t;
-                    last = t;
-                    ++count;
-                }
-            }
-            const int64_t reach = last - changed, expected = L * (W - 1);
-            // exactly the positions changed … changed + L(W-1) moved
-            const bool match = first == changed && reach == expected && count == expected + 1;
-            exact_layers += match;
-            ++measured_layers;
-            rows.push_back({seed, L, first, last, count, reach, expected, match});
-            if (seed == 0) moved_map.push_back(moved);
-        }
+    std::vector<std::vector<double>> moved_map;  // seed 0: per layer, per position
+    for (const LayerReach& l : field.layers) {
+        rows.push_back({l.seed, l.layer, l.first, l.last, l.moved, l.reach, l.expected, l.exact});
+        if (l.seed == 0) moved_map.push_back(l.moved_at);
     }
+    const int64_t exact_layers = field.exact_layers, measured_layers = static_cast<int64_t>(field.layers.size());
     r.table("receptive_field",
             {"seed", "layer L", "first moved", "last moved", "positions moved", "reach", "L(W-1)", "equal"}, rows);
     r.paragraph(
@@ -319,25 +271,8 @@ void part3_receptive_field(Report& r, const Options& options) {
 
 // ---- part 4 ------------------------------------------------------------------
 
-struct Comparison {
-    double max_diff = 0.0;
-    int64_t first_wrong = -1;  // first position with |Δ| > tolerance (-1: none)
-    Cell first_wrong_cell() const { return first_wrong < 0 ? Cell("none") : Cell(first_wrong); }
-    int64_t argmax_changed = 0;  // positions whose greedy token differs
-};
-
-// logits rows [1, 1, V] per position against the full pass [1, T, V].
-Comparison compare(const std::vector<ag::Tensor>& rows, const ag::Tensor& full) {
-    Comparison c;
-    for (size_t p = 0; p < rows.size(); ++p) {
-        const ag::Tensor reference = full.narrow(1, static_cast<int64_t>(p), 1);
-        const double diff = ag::max_abs_diff(rows[p], reference);
-        c.max_diff = std::max(c.max_diff, diff);
-        if (diff > kTolerance && c.first_wrong < 0) c.first_wrong = static_cast<int64_t>(p);
-        if (ag::argmax(rows[p], -1).item() != ag::argmax(reference, -1).item()) ++c.argmax_changed;
-    }
-    return c;
-}
+// The first position whose logits are off, as a table cell.
+Cell first_wrong_cell(const LogitsComparison& c) { return c.first_wrong < 0 ? Cell("none") : Cell(c.first_wrong); }
 
 void part4_rolling_cache(Report& r, const Options& options) {
     constexpr int64_t W = 6;
@@ -352,87 +287,54 @@ void part4_rolling_cache(Report& r, const Options& options) {
         "tokens is read in one full forward pass with the same window. ({}; the model is untrained, so its tokens "
         "are noise: the identity holds for any weights.)",
         W, farm::decode(prompt), new_tokens, W - 1, W - 1, total, seeds_text(options));
-    ag::NoGradGuard no_grad;
-    std::vector<std::vector<Cell>> rows;
-    double worst_engine = 0.0;
-    std::vector<double> bug_error(2, 0.0);
-    int64_t most_slots = 0, bug_changed = 0, bug_positions = 0;
-    Cell cache_length_first_wrong = "none";  // seed 0's first wrong position when rotating by the cache length
     const std::vector<RotateBy> bugs{RotateBy::CacheLength, RotateBy::Slot};
-    for (int seed = 0; seed < options.seeds; ++seed) {
-        const nn::LanguageModel model(cfg, static_cast<uint64_t>(seed));
-        // Greedy generation with the engine's rolling cache.
-        std::vector<int64_t> ids = prompt;
-        std::vector<ag::Tensor> engine_rows;
-        std::vector<nn::KVCache> caches = model.new_caches(nn::CacheKind::Rolling);
-        for (int64_t p = 0; p < total; ++p) {
-            const ag::Tensor id = ag::Tensor::from({1, 1}, {static_cast<double>(ids[static_cast<size_t>(p)])});
-            engine_rows.push_back(model.forward_cached(id, {p}, caches));
-            most_slots = std::max(most_slots, caches[0].slots());
-            if (static_cast<int64_t>(ids.size()) == p + 1 && p + 1 < total)
-                ids.push_back(static_cast<int64_t>(ag::argmax(engine_rows.back(), -1).item()));
-        }
-        std::vector<int64_t> held(caches[0].positions);
-        std::sort(held.begin(), held.end());
-        if (seed == 0) {
-            r.paragraph(
-                "seed 0 generated: {}. After the last token each layer's buffer holds positions {} only.",
-                farm::decode(std::vector<int64_t>(ids.begin() + static_cast<std::ptrdiff_t>(prompt.size()), ids.end())),
-                fmt::join(held, ", "));
-        }
-        const ag::Tensor full =
-            model.forward(ag::Tensor::from({1, total}, std::vector<double>(ids.begin(), ids.end())));
-        const Comparison engine = compare(engine_rows, full);
-        worst_engine = std::max(worst_engine, engine.max_diff);
-        rows.push_back({seed, "greedy", describe(RotateBy::AbsolutePosition), engine.max_diff,
-                        engine.first_wrong_cell(), engine.argmax_changed});
-
-        // The same tokens again (teacher-forced: same inputs), each wrong
-        // way of choosing the rotation angle.
-        for (size_t v = 0; v < bugs.size(); ++v) {
-            std::vector<nn::KVCache> own = model.new_caches(nn::CacheKind::Rolling);
-            std::vector<ag::Tensor> logits;
-            for (int64_t p = 0; p < total; ++p)
-                logits.push_back(decode_rolling(model, ids[static_cast<size_t>(p)], p, bugs[v], own));
-            const Comparison c = compare(logits, full);
-            bug_error[v] = std::max(bug_error[v], c.max_diff);
-            if (seed == 0 && bugs[v] == RotateBy::CacheLength) cache_length_first_wrong = c.first_wrong_cell();
-            bug_changed += c.argmax_changed, bug_positions += total;
-            rows.push_back(
-                {seed, "teacher-forced", describe(bugs[v]), c.max_diff, c.first_wrong_cell(), c.argmax_changed});
-        }
+    const RollingCacheCheck check = check_rolling_cache(cfg, prompt, new_tokens, bugs, options.seeds, kTolerance);
+    const RollingCacheRun& seed0 = check.seeds[0];
+    r.paragraph("seed 0 generated: {}. After the last token each layer's buffer holds positions {} only.",
+                farm::decode(std::vector<int64_t>(seed0.ids.begin() + static_cast<std::ptrdiff_t>(prompt.size()),
+                                                  seed0.ids.end())),
+                fmt::join(seed0.held, ", "));
+    std::vector<std::vector<Cell>> rows;
+    for (size_t seed = 0; seed < check.seeds.size(); ++seed) {
+        const RollingCacheRun& run = check.seeds[seed];
+        rows.push_back({seed, "greedy", describe(RotateBy::AbsolutePosition), run.engine.max_diff,
+                        first_wrong_cell(run.engine), run.engine.argmax_changed});
+        for (size_t v = 0; v < bugs.size(); ++v)
+            rows.push_back({seed, "teacher-forced", describe(bugs[v]), run.wrong[v].max_diff,
+                            first_wrong_cell(run.wrong[v]), run.wrong[v].argmax_changed});
     }
     r.table(
         "rolling_cache",
         {"seed", "decoder", "RoPE angle from", "max |logits - full|", "first wrong position", "greedy token changed"},
         rows);
-    r.value("slots_kept", static_cast<double>(most_slots));
-    r.value("rolling_minus_full", worst_engine);
-    r.value("bug_cache_length_error", bug_error[0]);
-    r.value("bug_slot_error", bug_error[1]);
+    r.value("slots_kept", static_cast<double>(check.most_slots));
+    r.value("rolling_minus_full", check.engine_error);
+    r.value("bug_cache_length_error", check.wrong_error[0]);
+    r.value("bug_slot_error", check.wrong_error[1]);
     r.paragraph(
         "The buffer never holds more than {} positions, yet every logit equals the full pass to {}: the keys in it "
         "were rotated by their own positions, so their slot does not matter. Rotating the new token by the cache "
         "length is right only while the cache fills (p ≤ W - 1); from then on the logits are off by up to {} (by "
         "the slot: {}). With the bug the greedy token changed at {} of {} positions{}",
-        most_slots, Cell(worst_engine).str(true), Cell(bug_error[0]).str(), Cell(bug_error[1]).str(), bug_changed,
-        bug_positions, bug_changed == 0 ? ": the text looks the same, which is how such a bug hides." : ".");
+        check.most_slots, Cell(check.engine_error).str(true), Cell(check.wrong_error[0]).str(),
+        Cell(check.wrong_error[1]).str(), check.wrong_changed, check.wrong_positions,
+        check.wrong_changed == 0 ? ": the text looks the same, which is how such a bug hides." : ".");
     r.claim({"buffer_keeps_w_minus_1", "After each step the rolling cache keeps only the last W - 1 = 5 positions.", 5,
-             most_slots, most_slots == W - 1,
-             fmt::format("each layer's buffer held at most {} positions over {} steps", most_slots, total)});
+             check.most_slots, check.most_slots == W - 1,
+             fmt::format("each layer's buffer held at most {} positions over {} steps", check.most_slots, total)});
     r.claim({"rolling_equals_full", "Decoding with the rolling buffer gives the same logits as the full forward pass.",
-             1.7e-16, worst_engine, worst_engine < kTolerance,
+             1.7e-16, check.engine_error, check.engine_error < kTolerance,
              fmt::format("every logit of the {} positions equals the full pass to {}, {} the tolerance {}", total,
-                         Cell(worst_engine).str(true), worst_engine < kTolerance ? "below" : "above",
+                         Cell(check.engine_error).str(true), check.engine_error < kTolerance ? "below" : "above",
                          Cell(kTolerance).str(true))});
     r.claim({"cache_length_rotation_wrong",
              "Rotating the new token by the cache length instead of its absolute position is wrong once the buffer "
              "is full.",
-             6.9e-4, bug_error[0], bug_error[0] > kTolerance,
+             6.9e-4, check.wrong_error[0], check.wrong_error[0] > kTolerance,
              fmt::format("right while the buffer fills, wrong from position {} on (seed 0), off by up to {}; the "
                          "size depends on the weights (the lecture's comes from its own model), the error does not "
                          "go away",
-                         cache_length_first_wrong.str(), Cell(bug_error[0]).str())});
+                         first_wrong_cell(seed0.wrong[0]).str(), Cell(check.wrong_error[0]).str())});
     r.takeaway(
         "a rolling buffer of W - 1 slots gives exactly the full result because RoPE keys carry their own "
         "position; the new token must be rotated by its absolute position, never by the cache length.");
