@@ -1,20 +1,17 @@
 #include "lessons/sliding_window/parts.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <functional>
 #include <limits>
 #include <numeric>
 
-#include "autograd/autograd.h"
 #include "data/farm_language.h"
-#include "lessons/common/evaluation.h"
-#include "lessons/common/model_cache.h"
 #include "lessons/common/svg.h"
+#include "lessons/sliding_window/implementation_check.h"
 #include "lessons/sliding_window/implementations.h"
 #include "lessons/sliding_window/receptive_field.h"
 #include "lessons/sliding_window/rolling_cache.h"
+#include "lessons/sliding_window/small_windows.h"
 
 namespace lessons::sliding_window {
 namespace {
@@ -24,9 +21,6 @@ constexpr double kTolerance = 1e-12;
 std::string seeds_text(const Options& options) {
     return options.seeds == 1 ? "seed 0" : fmt::format("seeds 0 … {}", options.seeds - 1);
 }
-
-// One head as ag::causal_attention wants it: [T, d] -> [1, T, 1, d].
-ag::Tensor one_head(const ag::Tensor& x) { return x.reshape({1, x.size(0), 1, x.size(1)}); }
 
 // ---- part 1 ------------------------------------------------------------------
 
@@ -82,69 +76,24 @@ void part1_masks(Report& r, const Options& options) {
 
 // ---- part 2 ------------------------------------------------------------------
 
-using Implementation = std::function<ag::Tensor(const ag::Tensor&, const ag::Tensor&, const ag::Tensor&, int64_t)>;
-
-ag::Tensor engine_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window) {
-    return ag::causal_attention(one_head(q), one_head(k), one_head(v), window).reshape(q.shape());
-}
-
-struct Named {
-    const char* name;
-    Implementation run;
-};
-const std::vector<Named> kImplementations{{"naive", naive_window_attention},
-                                          {"for loop", loop_window_attention},
-                                          {"sliding chunks", chunked_window_attention}};
-
-struct Qkv {
-    ag::Tensor q, k, v;
-};
-Qkv random_qkv(int64_t T, int64_t d, uint64_t seed) {
-    ag::Generator gen(seed);
-    Qkv x{ag::Tensor::randn({T, d}, gen), ag::Tensor::randn({T, d}, gen), ag::Tensor::randn({T, d}, gen)};
-    return x;
-}
-
-// Milliseconds per call: the fastest of up to three calls, fewer when the
-// calls so far took more than 0.2 s together (the naive one at large T).
-double best_ms(const std::function<void()>& call, int most_calls) {
-    double best = std::numeric_limits<double>::infinity(), total = 0.0;
-    for (int i = 0; i < most_calls && total < 200.0; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        call();
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        best = std::min(best, ms);
-        total += ms;
-    }
-    return best;
-}
-
 void part2_implementations(Report& r, const Options& options) {
-    ag::NoGradGuard no_grad;
+    const std::vector<Implementation>& implementations = window_implementations();
     // Equal outputs, on a length that is not a multiple of W (the last chunk
     // is padded) and for windows from 1 (the diagonal only) to more than T
     // (plain causal attention).
     const int64_t T = options.quick ? 37 : 100, d = 16;
+    const EqualityCheck equal = compare_with_engine(T, d, {1, 3, 8, 64, T + 5}, options.seeds);
     r.paragraph(
         "§6.2 The slides' three implementations (lessons/sliding_window/implementations.cpp) against the engine's "
         "fused ag::causal_attention, one head, q, k, v ~ N(0, 1) [T = {}, d = {}], {}:",
         T, d, seeds_text(options));
     std::vector<std::vector<Cell>> rows;
-    double worst = 0.0;
-    for (const int64_t W : {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{64}, T + 5}) {
-        std::vector<Cell> row{W, T};
-        for (const auto& impl : kImplementations) {
-            double diff = 0.0;
-            for (int seed = 0; seed < options.seeds; ++seed) {
-                const Qkv x = random_qkv(T, d, static_cast<uint64_t>(seed));
-                diff = std::max(
-                    diff, ag::max_abs_diff(impl.run(x.q, x.k, x.v, W), engine_window_attention(x.q, x.k, x.v, W)));
-            }
-            worst = std::max(worst, diff);
-            row.emplace_back(diff);
-        }
+    for (const EqualOutputs& w : equal.windows) {
+        std::vector<Cell> row{w.window, T};
+        for (const double diff : w.diff) row.emplace_back(diff);
         rows.push_back(std::move(row));
     }
+    const double worst = equal.worst;
     r.table("equal_outputs", {"W", "T", "naive - engine", "for loop - engine", "sliding chunks - engine"}, rows);
     r.value("max_implementation_minus_engine", worst);
     r.claim({"implementations_equal", "The naive, for-loop and sliding-chunks implementations give the same output.",
@@ -157,44 +106,29 @@ void part2_implementations(Report& r, const Options& options) {
     const std::vector<int64_t> lengths =
         options.quick ? std::vector<int64_t>{128, 256} : std::vector<int64_t>{256, 512, 1024, 2048};
     const int most_calls = options.quick ? 1 : 3;
+    const Timing timing = time_implementations(lengths, W, D, most_calls);
+    const std::vector<std::vector<double>>& ms = timing.ms;
     rows.clear();
-    std::vector<double> xs;
-    // ms[0 … 2]: the three implementations; ms[3]: the engine, timed first
-    // (its output is the reference the others are checked against).
-    std::vector<std::vector<double>> ms(kImplementations.size() + 1);
-    double worst_timed = 0.0;
-    {
-        const ag::ThreadCountGuard one_thread(1);
-        for (const int64_t length : lengths) {
-            const Qkv x = random_qkv(length, D, 0);
-            ag::Tensor reference;
-            ms.back().push_back(best_ms([&] { reference = engine_window_attention(x.q, x.k, x.v, W); }, most_calls));
-            std::vector<Cell> row{length};
-            for (size_t i = 0; i < kImplementations.size(); ++i) {
-                ag::Tensor out;
-                ms[i].push_back(best_ms([&] { out = kImplementations[i].run(x.q, x.k, x.v, W); }, most_calls));
-                worst_timed = std::max(worst_timed, ag::max_abs_diff(out, reference));
-                row.emplace_back(ms[i].back());
-            }
-            row.emplace_back(ms.back().back());
-            row.emplace_back(ms[0].back() / ms[2].back());
-            rows.push_back(std::move(row));
-            xs.push_back(static_cast<double>(length));
-        }
+    for (size_t j = 0; j < lengths.size(); ++j) {
+        std::vector<Cell> row{lengths[j]};
+        for (const std::vector<double>& per_length : ms) row.emplace_back(per_length[j]);
+        row.emplace_back(timing.engine_ms[j]);
+        row.emplace_back(ms[0][j] / ms[2][j]);
+        rows.push_back(std::move(row));
     }
     r.paragraph(
         "Time per call on one thread (best of up to {} calls), W = {}, d = {}; every output equals the engine's to "
         "{}:",
-        most_calls, W, D, Cell(worst_timed).str(true));
+        most_calls, W, D, Cell(timing.worst).str(true));
     r.table("timing",
             {"T", "naive ms", "for loop ms", "sliding chunks ms", "ag::causal_attention ms", "naive / chunks"}, rows);
-    r.value("max_timed_minus_engine", worst_timed);
-    const auto growth = [&](size_t i) { return ms[i].back() / ms[i].front(); };
-    const double t_ratio = xs.back() / xs.front();
+    r.value("max_timed_minus_engine", timing.worst);
+    const double t_ratio = timing.lengths.back() / timing.lengths.front();
     r.paragraph(
         "From T = {} to T = {} (×{:g}; T² ×{:g}) the time grew: naive ×{:.1f}, for loop ×{:.1f}, sliding chunks "
         "×{:.1f}, engine ×{:.1f}. Timings are noisy (a shared machine); the shape of the growth is the point.",
-        lengths.front(), lengths.back(), t_ratio, t_ratio * t_ratio, growth(0), growth(1), growth(2), growth(3));
+        lengths.front(), lengths.back(), t_ratio, t_ratio * t_ratio, timing.growth(0), timing.growth(1),
+        timing.growth(2), timing.engine_growth());
     r.paragraph(
         "The for loop is T calls of small engine ops, like the slides' Python loop: its cost is the per-call "
         "overhead. The engine's fused op does O(T·W) arithmetic but finds each query's visible keys by scanning "
@@ -205,18 +139,19 @@ void part2_implementations(Report& r, const Options& options) {
                        "time per call (ms)"};
     plot.log_x = plot.log_y = true;
     plot.markers = true;
-    for (size_t i = 0; i < kImplementations.size(); ++i) plot.series.push_back({kImplementations[i].name, xs, ms[i]});
-    plot.series.push_back({"ag::causal_attention", xs, ms.back()});
+    for (size_t i = 0; i < implementations.size(); ++i)
+        plot.series.push_back({implementations[i].name, timing.lengths, ms[i]});
+    plot.series.push_back({"ag::causal_attention", timing.lengths, timing.engine_ms});
     svg::write(output_path(options, "04_timing.svg"), plot);
     r.figure("04_timing.svg", "Time per call against T (log-log), one thread, W = 64, d = 64");
-    const bool chunks_ahead = naive_over_chunks > 1.0 && growth(0) > growth(2);
+    const bool chunks_ahead = naive_over_chunks > 1.0 && timing.growth(0) > timing.growth(2);
     r.claim({"chunks_beat_naive",
              "The naive implementation still does O(T²) work; the sliding chunks do O(T·W) and pull ahead as T "
              "grows.",
              "", naive_over_chunks, chunks_ahead,
              fmt::format("at T = {} the naive one takes {:.2f} times the chunks' time; from T = {} the naive time "
                          "grew ×{:.1f}, the chunks' ×{:.1f}{}",
-                         lengths.back(), naive_over_chunks, lengths.front(), growth(0), growth(2),
+                         lengths.back(), naive_over_chunks, lengths.front(), timing.growth(0), timing.growth(2),
                          chunks_ahead ? "" : " (one timing on a shared machine: the lengths may be too short)")});
     r.takeaway(
         "all three compute the same thing; the naive one still pays O(T²) for a mask that throws most "
@@ -344,64 +279,32 @@ void part4_rolling_cache(Report& r, const Options& options) {
 
 std::string window_name(int64_t W) { return W == 0 ? "full" : std::to_string(W); }
 
-struct WindowResult {
-    int64_t window = 0;
-    std::vector<double> perplexity;                       // per seed
-    std::vector<std::vector<AgreementResult>> agreement;  // per seed, per k
-};
-
 void part5_training(Report& r, const Options& options) {
-    const farm::Corpora corpora = farm::make_corpora(0);
-    const int64_t n_train = options.quick ? 256 : static_cast<int64_t>(corpora.train.size());
-    const int64_t n_test = options.quick ? 200 : static_cast<int64_t>(corpora.test.size());
-    const std::vector<farm::Sentence> train(corpora.train.begin(), corpora.train.begin() + n_train);
-    const std::vector<farm::Sentence> test(corpora.test.begin(), corpora.test.begin() + n_test);
-    const auto sets = farm::make_agreement_sets(1, options.quick ? 50 : 500);
-    LmTrainOptions training;
-    if (options.quick) training.epochs = 1;
+    const WindowData data = window_data(options.quick);
     constexpr int64_t kMaxK = 6;
-
     r.paragraph(
         "§6.5 Two-layer ModernLMs (RoPE, 4 query / 2 KV heads), W = 2, 4, 8 and full attention, {} epoch(s) on {} "
         "farm sentences, {}. Agreement test: {} prefixes per k whose every attractor has the opposite number; the "
         "verb is predicted 3k tokens after the subject. A model of L layers sees L(W - 1) tokens back (part 3), "
         "here 2(W - 1).",
-        training.epochs, n_train, seeds_text(options), sets[0].size());
-    Progress progress;
-    std::vector<WindowResult> results;
-    for (const int64_t W : {int64_t{2}, int64_t{4}, int64_t{8}, int64_t{0}}) {
-        nn::LMConfig cfg = nn::LMConfig::modern_lm();
-        cfg.window = W;
-        WindowResult result{W, {}, {}};
-        for (int seed = 0; seed < options.seeds; ++seed) {
-            const CachedLm run = cached_lm(options.out, cfg, static_cast<uint64_t>(seed), train, training, &progress);
-            r.paragraph("W = {}, seed {}: {}", window_name(W), seed, run.status);
-            result.perplexity.push_back(perplexity(*run.model, test));
-            result.agreement.push_back(agreement_per_k(*run.model, sets));
-        }
-        results.push_back(std::move(result));
-    }
+        data.training.epochs, data.train.size(), seeds_text(options), data.agreement[0].size());
+    const std::vector<WindowRuns> results = train_windows(options, data, {2, 4, 8, 0});
+    for (const WindowRuns& w : results)
+        for (size_t seed = 0; seed < w.status.size(); ++seed)
+            r.paragraph("W = {}, seed {}: {}", window_name(w.window), seed, w.status[seed]);
 
     const auto mean = [](const std::vector<double>& v) {
         return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-    };
-    const auto over_seeds = [&](const WindowResult& w, int64_t k, bool p_correct) {
-        std::vector<double> v;
-        for (const auto& per_k : w.agreement) {
-            const AgreementResult& a = per_k[static_cast<size_t>(k - 1)];
-            v.push_back(p_correct ? a.p_correct : a.accuracy);
-        }
-        return v;
     };
     std::vector<std::string> columns{"W", "receptive field 2(W-1)", "test perplexity"};
     for (int64_t k = 1; k <= kMaxK; ++k) columns.push_back(fmt::format("k={} (distance {})", k, 3 * k));
     const auto table = [&](const std::string& name, const std::function<double(const std::vector<double>&)>& reduce,
                            bool p_correct) {
         std::vector<std::vector<Cell>> rows;
-        for (const WindowResult& w : results) {
+        for (const WindowRuns& w : results) {
             std::vector<Cell> row{window_name(w.window), w.window == 0 ? Cell("all") : Cell(2 * (w.window - 1)),
                                   reduce(w.perplexity)};
-            for (int64_t k = 1; k <= kMaxK; ++k) row.emplace_back(reduce(over_seeds(w, k, p_correct)));
+            for (int64_t k = 1; k <= kMaxK; ++k) row.emplace_back(reduce(w.per_seed(k, p_correct)));
             rows.push_back(std::move(row));
         }
         r.table(name, columns, rows);
@@ -418,8 +321,8 @@ void part5_training(Report& r, const Options& options) {
     r.paragraph("k = 1-3 lie within the training sentences; k = 4-6 are longer than any of them.");
 
     const auto result = [&](int64_t W, int64_t k, bool p_correct) {
-        for (const WindowResult& w : results)
-            if (w.window == W) return mean(over_seeds(w, k, p_correct));
+        for (const WindowRuns& w : results)
+            if (w.window == W) return mean(w.per_seed(k, p_correct));
         return std::numeric_limits<double>::quiet_NaN();
     };
     const auto text = [](double x) { return Cell(x).str(); };
