@@ -10,8 +10,11 @@
 #include "lessons/common/progress.h"
 #include "lessons/common/svg.h"
 #include "lessons/modern_transformer/farm_runs.h"
+#include "lessons/modern_transformer/gpt_vs_modern.h"
 #include "lessons/modern_transformer/position_diagnosis.h"
+#include "lessons/modern_transformer/position_encodings.h"
 #include "lessons/modern_transformer/recipe.h"
+#include "lessons/modern_transformer/rmsnorm.h"
 #include "nn/feed_forward.h"
 
 namespace lessons::modern_transformer {
@@ -28,53 +31,37 @@ std::vector<Cell> count_row(const std::string& model, const std::string& how, co
     return {model, how, n.embeddings, n.attention, n.ffn, n.norms, n.head, n.total()};
 }
 
-bool same_split(const nn::ParamCount& a, const nn::ParamCount& b) {
-    return a.embeddings == b.embeddings && a.attention == b.attention && a.ffn == b.ffn && a.norms == b.norms &&
-           a.head == b.head;
-}
-
 // Whether x, rounded to `decimals` places, reads as the lecture's figure.
 bool rounds_to(double x, double lecture, int decimals) {
     const double scale = std::pow(10.0, decimals);
     return std::round(x * scale) == std::round(lecture * scale);
 }
 
-// The total parameters of the two small models, as counted from the modules.
-struct ModelSizes {
-    int64_t modern_lm = 0, gpt = 0;
-};
-
 // §7.1 ModernLM and GPT counted twice (module, formula); Llama-3 8B's split.
-ModelSizes parameter_counts(Report& r) {
-    const nn::LMConfig modern_cfg = nn::LMConfig::modern_lm(), gpt_cfg = nn::LMConfig::gpt(),
-                       llama_cfg = nn::llama3_8b();
-    const nn::LanguageModel modern(modern_cfg, 0), gpt(gpt_cfg, 0);
-    const nn::ParamCount modern_module = count_module_parameters(modern), gpt_module = count_module_parameters(gpt);
-    const nn::ParamCount modern_formula = nn::count_parameters(modern_cfg), gpt_formula = nn::count_parameters(gpt_cfg);
-    const nn::ParamCount llama = nn::count_parameters(llama_cfg);
-
+// Returns the counts (the takeaway quotes the totals).
+RecipeCounts parameter_counts(Report& r) {
+    const RecipeCounts counts = count_recipes();
+    const nn::ParamCount& llama = counts.llama3_8b;
+    const nn::LMConfig llama_cfg = nn::llama3_8b();
     r.paragraph(
         "§7.1 Parameters counted two ways: summed over the built module's tensors (sorted by name), and from the "
         "formula nn::count_parameters, which never builds the model (so it also counts Llama-3 8B):");
     r.table("parameter_counts", {"model", "counted from", "embeddings", "attention", "FFN", "norms", "head", "total"},
-            {count_row("ModernLM", "module", modern_module), count_row("ModernLM", "formula", modern_formula),
-             count_row("GPT", "module", gpt_module), count_row("GPT", "formula", gpt_formula),
-             count_row("Llama-3 8B", "formula", llama)});
-    const ModelSizes sizes{modern.num_parameters(), gpt.num_parameters()};
-    r.value("modern_lm_params_module", static_cast<double>(sizes.modern_lm));
-    r.value("modern_lm_params_formula", static_cast<double>(modern_formula.total()));
-    r.value("gpt_params_module", static_cast<double>(sizes.gpt));
-    r.value("gpt_params_formula", static_cast<double>(gpt_formula.total()));
-    const bool module_equals_formula = same_split(modern_module, modern_formula) &&
-                                       same_split(gpt_module, gpt_formula) &&
-                                       modern_module.total() == sizes.modern_lm && gpt_module.total() == sizes.gpt;
-    r.claim(
-        {"module_equals_formula",
-         "ModernLM's parameters counted from the built model and from the param_count formula agree: 99,648.", 99648,
-         sizes.modern_lm, module_equals_formula,
-         fmt::format("module and formula {} in every group (embeddings, attention, FFN, norms, head), for "
-                     "ModernLM ({}) and for GPT ({}; the lecture: 111,360)",
-                     module_equals_formula ? "agree" : "differ", thousands(sizes.modern_lm), thousands(sizes.gpt))});
+            {count_row("ModernLM", "module", counts.modern_module),
+             count_row("ModernLM", "formula", counts.modern_formula), count_row("GPT", "module", counts.gpt_module),
+             count_row("GPT", "formula", counts.gpt_formula), count_row("Llama-3 8B", "formula", llama)});
+    r.value("modern_lm_params_module", static_cast<double>(counts.modern_total));
+    r.value("modern_lm_params_formula", static_cast<double>(counts.modern_formula.total()));
+    r.value("gpt_params_module", static_cast<double>(counts.gpt_total));
+    r.value("gpt_params_formula", static_cast<double>(counts.gpt_formula.total()));
+    const bool module_equals_formula = counts.module_equals_formula;
+    r.claim({"module_equals_formula",
+             "ModernLM's parameters counted from the built model and from the param_count formula agree: 99,648.",
+             99648, counts.modern_total, module_equals_formula,
+             fmt::format("module and formula {} in every group (embeddings, attention, FFN, norms, head), for "
+                         "ModernLM ({}) and for GPT ({}; the lecture: 111,360)",
+                         module_equals_formula ? "agree" : "differ", thousands(counts.modern_total),
+                         thousands(counts.gpt_total))});
 
     const int64_t total = llama.total();
     r.paragraph("Llama-3 8B (d = {}, {} layers, {}/{} heads, FFN {}, V = {}, untied head): {:.2f}B parameters.",
@@ -116,29 +103,27 @@ ModelSizes parameter_counts(Report& r) {
              fmt::format("{} KV heads of {} dimensions against {} query heads: {} × {} against {} × {}",
                          llama_cfg.n_kv_heads, llama_cfg.head_dim(), llama_cfg.n_heads, llama_cfg.d_model, kv,
                          llama_cfg.d_model, llama_cfg.d_model)});
-    return sizes;
+    return counts;
 }
 
-// §3.2 (exercise 9) RMSNorm is LayerNorm without the centring and without β:
-// LayerNorm(x) = (x - μ)/sqrt(mean((x - μ)²) + eps) ⊙ g + β = RMSNorm(x - μ) ⊙ g + β,
-// so on rows of zero mean (and β = 0) the two are the same function.
+// §3.2 (exercise 9) RMSNorm against LayerNorm: the lecture's example, then
+// the identity RMSNorm(x - μ) = LayerNorm(x) (β = 0) on many rows.
 void rmsnorm_vs_layernorm(Report& r) {
-    const Tensor x = Tensor::from({1, 4}, {1, 2, 3, 4});
-    const Tensor g = Tensor::ones({4}), beta = Tensor::zeros({4});
-    const Tensor centred = x - ag::mean(x, {1}, true);
+    const NormExample example = exercise9_norms();
+    const int64_t d = nn::LMConfig::modern_lm().d_model;
+    const NormIdentity identity = check_norm_identity(1000, d);
     const auto row = [](const std::string& name, const Tensor& t) {
         std::vector<Cell> cells{name};
         for (double v : t.to_vector()) cells.emplace_back(v);
         return cells;
     };
-    const Tensor rms = ag::rms_norm(x, g), ln = ag::layer_norm(x, g, beta);
     r.paragraph(
         "§3.2 RMSNorm y = x / sqrt(mean(x²) + eps) ⊙ g against LayerNorm (x - μ) / sqrt(var + eps) ⊙ g + β, on "
         "exercise 9's x (g = 1, β = 0):");
     r.table("norm_example", {"", "x1", "x2", "x3", "x4"},
-            {row("x", x), row("RMSNorm(x)", rms), row("LayerNorm(x)", ln), row("x - mean(x)", centred),
-             row("RMSNorm(x - mean(x))", ag::rms_norm(centred, g))});
-    r.value("rmsnorm_output_mean", ag::mean(rms).item());
+            {row("x", example.x), row("RMSNorm(x)", example.rms), row("LayerNorm(x)", example.layer),
+             row("x - mean(x)", example.centred), row("RMSNorm(x - mean(x))", example.rms_centred)});
+    r.value("rmsnorm_output_mean", ag::mean(example.rms).item());
     // The lecture's answers to exercise 9, to 3 decimals.
     const auto exercise9 = [&](std::string key, std::string statement, const Tensor& ours,
                                const std::vector<double>& lecture) {
@@ -149,19 +134,13 @@ void rmsnorm_vs_layernorm(Report& r) {
         r.claim({std::move(key), std::move(statement), vector(lecture), vector(values), same,
                  same ? "every entry equal to the lecture's 3 decimals" : "some entry differs at 3 decimals"});
     };
-    exercise9("exercise9_rmsnorm", "RMSNorm of x = [1, 2, 3, 4] only rescales: [0.365, 0.730, 1.095, 1.461].", rms,
-              {0.365, 0.730, 1.095, 1.461});
-    exercise9("exercise9_layernorm", "LayerNorm of x = [1, 2, 3, 4] centres it: [-1.342, -0.447, 0.447, 1.342].", ln,
-              {-1.342, -0.447, 0.447, 1.342});
+    exercise9("exercise9_rmsnorm", "RMSNorm of x = [1, 2, 3, 4] only rescales: [0.365, 0.730, 1.095, 1.461].",
+              example.rms, {0.365, 0.730, 1.095, 1.461});
+    exercise9("exercise9_layernorm", "LayerNorm of x = [1, 2, 3, 4] centres it: [-1.342, -0.447, 0.447, 1.342].",
+              example.layer, {-1.342, -0.447, 0.447, 1.342});
 
-    // The identity on many rows with a random gain, rows of mean 2.
-    ag::Generator gen(0);
-    const int64_t d = nn::LMConfig::modern_lm().d_model;
-    const Tensor rows = Tensor::randn({1000, d}, gen, 2.0, 3.0), gain = Tensor::randn({d}, gen);
-    const Tensor layer = ag::layer_norm(rows, gain, Tensor::zeros({d}));
-    const double centred_gap = ag::max_abs_diff(ag::rms_norm(rows - ag::mean(rows, {1}, true), gain), layer);
+    const double centred_gap = identity.centred_gap, uncentred_gap = identity.uncentred_gap;
     r.paragraph("On 1,000 rows of d = {} (entries N(2, 3²)) with a random gain g and β = 0:", d);
-    const double uncentred_gap = ag::max_abs_diff(ag::rms_norm(rows, gain), layer);
     r.value("max_rmsnorm_centred_minus_layernorm", centred_gap);
     r.value("max_rmsnorm_minus_layernorm", uncentred_gap);
     r.claim(
@@ -183,26 +162,22 @@ void rmsnorm_vs_layernorm(Report& r) {
         norms * rms_norm.num_parameters());
 }
 
-// §3.2 (exercise 8) SwiGLU has three d × d_ff matrices where the GELU MLP has
-// two d × 4d: 3 d d_ff = 2 d 4d gives d_ff = 8d/3.
+// §3.2 (exercise 8) SwiGLU's hidden size 8d/3, at ModernLM's d and at Llama's.
 void swiglu_hidden_size(Report& r) {
     const nn::LMConfig modern_cfg = nn::LMConfig::modern_lm(), llama_cfg = nn::llama3_8b();
-    const auto ideal = [](int64_t d) { return 8.0 * static_cast<double>(d) / 3.0; };
-    // 8d/3 rounded up to a multiple of m
-    const auto round_up = [](int64_t d, int64_t m) { return (8 * d + 3 * m - 1) / (3 * m) * m; };
-    const auto gelu_weights = [](int64_t d) { return 2 * d * 4 * d; };
     std::vector<std::vector<Cell>> rows;
     const auto add = [&](int64_t d, const std::string& ffn, Cell hidden, int matrices, int64_t weights, double ratio) {
         rows.push_back({d, ffn, std::move(hidden), matrices, weights, ratio});
     };
-    const auto ratio = [&](int64_t d, double weights) { return weights / static_cast<double>(gelu_weights(d)); };
+    const auto ratio = [&](int64_t d, double weights) { return weights / static_cast<double>(gelu_mlp_weights(d)); };
     for (const int64_t d : {modern_cfg.d_model, llama_cfg.d_model}) {
         const bool ours = d == modern_cfg.d_model;
-        add(d, "GELU MLP, 4d", 4 * d, 2, gelu_weights(d), 1.0);
+        add(d, "GELU MLP, 4d", 4 * d, 2, gelu_mlp_weights(d), 1.0);
         // 3·d·(8d/3) = 8d² whole; the ratio is computed from the unrounded 8d/3
-        add(d, "SwiGLU, 8d/3", ideal(d), 3, 8 * d * d, ratio(d, 3.0 * static_cast<double>(d) * ideal(d)));
+        add(d, "SwiGLU, 8d/3", swiglu_matching_hidden(d), 3, 8 * d * d,
+            ratio(d, 3.0 * static_cast<double>(d) * swiglu_matching_hidden(d)));
         const int64_t m = ours ? 4 : 256;
-        const int64_t rounded = round_up(d, m);
+        const int64_t rounded = swiglu_hidden_rounded(d, m);
         add(d, fmt::format("SwiGLU, 8d/3 up to a multiple of {}", m), rounded, 3, 3 * d * rounded,
             ratio(d, static_cast<double>(3 * d * rounded)));
         if (!ours)
@@ -215,18 +190,18 @@ void swiglu_hidden_size(Report& r) {
     ag::Generator gen(0);
     const nn::GeluMLP gelu(modern_cfg.d_model, 4 * modern_cfg.d_model, gen);
     const nn::SwiGLU swiglu(modern_cfg.d_model, modern_cfg.d_ff, gen);
-    const int64_t llama2_hidden = round_up(llama_cfg.d_model, 256);
+    const int64_t llama2_hidden = swiglu_hidden_rounded(llama_cfg.d_model, 256);
     r.paragraph(
         "ModernLM's d_ff = {} is 8·{}/3 = {:.2f} rounded up to a multiple of 4 (Llama 2 7B rounds to 256: {}). As "
         "modules: GPT's GELU MLP has {} parameters (its {} biases included), ModernLM's SwiGLU {} (no biases).",
-        modern_cfg.d_ff, modern_cfg.d_model, ideal(modern_cfg.d_model), thousands(llama2_hidden),
+        modern_cfg.d_ff, modern_cfg.d_model, swiglu_matching_hidden(modern_cfg.d_model), thousands(llama2_hidden),
         thousands(gelu.num_parameters()), 4 * modern_cfg.d_model + modern_cfg.d_model,
         thousands(swiglu.num_parameters()));
     r.paragraph("Llama-3 8B's {} is {:.2f}d, not 8d/3: its FFN is {:.4f} times a 4d GELU MLP's (exercise 8).",
                 thousands(llama_cfg.d_ff), share(llama_cfg.d_ff, llama_cfg.d_model),
                 static_cast<double>(3 * llama_cfg.d_model * llama_cfg.d_ff) /
-                    static_cast<double>(gelu_weights(llama_cfg.d_model)));
-    r.value("swiglu_ideal_hidden_d64", ideal(modern_cfg.d_model));
+                    static_cast<double>(gelu_mlp_weights(llama_cfg.d_model)));
+    r.value("swiglu_ideal_hidden_d64", swiglu_matching_hidden(modern_cfg.d_model));
     r.value("modern_lm_d_ff", static_cast<double>(modern_cfg.d_ff));
     r.value("gelu_mlp_module_params", static_cast<double>(gelu.num_parameters()));
     r.value("swiglu_module_params", static_cast<double>(swiglu.num_parameters()));
@@ -235,37 +210,21 @@ void swiglu_hidden_size(Report& r) {
              "SwiGLU matches the GELU MLP's weights at d_ff = 8d/3: at d = 4096, rounded up to a multiple of 256, "
              "11,008, Llama 2 7B's hidden size.",
              11008, llama2_hidden, llama2_hidden == 11008,
-             fmt::format("8·{}/3 = {:.1f} rounds up to {}", llama_cfg.d_model, ideal(llama_cfg.d_model),
-                         thousands(llama2_hidden))});
+             fmt::format("8·{}/3 = {:.1f} rounds up to {}", llama_cfg.d_model,
+                         swiglu_matching_hidden(llama_cfg.d_model), thousands(llama2_hidden))});
 }
 
 void part1_recipe(Report& r, const Options&) {
-    const ModelSizes sizes = parameter_counts(r);
+    const RecipeCounts counts = parameter_counts(r);
     rmsnorm_vs_layernorm(r);
     swiglu_hidden_size(r);
     r.takeaway(fmt::format(
         "the modern recipe keeps the size class (ModernLM {} against GPT {}: no biases, no LayerNorm β, GQA's "
         "smaller W_k and W_v, SwiGLU at 8d/3); in a large model the FFN holds most parameters.",
-        thousands(sizes.modern_lm), thousands(sizes.gpt)));
+        thousands(counts.modern_total), thousands(counts.gpt_total)));
 }
 
 // ---- part 2 ------------------------------------------------------------------
-
-// A loss curve: the per-step losses of every epoch, averaged over blocks of
-// `block` steps (one step's loss is a 32-sentence batch: noisy).
-svg::Series loss_curve(const std::string& name, const std::vector<EpochLog>& logs, size_t block) {
-    std::vector<double> losses;
-    for (const EpochLog& log : logs) losses.insert(losses.end(), log.step_losses.begin(), log.step_losses.end());
-    svg::Series series{name, {}, {}};
-    for (size_t start = 0; start < losses.size(); start += block) {
-        const size_t end = std::min(losses.size(), start + block);
-        double sum = 0;
-        for (size_t i = start; i < end; ++i) sum += losses[i];
-        series.x.push_back(static_cast<double>(start + end + 1) / 2.0);  // the block's middle step (1-based)
-        series.y.push_back(sum / static_cast<double>(end - start));
-    }
-    return series;
-}
 
 void part2_gpt_vs_modern(Report& r, const Options& options) {
     const FarmRuns runs = farm_runs(options);
@@ -273,27 +232,20 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
         "§7.2 The lecture-2 GPT (learned positions, LayerNorm, GELU MLP, biases) and the ModernLM (RoPE, RMSNorm, "
         "SwiGLU, GQA 4/2 heads, no biases), both d = 64 and 2 layers, initialisation seed 0, trained on {}.",
         runs.description);
-
-    struct Model {
-        std::string name;
-        nn::LMConfig config;
-    };
-    const std::array<Model, 2> models{{{"GPT", nn::LMConfig::gpt()}, {"ModernLM", nn::LMConfig::modern_lm()}}};
-    const double floor = grammar_perplexity(runs.test);
+    const GptVsModern result = compare_gpt_and_modern(options, runs);
+    const double floor = result.floor;
     std::vector<std::vector<Cell>> rows;
     svg::LinePlot plot{"GPT vs ModernLM: training loss", "step", "cross-entropy (mean over blocks of steps)"};
     std::array<double, 2> ppl{};
     std::array<int64_t, 2> params{};
-    for (size_t m = 0; m < models.size(); ++m) {
-        const CachedLm run = trained(options, runs, models[m].config, 0);
-        r.paragraph("{}: {}", models[m].name, run.status);
-        ppl[m] = perplexity(*run.model, runs.test);
-        params[m] = run.model->num_parameters();
-        double seconds = 0;
-        for (const EpochLog& log : run.logs) seconds += log.seconds;
-        rows.push_back({models[m].name, params[m], ppl[m], ppl[m] - floor, run.logs.back().train_loss, seconds});
-        const size_t steps = static_cast<size_t>(optimiser_steps(run));
-        plot.series.push_back(loss_curve(models[m].name, run.logs, std::max<size_t>(1, steps / 125)));
+    for (size_t m = 0; m < result.models.size(); ++m) {
+        const RecipeRun& model = result.models[m];
+        r.paragraph("{}: {}", model.name, model.run.status);
+        ppl[m] = model.test_perplexity;
+        params[m] = model.parameters;
+        rows.push_back(
+            {model.name, params[m], ppl[m], ppl[m] - floor, model.run.logs.back().train_loss, model.seconds});
+        plot.series.push_back({model.name, model.curve.steps, model.curve.losses});
     }
     r.table("gpt_vs_modern_lm",
             {"model", "parameters", "test perplexity", "above the floor", "last epoch's train loss",
@@ -309,7 +261,7 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
         "probabilities, token by token; {:.4f} on the training sentences): no model does better on average. "
         "(docs/reference_figures.md quotes 6.396 on the test set of its PyTorch reference; our exact computation on "
         "our test set gives the figure above, so the reference's sample or its computation differs slightly.)",
-        floor, grammar_perplexity(runs.train));
+        floor, result.floor_train);
     r.paragraph(
         "The lecture's perplexities are on the lecture's own data, so not comparable with ours; only the comparison "
         "between the two models carries over.");
@@ -346,22 +298,8 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
 
 // ---- part 3 ------------------------------------------------------------------
 
-struct Encoding {
-    nn::PosEncoding pos;
-    std::string name;
-    std::string lecture;  // the lecture's k = 4-6 figure (§7.3)
-};
-const std::array<Encoding, 3> kEncodings{{{nn::PosEncoding::Learned, "learned", "0.715"},
-                                          {nn::PosEncoding::None, "none", "0.980"},
-                                          {nn::PosEncoding::Rope, "RoPE", "min 0.000"}}};
-constexpr int kLearned = 0, kNone = 1, kRope = 2;  // indices into kEncodings
-
-// Mean accuracy over k = first … last.
-double mean_accuracy(const std::vector<AgreementResult>& per_k, int first, int last) {
-    double sum = 0;
-    for (int k = first; k <= last; ++k) sum += per_k[static_cast<size_t>(k - 1)].accuracy;
-    return sum / (last - first + 1);
-}
+// The lecture's k = 4-6 figure (§7.3, 3 seeds), in kEncodings' order.
+const std::array<std::string, 3> kLectureBeyond{"0.715", "0.980", "min 0.000"};
 
 // "16-39", "3, 5-7" or "none": a set of rows as runs.
 std::string row_ranges(const std::vector<bool>& rows) {
@@ -379,42 +317,15 @@ std::string row_ranges(const std::vector<bool>& rows) {
     return runs.empty() ? "none" : fmt::format("{}", fmt::join(runs, ", "));
 }
 
-struct EncodingRuns {
-    std::vector<CachedLm> models;                      // [seed]
-    std::vector<std::vector<AgreementResult>> scores;  // [seed][k - 1]
-    double mean13 = 0, mean46 = 0, min46 = 1;
-};
-
-std::array<EncodingRuns, 3> train_encodings(Report& r, const Options& options, const FarmRuns& runs) {
-    std::array<EncodingRuns, 3> all;
-    for (int seed = 0; seed < options.seeds; ++seed)
-        for (size_t e = 0; e < kEncodings.size(); ++e) {
-            nn::LMConfig config = nn::LMConfig::modern_lm();
-            config.pos = kEncodings[e].pos;
-            CachedLm run = trained(options, runs, config, static_cast<uint64_t>(seed));
-            r.paragraph("{} seed {}: {}", kEncodings[e].name, seed, run.status);
-            all[e].scores.push_back(agreement_per_k(*run.model, runs.agreement));
-            all[e].models.push_back(std::move(run));
-        }
-    for (EncodingRuns& enc : all) {
-        for (const auto& per_k : enc.scores) {
-            enc.mean13 += mean_accuracy(per_k, 1, 3) / options.seeds;
-            enc.mean46 += mean_accuracy(per_k, 4, 6) / options.seeds;
-            enc.min46 = std::min(enc.min46, mean_accuracy(per_k, 4, 6));
-        }
-    }
-    return all;
-}
-
 void agreement_tables(Report& r, const Options& options, const std::array<EncodingRuns, 3>& all) {
     std::vector<std::vector<Cell>> rows;
     for (int seed = 0; seed < options.seeds; ++seed)
         for (size_t e = 0; e < kEncodings.size(); ++e) {
-            const auto& per_k = all[e].scores[static_cast<size_t>(seed)];
+            const auto s = static_cast<size_t>(seed);
             std::vector<Cell> row{kEncodings[e].name, seed};
-            for (const AgreementResult& a : per_k) row.emplace_back(a.accuracy);
-            row.emplace_back(mean_accuracy(per_k, 1, 3));
-            row.emplace_back(mean_accuracy(per_k, 4, 6));
+            for (const AgreementResult& a : all[e].scores[s]) row.emplace_back(a.accuracy);
+            row.emplace_back(all[e].within[s]);
+            row.emplace_back(all[e].beyond[s]);
             rows.push_back(std::move(row));
         }
     r.paragraph(
@@ -423,7 +334,7 @@ void agreement_tables(Report& r, const Options& options, const std::array<Encodi
 
     rows.clear();
     for (size_t e = 0; e < kEncodings.size(); ++e) {
-        rows.push_back({kEncodings[e].name, all[e].mean13, all[e].mean46, all[e].min46, kEncodings[e].lecture});
+        rows.push_back({kEncodings[e].name, all[e].mean13, all[e].mean46, all[e].min46, kLectureBeyond[e]});
         r.value("mean_k1_3_" + kEncodings[e].name, all[e].mean13);
         r.value("mean_k4_6_" + kEncodings[e].name, all[e].mean46);
         r.value("min_k4_6_" + kEncodings[e].name, all[e].min46);
@@ -434,21 +345,16 @@ void agreement_tables(Report& r, const Options& options, const std::array<Encodi
 }
 
 // The lecture's findings on k = 4-6 and ours, as claims.
-void compare_with_lecture(Report& r, const Options& options, const std::array<EncodingRuns, 3>& all) {
+void compare_with_lecture(Report& r, const Options& options, const PositionEncodings& encodings) {
+    const std::array<EncodingRuns, 3>& all = encodings.encodings;
     const double learned = all[kLearned].mean46, none = all[kNone].mean46, rope = all[kRope].mean46;
     const bool rope_worst = rope < learned && rope < none;
     const bool lecture_order = none > learned && learned > rope;
-    int rope_lowest = 0;  // seeds in which RoPE's k=4-6 accuracy is the lowest of the three
-    for (size_t seed = 0; seed < all[kRope].scores.size(); ++seed) {
-        const auto beyond = [&](int e) { return mean_accuracy(all[static_cast<size_t>(e)].scores[seed], 4, 6); };
-        rope_lowest += beyond(kRope) < beyond(kLearned) && beyond(kRope) < beyond(kNone);
-    }
+    const int rope_lowest = encodings.rope_lowest_seeds;
     r.value("seeds_rope_lowest_k4_6", rope_lowest);
     r.paragraph("Seed by seed, RoPE is the lowest of the three at k=4-6 in {} of {} seed(s).", rope_lowest,
                 options.seeds);
-    size_t worst = 0;  // the encoding with the worst single seed
-    for (size_t e = 1; e < all.size(); ++e)
-        if (all[e].min46 < all[worst].min46) worst = e;
+    const size_t worst = encodings.worst_seed;
 
     const std::string ours = fmt::format("none {:.3f}, learned {:.3f}, RoPE {:.3f}", none, learned, rope);
     const std::string seeds = options.seeds == 1 ? "seed 0" : fmt::format("the {} seeds", options.seeds);
@@ -495,13 +401,14 @@ void compare_with_lecture(Report& r, const Options& options, const std::array<En
 // verb is predicted, and p(correct), per k.
 void subject_attention(Report& r, const Options& options, const FarmRuns& runs,
                        const std::array<EncodingRuns, 3>& all) {
+    std::array<std::vector<double>, 3> weight;  // [encoding][k - 1]
+    for (size_t e = 0; e < kEncodings.size(); ++e)
+        weight[e] = subject_attention_per_k(*all[e].models[0].model, runs.agreement);
     const int trained_k = largest_k(runs.train);
-    std::array<std::vector<double>, 3> weight;
     svg::LinePlot plot{"Largest attention on the subject at the verb-predicting position (seed 0)",
                        "k (attractors; the subject is 3k positions back)", "max weight over layers and heads"};
     plot.markers = true;
     for (size_t e = 0; e < kEncodings.size(); ++e) {
-        weight[e] = subject_attention_per_k(*all[e].models[0].model, runs.agreement);
         svg::Series series{kEncodings[e].name, {}, weight[e]};
         for (size_t k = 1; k <= weight[e].size(); ++k) series.x.push_back(static_cast<double>(k));
         plot.series.push_back(std::move(series));
@@ -524,14 +431,9 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs,
             {"k", "distance 3k", "distance seen in training", "learned: weight", "learned: p(correct)", "none: weight",
              "none: p(correct)", "RoPE: weight", "RoPE: p(correct)"},
             rows);
-    const auto mean_of = [](const std::vector<double>& v, size_t first, size_t last) {
-        double sum = 0;
-        for (size_t i = first; i <= last; ++i) sum += v[i];
-        return sum / static_cast<double>(last - first + 1);
-    };
     std::vector<std::string> changes;
     for (size_t e = 0; e < kEncodings.size(); ++e) {
-        const double within = mean_of(weight[e], 0, 2), beyond = mean_of(weight[e], 3, 5);
+        const double within = mean_over_k(weight[e], 1, 3), beyond = mean_over_k(weight[e], 4, 6);
         r.value("subject_weight_k1_3_" + kEncodings[e].name, within);
         r.value("subject_weight_k4_6_" + kEncodings[e].name, beyond);
         changes.push_back(fmt::format("{} {:.3f} -> {:.3f}", kEncodings[e].name, within, beyond));
@@ -552,24 +454,17 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs,
 // §7.3 the learned rows no training input reaches, and what they do at k=4-6.
 void untrained_positions(Report& r, const Options& options, const FarmRuns& runs,
                          const std::array<EncodingRuns, 3>& all) {
-    const auto longest = static_cast<int64_t>(longest_sentence(runs.train));
-    // A sentence of L tokens is read at positions 0 … L-2 (its last token is only a target).
-    const int64_t first_untrained = longest - 1;
+    const UntrainedRows untrained = find_untrained_rows(all[kLearned].models, runs);
+    const int64_t longest = untrained.longest, first_untrained = untrained.first_untrained;
     std::vector<std::vector<Cell>> rows;
-    bool as_predicted = true;
-    PositionRows seed0;
     for (int seed = 0; seed < options.seeds; ++seed) {
-        const CachedLm& run = all[kLearned].models[static_cast<size_t>(seed)];
-        const PositionRows found =
-            untouched_position_rows(*run.model, static_cast<uint64_t>(seed), optimiser_steps(run), runs.training);
-        std::vector<bool> predicted(found.untouched.size());
-        for (size_t i = 0; i < predicted.size(); ++i) predicted[i] = static_cast<int64_t>(i) >= first_untrained;
-        const bool match = found.untouched == predicted;
-        as_predicted = as_predicted && match;
-        rows.push_back({seed, row_ranges(found.untouched), row_ranges(predicted), match, found.decay, found.max_moved,
+        const PositionRows& found = untrained.found[static_cast<size_t>(seed)];
+        rows.push_back({seed, row_ranges(found.untouched), row_ranges(untrained.predicted),
+                        untrained.match[static_cast<size_t>(seed)], found.decay, found.max_moved,
                         found.mean_norm_untouched, found.mean_norm_trained});
-        if (seed == 0) seed0 = found;
     }
+    const PositionRows& seed0 = untrained.found[0];
+    const bool as_predicted = untrained.as_predicted;
     const int64_t max_len = all[kLearned].models[0].model->config().max_len;
     r.paragraph(
         "Learned positions: the longest training sentence has {} tokens, so inputs sit at positions 0-{} and rows "
@@ -596,10 +491,9 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
 
     rows.clear();
     for (size_t i = 0; i < runs.agreement.size(); ++i) {
-        const int64_t last = 2 + 3 * static_cast<int64_t>(i + 1);  // the verb-predicting position
-        const int64_t untrained = std::max<int64_t>(0, last - first_untrained + 1);
         const AgreementResult& a = all[kLearned].scores[0][i];
-        rows.push_back({static_cast<int64_t>(i + 1), last, untrained, a.accuracy, a.p_correct});
+        rows.push_back({static_cast<int64_t>(i + 1), untrained.verb_position[i], untrained.untrained_read[i],
+                        a.accuracy, a.p_correct});
     }
     r.paragraph(
         "What the learned model reads at each k (seed 0): positions 0 … 2+3k, the last of which may be untrained "
@@ -652,9 +546,13 @@ void part3_positions(Report& r, const Options& options) {
         options.seeds == 1 ? std::string("Seed 0 initialises")
                            : fmt::format("Seeds 0 … {} initialise", options.seeds - 1),
         runs.description);
-    const std::array<EncodingRuns, 3> all = train_encodings(r, options, runs);
+    const PositionEncodings encodings = train_position_encodings(options, runs);
+    const std::array<EncodingRuns, 3>& all = encodings.encodings;
+    for (int seed = 0; seed < options.seeds; ++seed)
+        for (size_t e = 0; e < kEncodings.size(); ++e)
+            r.paragraph("{} seed {}: {}", kEncodings[e].name, seed, all[e].models[static_cast<size_t>(seed)].status);
     agreement_tables(r, options, all);
-    compare_with_lecture(r, options, all);
+    compare_with_lecture(r, options, encodings);
     subject_attention(r, options, runs, all);
     untrained_positions(r, options, runs, all);
     r.takeaway(

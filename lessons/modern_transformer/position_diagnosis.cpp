@@ -76,4 +76,25 @@ PositionRows untouched_position_rows(const nn::LanguageModel& trained, uint64_t 
     return result;
 }
 
+UntrainedRows find_untrained_rows(const std::vector<CachedLm>& learned, const FarmRuns& runs) {
+    UntrainedRows result;
+    result.longest = static_cast<int64_t>(longest_sentence(runs.train));
+    result.first_untrained = result.longest - 1;
+    const int64_t rows = learned.at(0).model->config().max_len;
+    for (int64_t i = 0; i < rows; ++i) result.predicted.push_back(i >= result.first_untrained);
+    for (size_t seed = 0; seed < learned.size(); ++seed) {
+        const CachedLm& run = learned[seed];
+        result.found.push_back(
+            untouched_position_rows(*run.model, static_cast<uint64_t>(seed), optimiser_steps(run), runs.training));
+        result.match.push_back(result.found.back().untouched == result.predicted);
+        result.as_predicted = result.as_predicted && result.match.back();
+    }
+    for (size_t i = 0; i < runs.agreement.size(); ++i) {
+        const int64_t last = kSubject + 3 * static_cast<int64_t>(i + 1);
+        result.verb_position.push_back(last);
+        result.untrained_read.push_back(std::max<int64_t>(0, last - result.first_untrained + 1));
+    }
+    return result;
+}
+
 }  // namespace lessons::modern_transformer

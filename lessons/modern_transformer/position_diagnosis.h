@@ -7,6 +7,7 @@
 
 #include "data/farm_language.h"
 #include "lessons/common/training.h"
+#include "lessons/modern_transformer/farm_runs.h"
 #include "nn/language_model.h"
 
 namespace lessons::modern_transformer {
@@ -36,5 +37,23 @@ struct PositionRows {
 };
 PositionRows untouched_position_rows(const nn::LanguageModel& trained, uint64_t init_seed, int64_t steps,
                                      const LmTrainOptions& training);
+
+// The learned-position models' untouched rows, seed by seed, against the
+// prediction: a sentence of L tokens is read at positions 0 … L-2 (its last
+// token is only a target), so the rows from longest - 1 on never get a
+// gradient. A prefix with k attractors is read up to its verb-predicting
+// position kSubject + 3k: beyond the training lengths it reads such rows.
+struct UntrainedRows {
+    int64_t longest = 0;                  // the longest training sentence, in tokens
+    int64_t first_untrained = 0;          // longest - 1: the first row no training input reaches
+    std::vector<bool> predicted;          // per row of pos_emb: row >= first_untrained
+    std::vector<PositionRows> found;      // [seed]: untouched_position_rows of that seed's model
+    std::vector<bool> match;              // [seed]: found[seed].untouched == predicted
+    bool as_predicted = true;             // every seed matches
+    std::vector<int64_t> verb_position;   // [k - 1]: kSubject + 3k
+    std::vector<int64_t> untrained_read;  // [k - 1]: untrained rows among positions 0 … verb_position
+};
+// learned: the models of seeds 0, 1, … (pos = Learned) trained on runs.
+UntrainedRows find_untrained_rows(const std::vector<CachedLm>& learned, const FarmRuns& runs);
 
 }  // namespace lessons::modern_transformer

@@ -1,5 +1,7 @@
 #pragma once
 // §3 and §7.1 the modern recipe in numbers: where a model's parameters live.
+#include <cstdint>
+
 #include "nn/module.h"
 #include "nn/param_count.h"
 
@@ -10,5 +12,23 @@ namespace lessons::modern_transformer {
 // tok_emb / pos_emb -> embeddings, *.attn.* -> attention, *.mlp.* -> FFN,
 // head -> head, ln* / *norm -> norms. An unknown name throws.
 nn::ParamCount count_module_parameters(const nn::Module& model);
+
+// §7.1 ModernLM and GPT (initialisation seed 0) counted twice: from the
+// built module and from the formula nn::count_parameters, which never
+// builds the model and so also counts Llama-3 8B.
+struct RecipeCounts {
+    nn::ParamCount modern_module, modern_formula, gpt_module, gpt_formula, llama3_8b;
+    int64_t modern_total = 0, gpt_total = 0;  // num_parameters() of the built models
+    // Module and formula agree in every group for both models, and the
+    // groups add up to the built models' totals.
+    bool module_equals_formula = false;
+};
+RecipeCounts count_recipes();
+
+// §3.2 (exercise 8) SwiGLU has three d × d_ff matrices where the GELU MLP
+// has two d × 4d: 3 d d_ff = 2 d 4d gives d_ff = 8d/3.
+int64_t gelu_mlp_weights(int64_t d);                         // 2·d·4d = 8d²
+double swiglu_matching_hidden(int64_t d);                    // 8d/3
+int64_t swiglu_hidden_rounded(int64_t d, int64_t multiple);  // 8d/3 rounded up to a multiple of `multiple`
 
 }  // namespace lessons::modern_transformer

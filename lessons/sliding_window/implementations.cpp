@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "autograd/engine.h"
+#include "autograd/generator.h"
 #include "autograd/ops.h"
 
 namespace lessons::sliding_window {
@@ -37,6 +39,31 @@ ag::Tensor pad_rows(const ag::Tensor& x, int64_t rows) {
 }  // namespace
 
 bool visible(int64_t t, int64_t j, int64_t window) { return t - window < j && j <= t; }
+
+EngineMask engine_mask(int64_t slides_w, int64_t T) {
+    EngineMask result;
+    result.slides_w = slides_w;
+    result.window = slides_w / 2 + 1;
+    ag::Generator gen(0);
+    const ag::Tensor q = ag::Tensor::randn({1, T, 1, 4}, gen), k = ag::Tensor::randn({1, T, 1, 4}, gen);
+    ag::Tensor weights;
+    ag::NoGradGuard no_grad;
+    ag::causal_attention(q, k, k, result.window, &weights);  // weights [1, 1, T, T]
+    for (int64_t t = 0; t < T; ++t) {
+        std::vector<double> row;
+        int64_t count = 0;
+        for (int64_t j = 0; j < T; ++j) {
+            const bool seen = weights.at({0, 0, t, j}) > 0.0;
+            row.push_back(seen ? 1 : 0);
+            result.mismatches += seen != visible(t, j, result.window);
+            count += seen;
+        }
+        result.mask.push_back(std::move(row));
+        result.visible_keys.push_back(count);
+        result.most_visible = std::max(result.most_visible, count);
+    }
+    return result;
+}
 
 ag::Tensor naive_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window) {
     check_inputs("naive_window_attention", q, k, v, window);

@@ -4,6 +4,7 @@
 // returns [T, d], softmax(q kᵀ/√d over the visible keys) v, equal to
 // ag::causal_attention with the same window (lesson 04 part 2 checks it).
 #include <cstdint>
+#include <vector>
 
 #include "autograd/tensor.h"
 
@@ -14,6 +15,20 @@ namespace lessons::sliding_window {
 // the W most recent tokens with t itself on the diagonal. The slides' w is
 // Longformer's two-sided width: a causal window of w/2 + 1 tokens, W.
 bool visible(int64_t t, int64_t j, int64_t window);
+
+// §6.1 the mask the engine applies for the slides' two-sided width w, a
+// causal window of W = w/2 + 1 tokens: which keys ag::causal_attention with
+// window W gives a nonzero weight, on random q and k for T queries (softmax
+// gives every visible key a positive weight and every hidden one exactly 0).
+struct EngineMask {
+    int64_t slides_w = 0;                   // w
+    int64_t window = 0;                     // W = w/2 + 1
+    std::vector<std::vector<double>> mask;  // [t][j]: 1 where query t gives key j a weight, else 0
+    std::vector<int64_t> visible_keys;      // per query t: the keys it sees (its row's sum)
+    int64_t most_visible = 0;               // the most keys any query sees
+    int64_t mismatches = 0;                 // cells that break the rule visible(t, j, W)
+};
+EngineMask engine_mask(int64_t slides_w, int64_t T);
 
 // §6.2 (1) naive: the full T×T score matrix, then the mask (-inf where not
 // visible), softmax and v. O(T²) time and memory, whatever W is.

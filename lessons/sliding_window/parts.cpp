@@ -1,19 +1,17 @@
 #include "lessons/sliding_window/parts.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <functional>
 #include <limits>
 #include <numeric>
 
-#include "autograd/autograd.h"
 #include "data/farm_language.h"
-#include "lessons/common/evaluation.h"
-#include "lessons/common/model_cache.h"
 #include "lessons/common/svg.h"
+#include "lessons/sliding_window/implementation_check.h"
 #include "lessons/sliding_window/implementations.h"
+#include "lessons/sliding_window/receptive_field.h"
 #include "lessons/sliding_window/rolling_cache.h"
+#include "lessons/sliding_window/small_windows.h"
 
 namespace lessons::sliding_window {
 namespace {
@@ -24,28 +22,24 @@ std::string seeds_text(const Options& options) {
     return options.seeds == 1 ? "seed 0" : fmt::format("seeds 0 … {}", options.seeds - 1);
 }
 
-// One head as ag::causal_attention wants it: [T, d] -> [1, T, 1, d].
-ag::Tensor one_head(const ag::Tensor& x) { return x.reshape({1, x.size(0), 1, x.size(1)}); }
-
 // ---- part 1 ------------------------------------------------------------------
 
-// The mask the engine applies: which keys get a nonzero weight from
-// ag::causal_attention with window W (softmax gives every visible key a
-// positive weight and every hidden one exactly 0). mask[t][j] is 0 or 1.
-std::vector<std::vector<double>> engine_mask(int64_t T, int64_t window) {
-    ag::Generator gen(0);
-    const ag::Tensor q = ag::Tensor::randn({1, T, 1, 4}, gen), k = ag::Tensor::randn({1, T, 1, 4}, gen);
-    ag::Tensor weights;
-    ag::NoGradGuard no_grad;
-    ag::causal_attention(q, k, k, window, &weights);  // weights [1, 1, T, T]
-    std::vector<std::vector<double>> mask(static_cast<size_t>(T));
-    for (int64_t t = 0; t < T; ++t)
-        for (int64_t j = 0; j < T; ++j) mask[static_cast<size_t>(t)].push_back(weights.at({0, 0, t, j}) > 0.0 ? 1 : 0);
-    return mask;
+// The mask as a table: query t, a 0/1 per key j, and the keys t sees.
+std::vector<std::vector<Cell>> mask_rows(const EngineMask& mask) {
+    std::vector<std::vector<Cell>> rows;
+    for (size_t t = 0; t < mask.mask.size(); ++t) {
+        std::vector<Cell> row{t};
+        for (const double bit : mask.mask[t]) row.emplace_back(static_cast<int64_t>(bit));
+        row.emplace_back(mask.visible_keys[t]);
+        rows.push_back(std::move(row));
+    }
+    return rows;
 }
 
 void part1_masks(Report& r, const Options& options) {
     constexpr int64_t T = 8;
+    const std::vector<EngineMask> masks{engine_mask(4, T), engine_mask(6, T)};
+    const int64_t mismatches = masks[0].mismatches + masks[1].mismatches;  // cells that break t - W < j ≤ t
     r.paragraph(
         "§6.1 The slides' w is Longformer's two-sided window width; a causal window keeps w/2 + 1 tokens, the "
         "current one on the diagonal. The code, like Mistral, takes the number of visible tokens W: query t sees "
@@ -54,34 +48,15 @@ void part1_masks(Report& r, const Options& options) {
     svg::HeatmapGrid figure{"Sliding-window masks (query t sees key j: dark)", 2};
     figure.x_label = "key j";
     figure.y_label = "query t";
-    int64_t mismatches = 0;             // mask cells that differ from the rule t - W < j ≤ t
-    std::vector<int64_t> most_visible;  // per w: the most keys any query sees in the engine's mask
-    for (const int64_t w : {4, 6}) {
-        const int64_t W = w / 2 + 1;
-        const auto mask = engine_mask(T, W);
-        std::vector<std::string> columns{"t"};
-        for (int64_t j = 0; j < T; ++j) columns.push_back(fmt::format("j={}", j));
-        columns.push_back("visible");
-        std::vector<std::vector<Cell>> rows;
-        int64_t most = 0;
-        for (int64_t t = 0; t < T; ++t) {
-            std::vector<Cell> row{t};
-            int64_t count = 0;
-            for (int64_t j = 0; j < T; ++j) {
-                const int64_t bit = static_cast<int64_t>(mask[static_cast<size_t>(t)][static_cast<size_t>(j)]);
-                mismatches += (bit == 1) != visible(t, j, W);
-                count += bit;
-                row.emplace_back(bit);
-            }
-            row.emplace_back(count);
-            most = std::max(most, count);
-            rows.push_back(std::move(row));
-        }
-        most_visible.push_back(most);
+    std::vector<std::string> columns{"t"};
+    for (int64_t j = 0; j < T; ++j) columns.push_back(fmt::format("j={}", j));
+    columns.push_back("visible");
+    for (const EngineMask& mask : masks) {
+        const int64_t w = mask.slides_w, W = mask.window;
         r.paragraph("slides' w = {}: W = w/2 + 1 = {} visible tokens", w, W);
-        r.table(fmt::format("mask_w{}", w), columns, rows);
+        r.table(fmt::format("mask_w{}", w), columns, mask_rows(mask));
         r.value(fmt::format("w{}_visible_tokens", w), static_cast<double>(W));
-        figure.panels.push_back({fmt::format("w = {} (W = {})", w, W), mask, 0.0, 1.0, true});
+        figure.panels.push_back({fmt::format("w = {} (W = {})", w, W), mask.mask, 0.0, 1.0, true});
     }
     svg::write(output_path(options, "04_masks.svg"), figure);
     r.figure("04_masks.svg", "The engine's masks for the slides' w = 4 and w = 6: a band of W = 3 and 4 keys");
@@ -89,8 +64,8 @@ void part1_masks(Report& r, const Options& options) {
         {"engine_mask_matches_rule",
          "A causal window of the slides' width w keeps w/2 + 1 tokens, the current one on the diagonal: 3 for "
          "w = 4, 4 for w = 6.",
-         "w = 4: 3 tokens, w = 6: 4", fmt::format("w = 4: {} tokens, w = 6: {}", most_visible[0], most_visible[1]),
-         mismatches == 0,
+         "w = 4: 3 tokens, w = 6: 4",
+         fmt::format("w = 4: {} tokens, w = 6: {}", masks[0].most_visible, masks[1].most_visible), mismatches == 0,
          mismatches == 0
              ? fmt::format("every one of the {} mask cells read off the engine follows t - W < j ≤ t", 2 * T * T)
              : fmt::format("{} of the {} mask cells read off the engine break t - W < j ≤ t", mismatches, 2 * T * T)});
@@ -101,69 +76,24 @@ void part1_masks(Report& r, const Options& options) {
 
 // ---- part 2 ------------------------------------------------------------------
 
-using Implementation = std::function<ag::Tensor(const ag::Tensor&, const ag::Tensor&, const ag::Tensor&, int64_t)>;
-
-ag::Tensor engine_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window) {
-    return ag::causal_attention(one_head(q), one_head(k), one_head(v), window).reshape(q.shape());
-}
-
-struct Named {
-    const char* name;
-    Implementation run;
-};
-const std::vector<Named> kImplementations{{"naive", naive_window_attention},
-                                          {"for loop", loop_window_attention},
-                                          {"sliding chunks", chunked_window_attention}};
-
-struct Qkv {
-    ag::Tensor q, k, v;
-};
-Qkv random_qkv(int64_t T, int64_t d, uint64_t seed) {
-    ag::Generator gen(seed);
-    Qkv x{ag::Tensor::randn({T, d}, gen), ag::Tensor::randn({T, d}, gen), ag::Tensor::randn({T, d}, gen)};
-    return x;
-}
-
-// Milliseconds per call: the fastest of up to three calls, fewer when the
-// calls so far took more than 0.2 s together (the naive one at large T).
-double best_ms(const std::function<void()>& call, int most_calls) {
-    double best = std::numeric_limits<double>::infinity(), total = 0.0;
-    for (int i = 0; i < most_calls && total < 200.0; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        call();
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        best = std::min(best, ms);
-        total += ms;
-    }
-    return best;
-}
-
 void part2_implementations(Report& r, const Options& options) {
-    ag::NoGradGuard no_grad;
+    const std::vector<Implementation>& implementations = window_implementations();
     // Equal outputs, on a length that is not a multiple of W (the last chunk
     // is padded) and for windows from 1 (the diagonal only) to more than T
     // (plain causal attention).
     const int64_t T = options.quick ? 37 : 100, d = 16;
+    const EqualityCheck equal = compare_with_engine(T, d, {1, 3, 8, 64, T + 5}, options.seeds);
     r.paragraph(
         "§6.2 The slides' three implementations (lessons/sliding_window/implementations.cpp) against the engine's "
         "fused ag::causal_attention, one head, q, k, v ~ N(0, 1) [T = {}, d = {}], {}:",
         T, d, seeds_text(options));
     std::vector<std::vector<Cell>> rows;
-    double worst = 0.0;
-    for (const int64_t W : {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{64}, T + 5}) {
-        std::vector<Cell> row{W, T};
-        for (const auto& impl : kImplementations) {
-            double diff = 0.0;
-            for (int seed = 0; seed < options.seeds; ++seed) {
-                const Qkv x = random_qkv(T, d, static_cast<uint64_t>(seed));
-                diff = std::max(
-                    diff, ag::max_abs_diff(impl.run(x.q, x.k, x.v, W), engine_window_attention(x.q, x.k, x.v, W)));
-            }
-            worst = std::max(worst, diff);
-            row.emplace_back(diff);
-        }
+    for (const EqualOutputs& w : equal.windows) {
+        std::vector<Cell> row{w.window, T};
+        for (const double diff : w.diff) row.emplace_back(diff);
         rows.push_back(std::move(row));
     }
+    const double worst = equal.worst;
     r.table("equal_outputs", {"W", "T", "naive - engine", "for loop - engine", "sliding chunks - engine"}, rows);
     r.value("max_implementation_minus_engine", worst);
     r.claim({"implementations_equal", "The naive, for-loop and sliding-chunks implementations give the same output.",
@@ -176,44 +106,29 @@ void part2_implementations(Report& r, const Options& options) {
     const std::vector<int64_t> lengths =
         options.quick ? std::vector<int64_t>{128, 256} : std::vector<int64_t>{256, 512, 1024, 2048};
     const int most_calls = options.quick ? 1 : 3;
+    const Timing timing = time_implementations(lengths, W, D, most_calls);
+    const std::vector<std::vector<double>>& ms = timing.ms;
     rows.clear();
-    std::vector<double> xs;
-    // ms[0 … 2]: the three implementations; ms[3]: the engine, timed first
-    // (its output is the reference the others are checked against).
-    std::vector<std::vector<double>> ms(kImplementations.size() + 1);
-    double worst_timed = 0.0;
-    {
-        const ag::ThreadCountGuard one_thread(1);
-        for (const int64_t length : lengths) {
-            const Qkv x = random_qkv(length, D, 0);
-            ag::Tensor reference;
-            ms.back().push_back(best_ms([&] { reference = engine_window_attention(x.q, x.k, x.v, W); }, most_calls));
-            std::vector<Cell> row{length};
-            for (size_t i = 0; i < kImplementations.size(); ++i) {
-                ag::Tensor out;
-                ms[i].push_back(best_ms([&] { out = kImplementations[i].run(x.q, x.k, x.v, W); }, most_calls));
-                worst_timed = std::max(worst_timed, ag::max_abs_diff(out, reference));
-                row.emplace_back(ms[i].back());
-            }
-            row.emplace_back(ms.back().back());
-            row.emplace_back(ms[0].back() / ms[2].back());
-            rows.push_back(std::move(row));
-            xs.push_back(static_cast<double>(length));
-        }
+    for (size_t j = 0; j < lengths.size(); ++j) {
+        std::vector<Cell> row{lengths[j]};
+        for (const std::vector<double>& per_length : ms) row.emplace_back(per_length[j]);
+        row.emplace_back(timing.engine_ms[j]);
+        row.emplace_back(ms[0][j] / ms[2][j]);
+        rows.push_back(std::move(row));
     }
     r.paragraph(
         "Time per call on one thread (best of up to {} calls), W = {}, d = {}; every output equals the engine's to "
         "{}:",
-        most_calls, W, D, Cell(worst_timed).str(true));
+        most_calls, W, D, Cell(timing.worst).str(true));
     r.table("timing",
             {"T", "naive ms", "for loop ms", "sliding chunks ms", "ag::causal_attention ms", "naive / chunks"}, rows);
-    r.value("max_timed_minus_engine", worst_timed);
-    const auto growth = [&](size_t i) { return ms[i].back() / ms[i].front(); };
-    const double t_ratio = xs.back() / xs.front();
+    r.value("max_timed_minus_engine", timing.worst);
+    const double t_ratio = timing.lengths.back() / timing.lengths.front();
     r.paragraph(
         "From T = {} to T = {} (×{:g}; T² ×{:g}) the time grew: naive ×{:.1f}, for loop ×{:.1f}, sliding chunks "
         "×{:.1f}, engine ×{:.1f}. Timings are noisy (a shared machine); the shape of the growth is the point.",
-        lengths.front(), lengths.back(), t_ratio, t_ratio * t_ratio, growth(0), growth(1), growth(2), growth(3));
+        lengths.front(), lengths.back(), t_ratio, t_ratio * t_ratio, timing.growth(0), timing.growth(1),
+        timing.growth(2), timing.engine_growth());
     r.paragraph(
         "The for loop is T calls of small engine ops, like the slides' Python loop: its cost is the per-call "
         "overhead. The engine's fused op does O(T·W) arithmetic but finds each query's visible keys by scanning "
@@ -224,18 +139,19 @@ void part2_implementations(Report& r, const Options& options) {
                        "time per call (ms)"};
     plot.log_x = plot.log_y = true;
     plot.markers = true;
-    for (size_t i = 0; i < kImplementations.size(); ++i) plot.series.push_back({kImplementations[i].name, xs, ms[i]});
-    plot.series.push_back({"ag::causal_attention", xs, ms.back()});
+    for (size_t i = 0; i < implementations.size(); ++i)
+        plot.series.push_back({implementations[i].name, timing.lengths, ms[i]});
+    plot.series.push_back({"ag::causal_attention", timing.lengths, timing.engine_ms});
     svg::write(output_path(options, "04_timing.svg"), plot);
     r.figure("04_timing.svg", "Time per call against T (log-log), one thread, W = 64, d = 64");
-    const bool chunks_ahead = naive_over_chunks > 1.0 && growth(0) > growth(2);
+    const bool chunks_ahead = naive_over_chunks > 1.0 && timing.growth(0) > timing.growth(2);
     r.claim({"chunks_beat_naive",
              "The naive implementation still does O(T²) work; the sliding chunks do O(T·W) and pull ahead as T "
              "grows.",
              "", naive_over_chunks, chunks_ahead,
              fmt::format("at T = {} the naive one takes {:.2f} times the chunks' time; from T = {} the naive time "
                          "grew ×{:.1f}, the chunks' ×{:.1f}{}",
-                         lengths.back(), naive_over_chunks, lengths.front(), growth(0), growth(2),
+                         lengths.back(), naive_over_chunks, lengths.front(), timing.growth(0), timing.growth(2),
                          chunks_ahead ? "" : " (one timing on a shared machine: the lengths may be too short)")});
     r.takeaway(
         "all three compute the same thing; the naive one still pays O(T²) for a mask that throws most "
@@ -254,43 +170,14 @@ void part3_receptive_field(Report& r, const Options& options) {
         "§6.3 An untrained ModernLM with {} layers and W = {} reads {} tokens twice, the second time with token {} "
         "changed. After each layer L, which positions' outputs moved (|Δ| > 0)? ({})",
         layers, W, T, changed, seeds_text(options));
-    ag::NoGradGuard no_grad;
-    const nn::Packing packing = nn::Packing::uniform(1, T);
+    const ReceptiveField field = measure_receptive_field(cfg, T, changed, options.seeds);
     std::vector<std::vector<Cell>> rows;
-    std::vector<std::vector<double>> moved_map;
-    int64_t exact_layers = 0, measured_layers = 0;  // (seed, layer) pairs, and those that reach exactly L(W-1)
-    for (int seed = 0; seed < options.seeds; ++seed) {
-        const nn::LanguageModel model(cfg, static_cast<uint64_t>(seed));
-        ag::Generator gen(static_cast<uint64_t>(seed));
-        std::vector<double> ids;
-        for (int64_t t = 0; t < T; ++t) ids.push_back(static_cast<double>(gen.randint(farm::VOCAB_SIZE)));
-        std::vector<double> other = ids;
-        other[changed] = static_cast<double>((static_cast<int64_t>(other[changed]) + 1) % farm::VOCAB_SIZE);
-        ag::Tensor x = model.tok_emb->forward(ag::Tensor::from({T}, ids));
-        ag::Tensor y = model.tok_emb->forward(ag::Tensor::from({T}, other));
-        for (int64_t L = 1; L <= layers; ++L) {
-            x = model.layers[static_cast<size_t>(L - 1)]->forward(x, nn::Attend::packed(packing));
-            y = model.layers[static_cast<size_t>(L - 1)]->forward(y, nn::Attend::packed(packing));
-            std::vector<double> moved;
-            int64_t first = -1, last = -1, count = 0;
-            for (int64_t t = 0; t < T; ++t) {
-                const bool m = ag::max_abs_diff(x.narrow(0, t, 1), y.narrow(0, t, 1)) > 0.0;
-                moved.push_back(m ? 1.0 : 0.0);
-                if (m) {
-                    if (first < 0) first = t;
-                    last = t;
-                    ++count;
-                }
-            }
-            const int64_t reach = last - changed, expected = L * (W - 1);
-            // exactly the positions changed … changed + L(W-1) moved
-            const bool match = first == changed && reach == expected && count == expected + 1;
-            exact_layers += match;
-            ++measured_layers;
-            rows.push_back({seed, L, first, last, count, reach, expected, match});
-            if (seed == 0) moved_map.push_back(moved);
-        }
+    std::vector<std::vector<double>> moved_map;  // seed 0: per layer, per position
+    for (const LayerReach& l : field.layers) {
+        rows.push_back({l.seed, l.layer, l.first, l.last, l.moved, l.reach, l.expected, l.exact});
+        if (l.seed == 0) moved_map.push_back(l.moved_at);
     }
+    const int64_t exact_layers = field.exact_layers, measured_layers = static_cast<int64_t>(field.layers.size());
     r.table("receptive_field",
             {"seed", "layer L", "first moved", "last moved", "positions moved", "reach", "L(W-1)", "equal"}, rows);
     r.paragraph(
@@ -319,25 +206,8 @@ void part3_receptive_field(Report& r, const Options& options) {
 
 // ---- part 4 ------------------------------------------------------------------
 
-struct Comparison {
-    double max_diff = 0.0;
-    int64_t first_wrong = -1;  // first position with |Δ| > tolerance (-1: none)
-    Cell first_wrong_cell() const { return first_wrong < 0 ? Cell("none") : Cell(first_wrong); }
-    int64_t argmax_changed = 0;  // positions whose greedy token differs
-};
-
-// logits rows [1, 1, V] per position against the full pass [1, T, V].
-Comparison compare(const std::vector<ag::Tensor>& rows, const ag::Tensor& full) {
-    Comparison c;
-    for (size_t p = 0; p < rows.size(); ++p) {
-        const ag::Tensor reference = full.narrow(1, static_cast<int64_t>(p), 1);
-        const double diff = ag::max_abs_diff(rows[p], reference);
-        c.max_diff = std::max(c.max_diff, diff);
-        if (diff > kTolerance && c.first_wrong < 0) c.first_wrong = static_cast<int64_t>(p);
-        if (ag::argmax(rows[p], -1).item() != ag::argmax(reference, -1).item()) ++c.argmax_changed;
-    }
-    return c;
-}
+// The first position whose logits are off, as a table cell.
+Cell first_wrong_cell(const LogitsComparison& c) { return c.first_wrong < 0 ? Cell("none") : Cell(c.first_wrong); }
 
 void part4_rolling_cache(Report& r, const Options& options) {
     constexpr int64_t W = 6;
@@ -352,87 +222,54 @@ void part4_rolling_cache(Report& r, const Options& options) {
         "tokens is read in one full forward pass with the same window. ({}; the model is untrained, so its tokens "
         "are noise: the identity holds for any weights.)",
         W, farm::decode(prompt), new_tokens, W - 1, W - 1, total, seeds_text(options));
-    ag::NoGradGuard no_grad;
-    std::vector<std::vector<Cell>> rows;
-    double worst_engine = 0.0;
-    std::vector<double> bug_error(2, 0.0);
-    int64_t most_slots = 0, bug_changed = 0, bug_positions = 0;
-    Cell cache_length_first_wrong = "none";  // seed 0's first wrong position when rotating by the cache length
     const std::vector<RotateBy> bugs{RotateBy::CacheLength, RotateBy::Slot};
-    for (int seed = 0; seed < options.seeds; ++seed) {
-        const nn::LanguageModel model(cfg, static_cast<uint64_t>(seed));
-        // Greedy generation with the engine's rolling cache.
-        std::vector<int64_t> ids = prompt;
-        std::vector<ag::Tensor> engine_rows;
-        std::vector<nn::KVCache> caches = model.new_caches(nn::CacheKind::Rolling);
-        for (int64_t p = 0; p < total; ++p) {
-            const ag::Tensor id = ag::Tensor::from({1, 1}, {static_cast<double>(ids[static_cast<size_t>(p)])});
-            engine_rows.push_back(model.forward_cached(id, {p}, caches));
-            most_slots = std::max(most_slots, caches[0].slots());
-            if (static_cast<int64_t>(ids.size()) == p + 1 && p + 1 < total)
-                ids.push_back(static_cast<int64_t>(ag::argmax(engine_rows.back(), -1).item()));
-        }
-        std::vector<int64_t> held(caches[0].positions);
-        std::sort(held.begin(), held.end());
-        if (seed == 0) {
-            r.paragraph(
-                "seed 0 generated: {}. After the last token each layer's buffer holds positions {} only.",
-                farm::decode(std::vector<int64_t>(ids.begin() + static_cast<std::ptrdiff_t>(prompt.size()), ids.end())),
-                fmt::join(held, ", "));
-        }
-        const ag::Tensor full =
-            model.forward(ag::Tensor::from({1, total}, std::vector<double>(ids.begin(), ids.end())));
-        const Comparison engine = compare(engine_rows, full);
-        worst_engine = std::max(worst_engine, engine.max_diff);
-        rows.push_back({seed, "greedy", describe(RotateBy::AbsolutePosition), engine.max_diff,
-                        engine.first_wrong_cell(), engine.argmax_changed});
-
-        // The same tokens again (teacher-forced: same inputs), each wrong
-        // way of choosing the rotation angle.
-        for (size_t v = 0; v < bugs.size(); ++v) {
-            std::vector<nn::KVCache> own = model.new_caches(nn::CacheKind::Rolling);
-            std::vector<ag::Tensor> logits;
-            for (int64_t p = 0; p < total; ++p)
-                logits.push_back(decode_rolling(model, ids[static_cast<size_t>(p)], p, bugs[v], own));
-            const Comparison c = compare(logits, full);
-            bug_error[v] = std::max(bug_error[v], c.max_diff);
-            if (seed == 0 && bugs[v] == RotateBy::CacheLength) cache_length_first_wrong = c.first_wrong_cell();
-            bug_changed += c.argmax_changed, bug_positions += total;
-            rows.push_back(
-                {seed, "teacher-forced", describe(bugs[v]), c.max_diff, c.first_wrong_cell(), c.argmax_changed});
-        }
+    const RollingCacheCheck check = check_rolling_cache(cfg, prompt, new_tokens, bugs, options.seeds, kTolerance);
+    const RollingCacheRun& seed0 = check.seeds[0];
+    r.paragraph("seed 0 generated: {}. After the last token each layer's buffer holds positions {} only.",
+                farm::decode(std::vector<int64_t>(seed0.ids.begin() + static_cast<std::ptrdiff_t>(prompt.size()),
+                                                  seed0.ids.end())),
+                fmt::join(seed0.held, ", "));
+    std::vector<std::vector<Cell>> rows;
+    for (size_t seed = 0; seed < check.seeds.size(); ++seed) {
+        const RollingCacheRun& run = check.seeds[seed];
+        rows.push_back({seed, "greedy", describe(RotateBy::AbsolutePosition), run.engine.max_diff,
+                        first_wrong_cell(run.engine), run.engine.argmax_changed});
+        for (size_t v = 0; v < bugs.size(); ++v)
+            rows.push_back({seed, "teacher-forced", describe(bugs[v]), run.wrong[v].max_diff,
+                            first_wrong_cell(run.wrong[v]), run.wrong[v].argmax_changed});
     }
     r.table(
         "rolling_cache",
         {"seed", "decoder", "RoPE angle from", "max |logits - full|", "first wrong position", "greedy token changed"},
         rows);
-    r.value("slots_kept", static_cast<double>(most_slots));
-    r.value("rolling_minus_full", worst_engine);
-    r.value("bug_cache_length_error", bug_error[0]);
-    r.value("bug_slot_error", bug_error[1]);
+    r.value("slots_kept", static_cast<double>(check.most_slots));
+    r.value("rolling_minus_full", check.engine_error);
+    r.value("bug_cache_length_error", check.wrong_error[0]);
+    r.value("bug_slot_error", check.wrong_error[1]);
     r.paragraph(
         "The buffer never holds more than {} positions, yet every logit equals the full pass to {}: the keys in it "
         "were rotated by their own positions, so their slot does not matter. Rotating the new token by the cache "
         "length is right only while the cache fills (p ≤ W - 1); from then on the logits are off by up to {} (by "
         "the slot: {}). With the bug the greedy token changed at {} of {} positions{}",
-        most_slots, Cell(worst_engine).str(true), Cell(bug_error[0]).str(), Cell(bug_error[1]).str(), bug_changed,
-        bug_positions, bug_changed == 0 ? ": the text looks the same, which is how such a bug hides." : ".");
+        check.most_slots, Cell(check.engine_error).str(true), Cell(check.wrong_error[0]).str(),
+        Cell(check.wrong_error[1]).str(), check.wrong_changed, check.wrong_positions,
+        check.wrong_changed == 0 ? ": the text looks the same, which is how such a bug hides." : ".");
     r.claim({"buffer_keeps_w_minus_1", "After each step the rolling cache keeps only the last W - 1 = 5 positions.", 5,
-             most_slots, most_slots == W - 1,
-             fmt::format("each layer's buffer held at most {} positions over {} steps", most_slots, total)});
+             check.most_slots, check.most_slots == W - 1,
+             fmt::format("each layer's buffer held at most {} positions over {} steps", check.most_slots, total)});
     r.claim({"rolling_equals_full", "Decoding with the rolling buffer gives the same logits as the full forward pass.",
-             1.7e-16, worst_engine, worst_engine < kTolerance,
+             1.7e-16, check.engine_error, check.engine_error < kTolerance,
              fmt::format("every logit of the {} positions equals the full pass to {}, {} the tolerance {}", total,
-                         Cell(worst_engine).str(true), worst_engine < kTolerance ? "below" : "above",
+                         Cell(check.engine_error).str(true), check.engine_error < kTolerance ? "below" : "above",
                          Cell(kTolerance).str(true))});
     r.claim({"cache_length_rotation_wrong",
              "Rotating the new token by the cache length instead of its absolute position is wrong once the buffer "
              "is full.",
-             6.9e-4, bug_error[0], bug_error[0] > kTolerance,
+             6.9e-4, check.wrong_error[0], check.wrong_error[0] > kTolerance,
              fmt::format("right while the buffer fills, wrong from position {} on (seed 0), off by up to {}; the "
                          "size depends on the weights (the lecture's comes from its own model), the error does not "
                          "go away",
-                         cache_length_first_wrong.str(), Cell(bug_error[0]).str())});
+                         first_wrong_cell(seed0.wrong[0]).str(), Cell(check.wrong_error[0]).str())});
     r.takeaway(
         "a rolling buffer of W - 1 slots gives exactly the full result because RoPE keys carry their own "
         "position; the new token must be rotated by its absolute position, never by the cache length.");
@@ -442,64 +279,32 @@ void part4_rolling_cache(Report& r, const Options& options) {
 
 std::string window_name(int64_t W) { return W == 0 ? "full" : std::to_string(W); }
 
-struct WindowResult {
-    int64_t window = 0;
-    std::vector<double> perplexity;                       // per seed
-    std::vector<std::vector<AgreementResult>> agreement;  // per seed, per k
-};
-
 void part5_training(Report& r, const Options& options) {
-    const farm::Corpora corpora = farm::make_corpora(0);
-    const int64_t n_train = options.quick ? 256 : static_cast<int64_t>(corpora.train.size());
-    const int64_t n_test = options.quick ? 200 : static_cast<int64_t>(corpora.test.size());
-    const std::vector<farm::Sentence> train(corpora.train.begin(), corpora.train.begin() + n_train);
-    const std::vector<farm::Sentence> test(corpora.test.begin(), corpora.test.begin() + n_test);
-    const auto sets = farm::make_agreement_sets(1, options.quick ? 50 : 500);
-    LmTrainOptions training;
-    if (options.quick) training.epochs = 1;
+    const WindowData data = window_data(options.quick);
     constexpr int64_t kMaxK = 6;
-
     r.paragraph(
         "§6.5 Two-layer ModernLMs (RoPE, 4 query / 2 KV heads), W = 2, 4, 8 and full attention, {} epoch(s) on {} "
         "farm sentences, {}. Agreement test: {} prefixes per k whose every attractor has the opposite number; the "
         "verb is predicted 3k tokens after the subject. A model of L layers sees L(W - 1) tokens back (part 3), "
         "here 2(W - 1).",
-        training.epochs, n_train, seeds_text(options), sets[0].size());
-    Progress progress;
-    std::vector<WindowResult> results;
-    for (const int64_t W : {int64_t{2}, int64_t{4}, int64_t{8}, int64_t{0}}) {
-        nn::LMConfig cfg = nn::LMConfig::modern_lm();
-        cfg.window = W;
-        WindowResult result{W, {}, {}};
-        for (int seed = 0; seed < options.seeds; ++seed) {
-            const CachedLm run = cached_lm(options.out, cfg, static_cast<uint64_t>(seed), train, training, &progress);
-            r.paragraph("W = {}, seed {}: {}", window_name(W), seed, run.status);
-            result.perplexity.push_back(perplexity(*run.model, test));
-            result.agreement.push_back(agreement_per_k(*run.model, sets));
-        }
-        results.push_back(std::move(result));
-    }
+        data.training.epochs, data.train.size(), seeds_text(options), data.agreement[0].size());
+    const std::vector<WindowRuns> results = train_windows(options, data, {2, 4, 8, 0});
+    for (const WindowRuns& w : results)
+        for (size_t seed = 0; seed < w.status.size(); ++seed)
+            r.paragraph("W = {}, seed {}: {}", window_name(w.window), seed, w.status[seed]);
 
     const auto mean = [](const std::vector<double>& v) {
         return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-    };
-    const auto over_seeds = [&](const WindowResult& w, int64_t k, bool p_correct) {
-        std::vector<double> v;
-        for (const auto& per_k : w.agreement) {
-            const AgreementResult& a = per_k[static_cast<size_t>(k - 1)];
-            v.push_back(p_correct ? a.p_correct : a.accuracy);
-        }
-        return v;
     };
     std::vector<std::string> columns{"W", "receptive field 2(W-1)", "test perplexity"};
     for (int64_t k = 1; k <= kMaxK; ++k) columns.push_back(fmt::format("k={} (distance {})", k, 3 * k));
     const auto table = [&](const std::string& name, const std::function<double(const std::vector<double>&)>& reduce,
                            bool p_correct) {
         std::vector<std::vector<Cell>> rows;
-        for (const WindowResult& w : results) {
+        for (const WindowRuns& w : results) {
             std::vector<Cell> row{window_name(w.window), w.window == 0 ? Cell("all") : Cell(2 * (w.window - 1)),
                                   reduce(w.perplexity)};
-            for (int64_t k = 1; k <= kMaxK; ++k) row.emplace_back(reduce(over_seeds(w, k, p_correct)));
+            for (int64_t k = 1; k <= kMaxK; ++k) row.emplace_back(reduce(w.per_seed(k, p_correct)));
             rows.push_back(std::move(row));
         }
         r.table(name, columns, rows);
@@ -516,8 +321,8 @@ void part5_training(Report& r, const Options& options) {
     r.paragraph("k = 1-3 lie within the training sentences; k = 4-6 are longer than any of them.");
 
     const auto result = [&](int64_t W, int64_t k, bool p_correct) {
-        for (const WindowResult& w : results)
-            if (w.window == W) return mean(over_seeds(w, k, p_correct));
+        for (const WindowRuns& w : results)
+            if (w.window == W) return mean(w.per_seed(k, p_correct));
         return std::numeric_limits<double>::quiet_NaN();
     };
     const auto text = [](double x) { return Cell(x).str(); };

@@ -30,4 +30,38 @@ int64_t rotation_position(RotateBy rotate_by, int64_t position, int64_t window);
 ag::Tensor decode_rolling(const nn::LanguageModel& model, int64_t token, int64_t position, RotateBy rotate_by,
                           std::vector<nn::KVCache>& caches);
 
+// §6.4 one decoding's logits, position by position, against the full
+// forward pass over the same tokens.
+struct LogitsComparison {
+    double max_diff = 0.0;       // max |logits - full| over positions and vocabulary
+    int64_t first_wrong = -1;    // the first position with |Δ| > tolerance (-1: none)
+    int64_t argmax_changed = 0;  // positions whose greedy token differs from the full pass's
+};
+
+// One seed: the model nn::LanguageModel(config, seed) continues the prompt
+// greedily with the engine's rolling cache, then the whole sequence is read
+// in one full forward pass; the same tokens are decoded again
+// (teacher-forced) with each wrong rotation angle.
+struct RollingCacheRun {
+    std::vector<int64_t> ids;             // the prompt and the greedy tokens
+    std::vector<int64_t> held;            // positions in the buffer after the last token, ascending
+    LogitsComparison engine;              // the rolling cache, rotating by the absolute position
+    std::vector<LogitsComparison> wrong;  // per wrong way of choosing the angle
+};
+
+struct RollingCacheCheck {
+    std::vector<RollingCacheRun> seeds;  // seed 0 … seeds-1
+    int64_t most_slots = 0;              // the most positions a buffer (layer 0's) held after any step
+    double engine_error = 0.0;           // max over seeds of engine.max_diff
+    std::vector<double> wrong_error;     // per wrong way: the max over seeds of its max_diff
+    int64_t wrong_changed = 0;           // greedy tokens changed, over every wrong way and seed,
+    int64_t wrong_positions = 0;         // of this many decoded positions
+};
+
+// config: a RoPE model with a window W >= 2; `wrong` the rotations to try
+// besides RotateBy::AbsolutePosition; `tolerance` decides first_wrong.
+RollingCacheCheck check_rolling_cache(const nn::LMConfig& config, const std::vector<int64_t>& prompt,
+                                      int64_t new_tokens, const std::vector<RotateBy>& wrong, int seeds,
+                                      double tolerance);
+
 }  // namespace lessons::sliding_window

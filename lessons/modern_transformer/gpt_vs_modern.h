@@ -1,0 +1,39 @@
+#pragma once
+// §7.2 lecture 2's GPT (learned positions, LayerNorm, GELU MLP, biases)
+// against the ModernLM (RoPE, RMSNorm, SwiGLU, GQA, no biases): same size
+// class, initialisation seed 0, the same sentences in the same order.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lessons/modern_transformer/farm_runs.h"
+
+namespace lessons::modern_transformer {
+
+// A loss curve: the per-step losses of every epoch, averaged over blocks of
+// steps (one step's loss is a 32-sentence batch: noisy).
+struct LossCurve {
+    std::vector<double> steps;   // each block's middle step (1-based)
+    std::vector<double> losses;  // each block's mean loss
+};
+
+struct RecipeRun {
+    std::string name;  // "GPT" or "ModernLM"
+    CachedLm run;      // trained on runs.train through the model cache
+    int64_t parameters = 0;
+    double test_perplexity = 0;
+    double seconds = 0;  // the training run's, all epochs
+    LossCurve curve;     // in blocks of 1/125 of the steps (at least one step)
+};
+
+struct GptVsModern {
+    std::array<RecipeRun, 2> models;  // GPT, then ModernLM
+    // The grammar's own perplexity of the test sentences (its exact
+    // probabilities, token by token): no model does better on average.
+    double floor = 0;
+    double floor_train = 0;  // the same on the training sentences
+};
+GptVsModern compare_gpt_and_modern(const Options& options, const FarmRuns& runs);
+
+}  // namespace lessons::modern_transformer

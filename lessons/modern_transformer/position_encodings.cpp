@@ -1,0 +1,53 @@
+#include "lessons/modern_transformer/position_encodings.h"
+
+#include <algorithm>
+
+namespace lessons::modern_transformer {
+
+double mean_over_k(const std::vector<double>& per_k, int first, int last) {
+    double sum = 0;
+    for (int k = first; k <= last; ++k) sum += per_k[static_cast<size_t>(k - 1)];
+    return sum / static_cast<double>(last - first + 1);
+}
+
+namespace {
+
+// The mean accuracy over k = first … last.
+double mean_accuracy(const std::vector<AgreementResult>& per_k, int first, int last) {
+    std::vector<double> accuracy;
+    for (const AgreementResult& a : per_k) accuracy.push_back(a.accuracy);
+    return mean_over_k(accuracy, first, last);
+}
+
+}  // namespace
+
+PositionEncodings train_position_encodings(const Options& options, const FarmRuns& runs) {
+    PositionEncodings result;
+    std::array<EncodingRuns, 3>& all = result.encodings;
+    for (int seed = 0; seed < options.seeds; ++seed)
+        for (size_t e = 0; e < kEncodings.size(); ++e) {
+            nn::LMConfig config = nn::LMConfig::modern_lm();
+            config.pos = kEncodings[e].pos;
+            CachedLm run = trained(options, runs, config, static_cast<uint64_t>(seed));
+            all[e].scores.push_back(agreement_per_k(*run.model, runs.agreement));
+            all[e].models.push_back(std::move(run));
+        }
+    for (EncodingRuns& enc : all) {
+        for (const auto& per_k : enc.scores) {
+            enc.within.push_back(mean_accuracy(per_k, 1, 3));
+            enc.beyond.push_back(mean_accuracy(per_k, 4, 6));
+            enc.mean13 += enc.within.back() / options.seeds;
+            enc.mean46 += enc.beyond.back() / options.seeds;
+            enc.min46 = std::min(enc.min46, enc.beyond.back());
+        }
+    }
+    for (int seed = 0; seed < options.seeds; ++seed) {
+        const auto beyond = [&](size_t e) { return all[e].beyond[static_cast<size_t>(seed)]; };
+        result.rope_lowest_seeds += beyond(kRope) < beyond(kLearned) && beyond(kRope) < beyond(kNone);
+    }
+    for (size_t e = 1; e < all.size(); ++e)
+        if (all[e].min46 < all[result.worst_seed].min46) result.worst_seed = e;
+    return result;
+}
+
+}  // namespace lessons::modern_transformer

@@ -1,0 +1,94 @@
+#include "lessons/sliding_window/implementation_check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <limits>
+
+#include "autograd/autograd.h"
+#include "lessons/sliding_window/implementations.h"
+
+namespace lessons::sliding_window {
+namespace {
+
+// One head as ag::causal_attention wants it: [T, d] -> [1, T, 1, d].
+ag::Tensor one_head(const ag::Tensor& x) { return x.reshape({1, x.size(0), 1, x.size(1)}); }
+
+struct Qkv {
+    ag::Tensor q, k, v;
+};
+Qkv random_qkv(int64_t T, int64_t d, uint64_t seed) {
+    ag::Generator gen(seed);
+    Qkv x{ag::Tensor::randn({T, d}, gen), ag::Tensor::randn({T, d}, gen), ag::Tensor::randn({T, d}, gen)};
+    return x;
+}
+
+// Milliseconds per call: the fastest of up to `most_calls` calls, fewer when
+// the calls so far took more than 0.2 s together (the naive one at large T).
+double best_ms(const std::function<void()>& call, int most_calls) {
+    double best = std::numeric_limits<double>::infinity(), total = 0.0;
+    for (int i = 0; i < most_calls && total < 200.0; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        call();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        best = std::min(best, ms);
+        total += ms;
+    }
+    return best;
+}
+
+}  // namespace
+
+const std::vector<Implementation>& window_implementations() {
+    static const std::vector<Implementation> implementations{{"naive", naive_window_attention},
+                                                             {"for loop", loop_window_attention},
+                                                             {"sliding chunks", chunked_window_attention}};
+    return implementations;
+}
+
+ag::Tensor engine_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window) {
+    return ag::causal_attention(one_head(q), one_head(k), one_head(v), window).reshape(q.shape());
+}
+
+EqualityCheck compare_with_engine(int64_t T, int64_t d, const std::vector<int64_t>& windows, int seeds) {
+    ag::NoGradGuard no_grad;
+    EqualityCheck check;
+    for (const int64_t W : windows) {
+        EqualOutputs outputs{W, {}};
+        for (const Implementation& impl : window_implementations()) {
+            double diff = 0.0;
+            for (int seed = 0; seed < seeds; ++seed) {
+                const Qkv x = random_qkv(T, d, static_cast<uint64_t>(seed));
+                diff = std::max(
+                    diff, ag::max_abs_diff(impl.run(x.q, x.k, x.v, W), engine_window_attention(x.q, x.k, x.v, W)));
+            }
+            check.worst = std::max(check.worst, diff);
+            outputs.diff.push_back(diff);
+        }
+        check.windows.push_back(std::move(outputs));
+    }
+    return check;
+}
+
+Timing time_implementations(const std::vector<int64_t>& lengths, int64_t window, int64_t d, int most_calls) {
+    ag::NoGradGuard no_grad;
+    const ag::ThreadCountGuard one_thread(1);
+    const std::vector<Implementation>& implementations = window_implementations();
+    Timing timing;
+    timing.ms.resize(implementations.size());
+    for (const int64_t length : lengths) {
+        const Qkv x = random_qkv(length, d, 0);
+        ag::Tensor reference;
+        timing.engine_ms.push_back(
+            best_ms([&] { reference = engine_window_attention(x.q, x.k, x.v, window); }, most_calls));
+        for (size_t i = 0; i < implementations.size(); ++i) {
+            ag::Tensor out;
+            timing.ms[i].push_back(best_ms([&] { out = implementations[i].run(x.q, x.k, x.v, window); }, most_calls));
+            timing.worst = std::max(timing.worst, ag::max_abs_diff(out, reference));
+        }
+        timing.lengths.push_back(static_cast<double>(length));
+    }
+    return timing;
+}
+
+}  // namespace lessons::sliding_window

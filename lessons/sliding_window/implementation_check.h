@@ -1,0 +1,51 @@
+#pragma once
+// §6.2 the slides' three implementations (implementations.h) against the
+// engine's fused ag::causal_attention: the same output, and what each costs
+// as T grows (the naive one O(T²), the sliding chunks O(T·W)).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "autograd/tensor.h"
+
+namespace lessons::sliding_window {
+
+using WindowAttention = ag::Tensor (*)(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window);
+struct Implementation {
+    std::string name;
+    WindowAttention run;
+};
+// naive, for loop, sliding chunks: the slides' order.
+const std::vector<Implementation>& window_implementations();
+
+// One head through the engine: q, k, v [T, d] as [1, T, 1, d].
+ag::Tensor engine_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window);
+
+// Per window: the largest |implementation - engine| over the entries of
+// q, k, v ~ N(0, 1) [T, d] drawn with ag::Generator(seed), seeds 0 … seeds-1.
+struct EqualOutputs {
+    int64_t window = 0;
+    std::vector<double> diff;  // per implementation, in window_implementations()' order
+};
+struct EqualityCheck {
+    std::vector<EqualOutputs> windows;
+    double worst = 0.0;  // the largest diff of all
+};
+EqualityCheck compare_with_engine(int64_t T, int64_t d, const std::vector<int64_t>& windows, int seeds);
+
+// Time per call on one thread, best of up to most_calls calls (fewer once
+// the calls took 0.2 s together), for each length T: q, k, v ~ N(0, 1)
+// [T, d] from ag::Generator(0). The engine is timed first; its output is the
+// reference the others are checked against.
+struct Timing {
+    std::vector<double> lengths;          // T
+    std::vector<std::vector<double>> ms;  // [implementation][length]
+    std::vector<double> engine_ms;        // [length]
+    double worst = 0.0;                   // the largest |implementation - engine| of the timed calls
+    // time at the largest T ÷ time at the smallest
+    double growth(size_t implementation) const { return ms[implementation].back() / ms[implementation].front(); }
+    double engine_growth() const { return engine_ms.back() / engine_ms.front(); }
+};
+Timing time_implementations(const std::vector<int64_t>& lengths, int64_t window, int64_t d, int most_calls);
+
+}  // namespace lessons::sliding_window
