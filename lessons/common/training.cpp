@@ -30,6 +30,12 @@ uint64_t epoch_shuffle_seed(uint64_t shuffle_seed, int64_t epoch_index) {
     return ag::Generator(shuffle_seed).next_u64() + static_cast<uint64_t>(epoch_index);
 }
 
+std::vector<double> step_losses(const std::vector<EpochLog>& logs) {
+    std::vector<double> losses;
+    for (const EpochLog& log : logs) losses.insert(losses.end(), log.step_losses.begin(), log.step_losses.end());
+    return losses;
+}
+
 std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm::Sentence>& train,
                                const LmTrainOptions& options, Progress* progress) {
     if (options.epochs < 0 || options.batch_size < 1 || train.empty())

@@ -54,6 +54,9 @@ struct EpochLog {
     std::vector<double> step_losses;  // each batch's mean loss, in order (the loss curve)
 };
 
+// Every batch's loss of a run, its epochs one after another (the loss curve).
+std::vector<double> step_losses(const std::vector<EpochLog>& logs);
+
 // Trains `model` in place for options.epochs epochs on `train` and returns
 // one log per epoch. Each call builds a fresh AdamW over the model's
 // trainable parameters (§5.4: "one more epoch at lr 1e-4 with a fresh

@@ -10,13 +10,6 @@
 namespace lessons::gqa {
 namespace {
 
-// Every step's loss of a run, its epochs one after another.
-std::vector<double> step_losses(const std::vector<EpochLog>& logs) {
-    std::vector<double> losses;
-    for (const EpochLog& log : logs) losses.insert(losses.end(), log.step_losses.begin(), log.step_losses.end());
-    return losses;
-}
-
 SeedRuns train_seed(const QualitySetup& setup, const std::filesystem::path& out_dir, uint64_t seed,
                     Progress* progress) {
     SeedRuns runs;

@@ -9,8 +9,7 @@ namespace {
 
 // The per-step losses of every epoch, averaged over blocks of `block` steps.
 LossCurve loss_curve(const std::vector<EpochLog>& logs, size_t block) {
-    std::vector<double> losses;
-    for (const EpochLog& log : logs) losses.insert(losses.end(), log.step_losses.begin(), log.step_losses.end());
+    const std::vector<double> losses = step_losses(logs);
     LossCurve curve;
     for (size_t start = 0; start < losses.size(); start += block) {
         const size_t end = std::min(losses.size(), start + block);

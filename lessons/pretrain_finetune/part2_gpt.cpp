@@ -116,8 +116,7 @@ void report_gpt(Report& r, const Options& options, const GptSetup& setup, const 
     r.table("gpt_agreement", {"k", "distance", "accuracy", "p(correct)"}, rows);
 
     svg::LinePlot plot{"Pre-training the GPT on the farm corpus", "step", "cross-entropy"};
-    std::vector<double> losses;
-    for (const EpochLog& log : gpt.logs) losses.insert(losses.end(), log.step_losses.begin(), log.step_losses.end());
+    const std::vector<double> losses = step_losses(gpt.logs);
     plot.series.push_back({"batch loss", one_to(losses.size()), losses});
     svg::write(output_path(options, "01_gpt_pretraining_loss.svg"), plot);
     r.figure("01_gpt_pretraining_loss.svg", "pre-training the GPT on the farm corpus: the loss of every batch");

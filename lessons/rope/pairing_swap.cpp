@@ -54,7 +54,7 @@ PairingSwap swap_pairings(const Options& options) {
     farm::Corpora corpora = farm::make_corpora(0);
     nn::LMConfig base = nn::LMConfig::modern_lm();
     LmTrainOptions training;  // lessons::train_lm's defaults: 5 epochs
-    if (options.quick) {  // small, but trained enough to depend on its pairing
+    if (options.quick) {      // small, but trained enough to depend on its pairing
         base.d_model = 16;
         base.d_ff = 44;
         corpora.train.resize(kQuickTrain);
