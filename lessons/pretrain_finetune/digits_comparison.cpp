@@ -1,5 +1,6 @@
 #include "lessons/pretrain_finetune/digits_comparison.h"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
@@ -115,7 +116,11 @@ DigitsData load_digits_data(const DigitsSetup& setup) {
                                                 setup.test_images, setup.unlabelled, setup.labelled, loaded));
     const mnist::Split split = mnist::split(digits, setup.test_images, kSplitSeed);
     const LabelledImages train{split.train.images, split.train.labels};
-    return {select(train, first_rows(setup.unlabelled)), {split.test.images, split.test.labels}, loaded, digits.rows};
+    DigitsData data{
+        select(train, first_rows(setup.unlabelled)), {split.test.images, split.test.labels}, loaded, digits.rows};
+    const std::vector<double> ink = ag::sum(data.train.images, {0}).to_vector();
+    data.blank_pixels = std::count(ink.begin(), ink.end(), 0.0);
+    return data;
 }
 
 std::vector<int64_t> labelled_rows(const DigitsSetup& setup, const DigitsData& data, int seed) {

@@ -32,6 +32,7 @@ struct DigitsData {
     LabelledImages train, test;  // train: the first `unlabelled` of the split's training images
     int64_t loaded = 0;          // images in the files
     int64_t side = 0;            // pixels a side (28)
+    int64_t blank_pixels = 0;    // pixels that are 0 in every training image (no gradient ever reaches their weights)
 };
 // Throws std::invalid_argument when the setup asks for more images than there are.
 DigitsData load_digits_data(const DigitsSetup& setup);

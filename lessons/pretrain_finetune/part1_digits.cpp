@@ -238,7 +238,8 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
 // "What did we observe?": the first layer's units as images, W's row j
 // drawn 28x28, each on its own symmetric range (dark: positive weight,
 // white: negative).
-void report_features(Report& r, const Options& options, const DigitsData& data, const DigitsRun& run) {
+void report_features(Report& r, const Options& options, const DigitsSetup& setup, const DigitsData& data,
+                     const DigitsRun& run) {
     const ag::Tensor& w = run.first_layer_features;
     const int64_t shown = std::min(kShownFeatures, w.size(0));
     svg::HeatmapGrid grid{fmt::format("The first {} of the {} units of layer 1 after autoencoder pre-training "
@@ -253,8 +254,17 @@ void report_features(Report& r, const Options& options, const DigitsData& data, 
     }
     svg::write(output_path(options, "01_mnist_features.svg"), grid);
     r.paragraph(
-        "What did the first layer learn? Each unit's weights drawn as an image: strokes and blobs where its weights "
-        "are large (dark) or negative (white), the detectors the layers above and the classifier build on.");
+        "What did the first layer learn? Each unit's weights drawn as an image (dark: large, white: negative). Look "
+        "for units that became stroke or blob detectors in the middle of the frame, and for units that still look "
+        "much like their random initialisation after {} epochs. The speckled rim is the {} pixels that are blank in "
+        "every training "
+        "image: an input that is always 0 gives its weight a gradient of 0, so those weights keep their initial "
+        "draws.",
+        Cell(static_cast<double>(setup.autoencoder.steps * setup.autoencoder.batch_size) /
+             static_cast<double>(data.train.images.size(0)))
+            .str(),
+        data.blank_pixels);
+    r.value("blank_pixels", static_cast<double>(data.blank_pixels));
     r.figure("01_mnist_features.svg",
              fmt::format("the first {} units of layer 1 (seed 0, after pre-training), each unit's {} weights as a "
                          "{}x{} image",
@@ -305,7 +315,7 @@ void part1_layerwise_digits(Report& r, const Options& options) {
     for (const DigitsRun& run : runs)
         if (run.method == DigitMethod::DeepAutoencoder && run.seed == 0) {
             report_reconstructions(r, options, setup, data, run);
-            report_features(r, options, data, run);
+            report_features(r, options, setup, data, run);
         }
     plot_curves(r, options, runs);
     const bool helped = errors.at(DigitMethod::DeepAutoencoder).mean < errors.at(DigitMethod::DeepScratch).mean;

@@ -173,6 +173,9 @@ TEST_CASE("lesson 01 MNIST: labelled subsets, nets and layer-wise training", "[l
     REQUIRE(data.train.images.size(1) == 784);
     CHECK(data.side == 28);
     CHECK(data.loaded == 10000);
+    // MNIST's rim: pixels no training image inks (their weights never get a gradient)
+    CHECK(data.blank_pixels > 28);
+    CHECK(data.blank_pixels < 300);
 
     // a seed's labelled images: distinct training rows, 30 of every digit, always the same ones
     const auto rows = pf::labelled_rows(setup, data, 0);
