@@ -34,7 +34,7 @@ nav a, a { color: #0b5cad; } .meta, .shows, figcaption { color: #555; }
 .table { overflow-x: auto; margin: 1rem 0; }
 table { border-collapse: collapse; font-size: .9rem; }
 th, td { padding: .2rem .6rem; border-bottom: 1px solid #e3e3e3; text-align: left; vertical-align: top; }
-th { border-bottom: 2px solid #bbb; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { border-bottom: 2px solid #bbb; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 caption { text-align: left; font-weight: 600; padding: .2rem 0; }
 figure { margin: 1.25rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 .value code, td code { background: #f4f4f6; padding: 0 .25rem; border-radius: 3px; }
