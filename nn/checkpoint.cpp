@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "nn/atomic_file.h"
 #include "nn/json_strict.h"
 
 namespace nn {
@@ -54,28 +55,16 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
     }
     text.resize((text.size() + 7) / 8 * 8, ' ');  // the data starts 8-byte aligned
 
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error(fmt::format("save_safetensors: cannot create '{}'", tmp));
-        unsigned char len[8];
-        for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(text.size() >> (8 * i));
-        out.write(reinterpret_cast<const char*>(len), 8);
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        for (const Tensor& t : data)
-            out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.numel() * 8));
-        out.close();
-        if (!out) {
-            std::filesystem::remove(tmp);
-            throw std::runtime_error(fmt::format("save_safetensors: writing '{}' failed (disk full?)", tmp));
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);  // atomic on POSIX within one file system
-    if (ec) {
-        std::filesystem::remove(tmp);
-        throw std::runtime_error(
-            fmt::format("save_safetensors: cannot rename '{}' to '{}': {}", tmp, path, ec.message()));
+    char length[8];
+    for (int i = 0; i < 8; ++i) length[i] = static_cast<char>(text.size() >> (8 * i));
+    std::vector<std::string_view> pieces = {std::string_view(length, 8), text};
+    for (const Tensor& t : data)
+        pieces.emplace_back(reinterpret_cast<const char*>(t.data()),
+                            static_cast<std::size_t>(t.numel()) * sizeof(double));
+    try {
+        write_file_atomically(path, pieces, Sync::Yes);  // a trained model took long to make
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error(fmt::format("save_safetensors: {}", e.what()));
     }
 }
 

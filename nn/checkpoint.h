@@ -31,10 +31,12 @@ namespace nn {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
-// Writes the tensors in the order given, to a temporary file in the same
-// directory renamed over `path` once complete: a crash leaves either the old
-// file or the new one, never half of one. Throws std::runtime_error on an
-// I/O error, std::invalid_argument on an empty, repeated or reserved
+// Writes the tensors in the order given through nn::write_file_atomically
+// (a temporary file of this save's own, fsynced, renamed over `path` once
+// complete): a crash leaves either the old file or the new one, never half
+// of one, and two saves of one file at once never share a temporary file.
+// Throws std::runtime_error on an I/O error or a target that is not a
+// regular file, std::invalid_argument on an empty, repeated or reserved
 // ("__metadata__") name.
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const std::map<std::string, std::string>& metadata = {});

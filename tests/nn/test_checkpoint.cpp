@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -369,4 +370,36 @@ TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tens
               "has [2,3]");
     }
     CHECK(unchanged());
+}
+
+// Two runs saving one file used to share the temporary file path + ".tmp":
+// one truncated or renamed away what the other was writing.
+TEST_CASE("checkpoint: save writes through a temporary file of its own", "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string path = dir.file("shared.safetensors");
+    write_bytes(path + ".tmp", "another writer's half-written file");
+    nn::save_safetensors(path, {{"w", Tensor::from({2}, {1.0, 2.0})}});
+    CHECK(read_bytes(path + ".tmp") == "another writer's half-written file");
+    CHECK(load_error(path).empty());
+    fs::remove(path + ".tmp");
+
+    // Threads of one process save the same file at once: each save
+    // completes, the file is one of theirs, and no temporary file is left.
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(8);
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&, t] {
+            try {
+                for (int i = 0; i < 20; ++i)
+                    nn::save_safetensors(path, {{"w", Tensor::full({64}, static_cast<double>(t))}});
+            } catch (const std::exception& e) {
+                errors[static_cast<std::size_t>(t)] = e.what();
+            }
+        });
+    for (std::thread& t : threads) t.join();
+    CHECK(errors == std::vector<std::string>(8));
+    CHECK(load_error(path).empty());
+    std::vector<std::string> left;
+    for (const auto& entry : fs::directory_iterator(dir.path)) left.push_back(entry.path().filename().string());
+    CHECK(left == std::vector<std::string>{"shared.safetensors"});
 }
