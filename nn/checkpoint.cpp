@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <zlib.h>
 #include <nlohmann/json.hpp>
 
 #include "nn/atomic_file.h"
@@ -27,12 +28,40 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is li
 // is a few kB per hundred tensors.
 constexpr uint64_t kMaxHeader = 100'000'000;
 
+// The metadata key of the data section's checksum: CRC-32 (zlib's, the
+// one of gzip and PNG) as 8 lowercase hex digits. CRC-32 catches every
+// error burst of up to 32 bits, so every bit flip, which an FNV-style hash
+// does not promise; zlib computes it at several GB/s; and Python checks it
+// with its standard library: zlib.crc32(data) == int(meta["data_crc32"], 16).
+// A checksum, not a signature: it finds damage, not a deliberate edit.
+constexpr const char* kChecksumKey = "data_crc32";
+
+namespace {
+
+// The CRC-32 of the pieces one after the other. An empty piece is skipped:
+// zlib reads a null pointer as "return the initial value", and an empty
+// tensor's data may be null.
+uint32_t crc32_of(const std::vector<std::string_view>& pieces) {
+    uLong crc = crc32_z(0, nullptr, 0);
+    for (const std::string_view piece : pieces)
+        if (!piece.empty()) crc = crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), piece.size());
+    return static_cast<uint32_t>(crc);
+}
+
+std::string_view bytes_of(const Tensor& t) {
+    return {reinterpret_cast<const char*>(t.data()), static_cast<std::size_t>(t.numel()) * sizeof(double)};
+}
+
+}  // namespace
+
 // ---- save -------------------------------------------------------------------
 
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const std::map<std::string, std::string>& metadata) {
-    Json header = Json::object();
-    if (!metadata.empty()) header["__metadata__"] = metadata;
+    if (metadata.count(kChecksumKey))
+        throw std::invalid_argument(fmt::format(
+            "save_safetensors: metadata key '{}' is reserved: save writes the data's checksum there", kChecksumKey));
+    Json header = {{"__metadata__", nullptr}};  // first, filled in once the checksum is known
     std::set<std::string> names;
     std::vector<Tensor> data;  // contiguous, in file order
     uint64_t offset = 0;
@@ -47,6 +76,11 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
         offset += bytes;
         data.push_back(t.contiguous());
     }
+    std::vector<std::string_view> data_bytes;
+    for (const Tensor& t : data) data_bytes.push_back(bytes_of(t));
+    std::map<std::string, std::string> with_checksum = metadata;
+    with_checksum[kChecksumKey] = fmt::format("{:08x}", crc32_of(data_bytes));
+    header["__metadata__"] = with_checksum;
     std::string text;
     try {
         text = header.dump();
@@ -58,9 +92,7 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
     char length[8];
     for (int i = 0; i < 8; ++i) length[i] = static_cast<char>(text.size() >> (8 * i));
     std::vector<std::string_view> pieces = {std::string_view(length, 8), text};
-    for (const Tensor& t : data)
-        pieces.emplace_back(reinterpret_cast<const char*>(t.data()),
-                            static_cast<std::size_t>(t.numel()) * sizeof(double));
+    pieces.insert(pieces.end(), data_bytes.begin(), data_bytes.end());
     try {
         write_file_atomically(path, pieces, Sync::Yes);  // a trained model took long to make
     } catch (const std::runtime_error& e) {
@@ -121,6 +153,7 @@ public:
                 entries.push_back(entry(key, value));
         }
         check_layout(entries);
+        check_checksum(ckpt.metadata);
         for (const Entry& e : entries) {
             Tensor t = ag::empty(e.shape);
             std::memcpy(t.data(), bytes_.data() + data_begin_ + e.begin, e.end - e.begin);
@@ -201,6 +234,20 @@ private:
             fail(fmt::format("{} has data_offsets [{}, {}] past the end of the data ({} bytes): the file is truncated",
                              tensor, e.begin, e.end, data_size_));
         return e;
+    }
+
+    // Verifies the data section against the checksum save wrote, when there
+    // is one (a file from another writer has none), and takes it out of the
+    // metadata: Checkpoint::metadata is what save was given.
+    void check_checksum(std::map<std::string, std::string>& metadata) const {
+        const auto found = metadata.find(kChecksumKey);
+        if (found == metadata.end()) return;
+        const std::string& recorded = found->second;
+        if (recorded.size() != 8 || recorded.find_first_not_of("0123456789abcdef") != std::string::npos)
+            fail(fmt::format("__metadata__ {} is {}, not 8 hex digits", kChecksumKey, Json(recorded).dump()));
+        if (fmt::format("{:08x}", crc32_of({std::string_view(bytes_).substr(data_begin_)})) != recorded)
+            fail("checksum mismatch: the data was changed after it was written");
+        metadata.erase(found);
     }
 
     // Sorted by offset, the tensors must tile the data section exactly.

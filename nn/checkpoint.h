@@ -31,13 +31,15 @@ namespace nn {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
-// Writes the tensors in the order given through nn::write_file_atomically
-// (a temporary file of this save's own, fsynced, renamed over `path` once
-// complete): a crash leaves either the old file or the new one, never half
-// of one, and two saves of one file at once never share a temporary file.
+// Writes the tensors in the order given, and the CRC-32 of their bytes into
+// the metadata ("data_crc32", 8 hex digits: zlib.crc32 in Python), through
+// nn::write_file_atomically (a temporary file of this save's own, fsynced,
+// renamed over `path` once complete): a crash leaves either the old file or
+// the new one, never half of one, and two saves of one file at once never
+// share a temporary file.
 // Throws std::runtime_error on an I/O error or a target that is not a
 // regular file, std::invalid_argument on an empty, repeated or reserved
-// ("__metadata__") name.
+// ("__metadata__") name, or a metadata key "data_crc32".
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const std::map<std::string, std::string>& metadata = {});
 
@@ -51,7 +53,9 @@ struct Checkpoint {
 // and the problem: missing or short file, header length past the end,
 // malformed JSON (a key twice in one object too), a bad tensor entry,
 // another dtype, offsets that do not match the shape, overlap, run past the
-// end (a truncated file) or leave bytes unaccounted for.
+// end (a truncated file) or leave bytes unaccounted for, and data whose
+// CRC-32 is not the one save recorded in the metadata (key "data_crc32",
+// checked when present, and not in the returned metadata).
 Checkpoint load_safetensors(const std::string& path);
 
 // save_safetensors of m.named_parameters().

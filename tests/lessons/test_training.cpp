@@ -4,6 +4,9 @@
 // progress reporter. Tiny models keep it fast (d 16, one layer).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -461,5 +464,53 @@ TEST_CASE("cached_lm: trains once, then loads the same model and logs", "[lesson
         CHECK_FALSE(lessons::cached_lm(dir, tiny(), 4, train, options).from_cache);
     }
     CHECK_THROWS_AS(lessons::cached_lm(dir, "../escape", tiny(), 3, train, options), std::invalid_argument);
+    std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// The 64-sentence, one-epoch run the cache tests train: a blink.
+struct CacheRun {
+    std::vector<farm::Sentence> train = first(corpora().train, 64);
+    LmTrainOptions options = [] {
+        LmTrainOptions o;
+        o.epochs = 1;
+        o.batch_size = 16;
+        return o;
+    }();
+    lessons::CachedLm run(const std::filesystem::path& dir) const {
+        return lessons::cached_lm(dir, "tiny", tiny(), 3, train, options);
+    }
+};
+
+// Bit for bit (NaN included, -0 apart from 0).
+bool same_parameters(const nn::Module& a, const nn::Module& b) {
+    const auto pa = a.parameters(), pb = b.parameters();
+    if (pa.size() != pb.size()) return false;
+    for (size_t i = 0; i < pa.size(); ++i)
+        if (pa[i].shape() != pb[i].shape() ||
+            std::memcmp(pa[i].data(), pb[i].data(), static_cast<size_t>(pa[i].numel()) * sizeof(double)) != 0)
+            return false;
+    return true;
+}
+
+}  // namespace
+
+// A cache poisoned with NaN used to load, and a lesson printed ppl = -nan.
+TEST_CASE("cached_lm: a cache whose data bytes changed is corrupt: retrained to the same numbers", "[lessons][cache]") {
+    const auto dir = test::scratch_path("cache_poisoned");
+    const CacheRun setup;
+    const auto fresh = setup.run(dir);
+    {
+        std::fstream file(fresh.file, std::ios::binary | std::ios::in | std::ios::out);
+        const double nan = std::nan("");
+        file.seekp(-8, std::ios::end);  // the last weight of the head
+        file.write(reinterpret_cast<const char*>(&nan), sizeof nan);
+    }
+    const auto again = setup.run(dir);
+    CHECK_FALSE(again.from_cache);
+    CHECK_THAT(again.status, Catch::Contains("checksum mismatch") && Catch::EndsWith("retrained"));
+    CHECK(same_parameters(*again.model, *fresh.model));
+    CHECK(setup.run(dir).from_cache);  // the file was rewritten
     std::filesystem::remove_all(dir);
 }

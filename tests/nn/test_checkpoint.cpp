@@ -185,12 +185,18 @@ TEST_CASE("checkpoint: a file written by hand byte for byte loads, and save writ
     CHECK(ckpt.tensors[1].first == "y");
     CHECK_TENSOR(ckpt.tensors[1].second, {}, {0.25}, 0.0);
 
-    // Our writer: the same header padded with 4 spaces to 144 = 0x90 bytes.
+    // Our writer: the same header with the data's CRC-32 (Python's
+    // zlib.crc32 of the 24 data bytes is 0xa37a65dd) first in the metadata,
+    // 164 bytes padded with 4 spaces to 168 = 0xA8.
     nn::save_safetensors(dir.file("ours.safetensors"),
                          {{"x", Tensor::from({2}, {1.5, -2.0})}, {"y", Tensor::scalar(0.25)}}, {{"format", "pt"}});
     const std::string ours = read_bytes(dir.file("ours.safetensors"));
-    const std::string expected = std::string("\x90\x00\x00\x00\x00\x00\x00\x00", 8) + header + "    " + data;
+    std::string with_crc = header;
+    with_crc.insert(header.find("\"format\""), R"("data_crc32":"a37a65dd",)");
+    const std::string expected = std::string("\xA8\x00\x00\x00\x00\x00\x00\x00", 8) + with_crc + "    " + data;
     CHECK(ours == expected);
+    // It loads with the metadata it was given: the checksum belongs to the file.
+    CHECK(nn::load_safetensors(dir.file("ours.safetensors")).metadata == ckpt.metadata);
 }
 
 TEST_CASE("checkpoint: save writes views row-major and refuses bad names", "[nn][checkpoint]") {
@@ -370,6 +376,31 @@ TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tens
               "has [2,3]");
     }
     CHECK(unchanged());
+}
+
+// ---- issue 13: well-formed but wrong, and two writers at once ---------------
+
+// A bit flipped in the data section changes no structure: only the
+// checksum save writes into the metadata catches it.
+TEST_CASE("checkpoint: the data's CRC-32 is in the metadata, and a changed data byte is refused", "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string path = dir.file("tiny.safetensors");
+    Tiny saved(1);
+    nn::save(saved, path, {{"model", "tiny"}});
+    const std::string good = read_bytes(path);
+    CHECK(good.find(R"("__metadata__":{"data_crc32":")") != std::string::npos);
+    CHECK(nn::load_safetensors(path).metadata == std::map<std::string, std::string>{{"model", "tiny"}});
+
+    std::string flipped = good;
+    flipped[good.size() - 3] ^= 0x10;  // one bit of the last double: a valid number still
+    write_bytes(path, flipped);
+    CHECK(load_error(path) ==
+          fmt::format("load_safetensors: '{}': checksum mismatch: the data was changed after it was written", path));
+
+    // The checksum is save's to write; a value that is not one is refused.
+    CHECK_THROWS_WITH(nn::save(saved, path, {{"data_crc32", "0"}}), Catch::Contains("'data_crc32' is reserved"));
+    write_bytes(path, safetensors_file(R"({"__metadata__":{"data_crc32":"xyz"}})", ""));
+    CHECK_THAT(load_error(path), Catch::Contains("__metadata__ data_crc32 is \"xyz\", not 8 hex digits"));
 }
 
 // Two runs saving one file used to share the temporary file path + ".tmp":
