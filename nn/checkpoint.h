@@ -53,9 +53,10 @@ struct Checkpoint {
 // and the problem: missing or short file, header length past the end,
 // malformed JSON (a key twice in one object too), a bad tensor entry,
 // another dtype, offsets that do not match the shape, overlap, run past the
-// end (a truncated file) or leave bytes unaccounted for, and data whose
-// CRC-32 is not the one save recorded in the metadata (key "data_crc32",
-// checked when present, and not in the returned metadata).
+// end (a truncated file) or leave bytes unaccounted for, data whose CRC-32
+// is not the one save recorded in the metadata (key "data_crc32", checked
+// when present, and not in the returned metadata), and a NaN or an
+// infinity, naming the tensor and the index. Zero-size tensors load.
 Checkpoint load_safetensors(const std::string& path);
 
 // save_safetensors of m.named_parameters().
@@ -63,10 +64,11 @@ void save(const Module& m, const std::string& path, const std::map<std::string, 
 
 // Copies the checkpoint's values into m's parameters, in place (the module
 // keeps its tensor handles). Every name and shape is checked first, and a
-// mismatch throws std::runtime_error listing all of them, e.g.
+// mismatch throws std::runtime_error in one line, e.g.
 //   "checkpoint: missing layers.1.attn.wq.weight; unexpected foo.weight;
 //    layers.0.mlp.w_up.weight has shape [100,64], the model has [172,64]"
-// leaving the model untouched.
+// leaving the model untouched. Past five of a kind it names the first five
+// and counts the rest: "missing a, b, c, d, e, and 7987 more (7992 in all)".
 void load_into(Module& m, const Checkpoint& ckpt);
 
 }  // namespace nn

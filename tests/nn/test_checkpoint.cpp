@@ -1,6 +1,7 @@
 // Checkpoints: the safetensors format byte for byte, round trips, every
 // corrupt file refused with a message that names the problem, and
 // load_into's name and shape checks.
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -401,6 +402,78 @@ TEST_CASE("checkpoint: the data's CRC-32 is in the metadata, and a changed data 
     CHECK_THROWS_WITH(nn::save(saved, path, {{"data_crc32", "0"}}), Catch::Contains("'data_crc32' is reserved"));
     write_bytes(path, safetensors_file(R"({"__metadata__":{"data_crc32":"xyz"}})", ""));
     CHECK_THAT(load_error(path), Catch::Contains("__metadata__ data_crc32 is \"xyz\", not 8 hex digits"));
+}
+
+TEST_CASE("checkpoint: NaN and infinite values are refused at load, naming the tensor and the index",
+          "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string path = dir.file("tiny.safetensors");
+    for (const double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+        Tiny saved(1);
+        saved.bias.data()[2] = bad;  // bias is [2, 2]: index [1,0]
+        nn::save(saved, path);       // a diverged run writes a consistent checksum
+        INFO("value " << bad);
+        CHECK(load_error(path) == fmt::format("load_safetensors: '{}': tensor 'bias' holds {} at [1,0]; a model's "
+                                              "parameters are finite numbers",
+                                              path, bad));
+    }
+    // A file without a checksum (written by another program) too.
+    write_bytes(path, safetensors_file(R"({"w":{"dtype":"F64","shape":[3],"data_offsets":[0,24]}})",
+                                       f64_bytes({1.0, 2.0, std::nan("")})));
+    CHECK_THAT(load_error(path), Catch::Contains("tensor 'w' holds nan at [2]"));
+}
+
+TEST_CASE("checkpoint: zero-size tensors save and load", "[nn][checkpoint]") {
+    TempDir dir;
+    // By hand, as another writer would lay them out: empty ranges anywhere.
+    const std::string path = dir.file("empty.safetensors");
+    write_bytes(path, safetensors_file(R"({"e":{"dtype":"F64","shape":[0],"data_offsets":[0,0]},)"
+                                       R"("w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},)"
+                                       R"("m":{"dtype":"F64","shape":[3,0],"data_offsets":[8,8]}})",
+                                       f64_bytes({4.0})));
+    const nn::Checkpoint ckpt = nn::load_safetensors(path);
+    REQUIRE(ckpt.tensors.size() == 3);
+    CHECK(ckpt.tensors[0].second.shape() == ag::Shape{0});
+    CHECK(ckpt.tensors[2].second.shape() == ag::Shape{3, 0});
+    CHECK_TENSOR(ckpt.tensors[1].second, {1}, {4.0}, 0.0);
+
+    // And through save and load_into.
+    struct WithEmpty : nn::Module {
+        WithEmpty() {
+            empty = register_parameter("empty", Tensor::zeros({3, 0}));
+            w = register_parameter("w", Tensor::from({1}, {7.0}));
+        }
+        Tensor empty, w;
+    };
+    WithEmpty source, target;
+    target.w.data()[0] = 0.0;
+    nn::save(source, path);
+    nn::load_into(target, nn::load_safetensors(path));
+    CHECK(target.empty.shape() == ag::Shape{3, 0});
+    CHECK(target.w.data()[0] == 7.0);
+}
+
+// A checkpoint from a config of 1000 layers into a model of 2 used to list
+// every missing tensor: 251 kB of message.
+TEST_CASE("checkpoint: load_into's error is one line however many tensors are wrong", "[nn][checkpoint]") {
+    struct Many : nn::Module {
+        explicit Many(int n, const ag::Shape& shape) {
+            for (int i = 0; i < n; ++i) register_parameter(fmt::format("p{}", i), Tensor::zeros(shape));
+        }
+    };
+    Many model(1000, {2});
+    nn::Checkpoint none;
+    CHECK(load_into_error(model, none) == "checkpoint: missing p0, p1, p2, p3, p4, and 995 more (1000 in all)");
+
+    nn::Checkpoint extra;
+    for (int i = 0; i < 6; ++i) extra.tensors.emplace_back(fmt::format("q{}", i), Tensor::zeros({2}));
+    for (const auto& [name, p] : model.named_parameters()) extra.tensors.emplace_back(name, Tensor::zeros({3}));
+    const std::string error = load_into_error(model, extra);
+    CHECK(error ==
+          "checkpoint: unexpected q0, q1, q2, q3, q4, and 1 more (6 in all); p0 has shape [3], the model has [2]; "
+          "p1 has shape [3], the model has [2]; p2 has shape [3], the model has [2]; p3 has shape [3], the model has "
+          "[2]; p4 has shape [3], the model has [2]; and 995 more (1000 in all)");
+    CHECK(error.find('\n') == std::string::npos);
 }
 
 // Two runs saving one file used to share the temporary file path + ".tmp":
