@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -494,6 +495,14 @@ bool same_parameters(const nn::Module& a, const nn::Module& b) {
     return true;
 }
 
+std::vector<std::string> files_in(const std::filesystem::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+        names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
 }  // namespace
 
 // A cache poisoned with NaN used to load, and a lesson printed ppl = -nan.
@@ -512,5 +521,35 @@ TEST_CASE("cached_lm: a cache whose data bytes changed is corrupt: retrained to 
     CHECK_THAT(again.status, Catch::Contains("checksum mismatch") && Catch::EndsWith("retrained"));
     CHECK(same_parameters(*again.model, *fresh.model));
     CHECK(setup.run(dir).from_cache);  // the file was rewritten
+    std::filesystem::remove_all(dir);
+}
+
+// Two lessons sharing out/ used to race on the cache file's one temporary
+// name (3 of 25 concurrent lesson 03 runs failed).
+TEST_CASE("cached_lm: two runs of one entry at once: one trains, the other waits and loads", "[lessons][cache]") {
+    const auto dir = test::scratch_path("cache_concurrent");
+    const CacheRun setup;
+    std::vector<lessons::CachedLm> runs(2);
+    std::vector<std::string> errors(2);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < runs.size(); ++i)
+        threads.emplace_back([&, i] {
+            try {
+                runs[i] = setup.run(dir);
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
+        });
+    for (std::thread& t : threads) t.join();
+    REQUIRE(errors == std::vector<std::string>(2));
+    const bool first_trained = !runs[0].from_cache;
+    const auto& trained = runs[first_trained ? 0 : 1];
+    const auto& loaded = runs[first_trained ? 1 : 0];
+    CHECK(trained.status == "trained");
+    CHECK_THAT(loaded.status, Catch::StartsWith("loaded from"));
+    CHECK(same_parameters(*trained.model, *loaded.model));
+    CHECK(loaded.logs[0].step_losses == trained.logs[0].step_losses);
+    // The entry and its lock, and no temporary file.
+    CHECK(files_in(dir / "models") == std::vector<std::string>{"tiny.safetensors", "tiny.safetensors.lock"});
     std::filesystem::remove_all(dir);
 }
