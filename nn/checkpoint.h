@@ -31,11 +31,15 @@ namespace nn {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
-// Writes the tensors in the order given, to a temporary file in the same
-// directory renamed over `path` once complete: a crash leaves either the old
-// file or the new one, never half of one. Throws std::runtime_error on an
-// I/O error, std::invalid_argument on an empty, repeated or reserved
-// ("__metadata__") name.
+// Writes the tensors in the order given, and the CRC-32 of their bytes into
+// the metadata ("data_crc32", 8 hex digits: zlib.crc32 in Python), through
+// nn::write_file_atomically (a temporary file of this save's own, fsynced,
+// renamed over `path` once complete): a crash leaves either the old file or
+// the new one, never half of one, and two saves of one file at once never
+// share a temporary file.
+// Throws std::runtime_error on an I/O error or a target that is not a
+// regular file, std::invalid_argument on an empty, repeated or reserved
+// ("__metadata__") name, or a metadata key "data_crc32".
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const std::map<std::string, std::string>& metadata = {});
 
@@ -49,7 +53,10 @@ struct Checkpoint {
 // and the problem: missing or short file, header length past the end,
 // malformed JSON (a key twice in one object too), a bad tensor entry,
 // another dtype, offsets that do not match the shape, overlap, run past the
-// end (a truncated file) or leave bytes unaccounted for.
+// end (a truncated file) or leave bytes unaccounted for, data whose CRC-32
+// is not the one save recorded in the metadata (key "data_crc32", checked
+// when present, and not in the returned metadata), and a NaN or an
+// infinity, naming the tensor and the index. Zero-size tensors load.
 Checkpoint load_safetensors(const std::string& path);
 
 // save_safetensors of m.named_parameters().
@@ -57,10 +64,11 @@ void save(const Module& m, const std::string& path, const std::map<std::string, 
 
 // Copies the checkpoint's values into m's parameters, in place (the module
 // keeps its tensor handles). Every name and shape is checked first, and a
-// mismatch throws std::runtime_error listing all of them, e.g.
+// mismatch throws std::runtime_error in one line, e.g.
 //   "checkpoint: missing layers.1.attn.wq.weight; unexpected foo.weight;
 //    layers.0.mlp.w_up.weight has shape [100,64], the model has [172,64]"
-// leaving the model untouched.
+// leaving the model untouched. Past five of a kind it names the first five
+// and counts the rest: "missing a, b, c, d, e, and 7987 more (7992 in all)".
 void load_into(Module& m, const Checkpoint& ckpt);
 
 }  // namespace nn

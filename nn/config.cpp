@@ -1,6 +1,7 @@
 #include "nn/config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nn/json_strict.h"
+#include "nn/param_count.h"
 
 namespace nn {
 
@@ -25,18 +27,33 @@ LMConfig LMConfig::modern_lm() { return LMConfig{}; }
 
 void LMConfig::validate() const {
     const auto bad = [](const std::string& what) { throw std::invalid_argument("model config: " + what); };
-    if (vocab < 1 || max_len < 1 || d_model < 1 || n_layers < 1 || n_heads < 1 || n_kv_heads < 1 || d_ff < 1)
-        bad("every size must be at least 1");
+    const auto in_range = [&](const char* name, int64_t value, int64_t low, int64_t high, const char* note = "") {
+        if (value < low || value > high)
+            bad(fmt::format("{} {} is out of range ({} to {}{})", name, value, low, high, note));
+    };
+    in_range("vocab", vocab, 1, 1'000'000);
+    in_range("max_len", max_len, 1, 1'000'000);
+    in_range("d_model", d_model, 1, 65'536);
+    in_range("n_layers", n_layers, 1, 1'024);
+    in_range("n_heads", n_heads, 1, d_model);
+    in_range("n_kv_heads", n_kv_heads, 1, n_heads);
+    in_range("d_ff", d_ff, 1, 1'048'576);
+    in_range("window", window, 0, 1'000'000, "; 0 = full attention");
     if (d_model % n_heads != 0) bad(fmt::format("d_model {} is not a multiple of n_heads {}", d_model, n_heads));
     if (n_heads % n_kv_heads != 0)
         bad(fmt::format("n_heads {} is not a multiple of n_kv_heads {} (§5: query heads come in groups)", n_heads,
                         n_kv_heads));
     if (pos == PosEncoding::Rope && head_dim() % 2 != 0)
         bad(fmt::format("RoPE rotates pairs: head_dim {} must be even", head_dim()));
-    if (rope_base <= 0) bad(fmt::format("rope_base {} must be positive", rope_base));
-    if (window < 0) bad(fmt::format("window {} must be >= 0 (0 = full attention)", window));
+    if (!std::isfinite(rope_base) || rope_base <= 0)
+        bad(fmt::format("rope_base {} must be a finite number > 0", rope_base));
     if (model == ModelKind::Gpt && (pos != PosEncoding::Learned || n_kv_heads != n_heads || window != 0))
         bad("gpt is lecture 2's model: learned positions, n_kv_heads = n_heads, no window");
+    // Last: the count needs consistent sizes, and is computed, not built.
+    const int64_t parameters = count_parameters(*this).total();
+    if (parameters > kMaxParameters)
+        bad(fmt::format("{} parameters is more than the limit of {} ({} MB of F64 weights)", parameters, kMaxParameters,
+                        kMaxParameters * 8 / 1'000'000));
 }
 
 namespace {

@@ -34,8 +34,28 @@ struct LMConfig {
     static LMConfig modern_lm();  // d=64, 2 layers, 4/2 heads, RoPE, SwiGLU 172: 99,648 parameters
 
     int64_t head_dim() const { return d_model / n_heads; }
-    // Throws std::invalid_argument naming the first inconsistent option.
+    // What the constructor of nn::LanguageModel and from_json check before
+    // anything is allocated: a config that passes can be built. Throws
+    // std::invalid_argument naming the first option out of its range or
+    // inconsistent with another (docs/models.md). The ranges hold
+    // Llama-3 8B's sizes with room to spare; what keeps a model buildable is
+    // the limit on its parameter count, below.
+    //   vocab      1 … 1,000,000      (Llama-3: 128,256)
+    //   max_len    1 … 1,000,000      (learned positions: max_len × d_model parameters)
+    //   d_model    1 … 65,536
+    //   n_layers   1 … 1,024
+    //   n_heads    a divisor of d_model; n_kv_heads a divisor of n_heads
+    //   d_ff       1 … 1,048,576
+    //   rope_base  a finite number > 0
+    //   window     0 … 1,000,000      (0 = full attention)
+    //   nn::count_parameters(*this).total() at most kMaxParameters
     void validate() const;
+
+    // 100 million: 800 MB of F64 weights, 3.2 GB while training (weights,
+    // gradients and AdamW's two moments); the lecture's models have about
+    // 100,000. A config from a file can ask for any size (n_layers
+    // 1,000,000 grew to 12 GB before anything stopped it, issue 13).
+    static constexpr int64_t kMaxParameters = 100'000'000;
 
     // The config as one line of JSON text (what a checkpoint's metadata
     // stores), and back; from_json throws std::invalid_argument.

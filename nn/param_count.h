@@ -15,10 +15,15 @@ struct ParamCount {
     int64_t total() const { return embeddings + attention + ffn + norms + head; }
 };
 
+// Of any config, checked or not (LMConfig::validate calls it to refuse a
+// model too big to build). Throws std::invalid_argument when n_heads < 1
+// (head_dim divides by it) or when a part or the total does not fit in
+// int64 (d_model 2^62), never wrapping around.
 ParamCount count_parameters(const LMConfig& cfg);
 
 // Llama-3 8B in the same terms (d=4096, 32 layers, 32/8 heads, FFN 14,336,
-// V=128,256, untied, RoPE): 8.03B.
+// V=128,256, untied, RoPE): 8.03B. It is counted (lesson 05), not built:
+// validate() refuses it, 80 times LMConfig::kMaxParameters.
 LMConfig llama3_8b();
 
 }  // namespace nn

@@ -1,7 +1,5 @@
 #include "lessons/common/book.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -14,6 +12,7 @@
 
 #include "lessons/common/encode.h"
 #include "lessons/common/svg.h"
+#include "nn/atomic_file.h"
 
 namespace lessons::book {
 namespace {
@@ -325,20 +324,7 @@ std::string findings_markdown(const std::vector<LessonEntry>& course) {
     return table;
 }
 
-void write_atomically(const fs::path& path, const std::string& text) {
-    const fs::path temp = path.string() + fmt::format(".{}.tmp", getpid());
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out.flush()) throw std::runtime_error("cannot write " + temp.string());
-    }
-    std::error_code error;
-    fs::rename(temp, path, error);
-    if (error) {
-        fs::remove(temp, error);
-        throw std::runtime_error("cannot write " + path.string());
-    }
-}
+void write_atomically(const fs::path& path, const std::string& text) { nn::write_file_atomically(path, {text}); }
 
 std::string with_findings(const std::string& readme, const std::string& table) {
     const size_t begin = readme.find(kFindingsBegin), end = readme.find(kFindingsEnd);

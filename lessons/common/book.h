@@ -62,8 +62,9 @@ std::string course_page(const std::filesystem::path& out_dir);
 // std::runtime_error naming the file it cannot write.
 void write_pages(const Report& report, const std::filesystem::path& out_dir);
 
-// `text` into `path` through a temporary file (unique to the process) and
-// a rename: a reader sees the old file or the new one, never half of one.
+// `text` into `path` through a temporary file of its own and a rename
+// (nn::write_file_atomically): a reader sees the old file or the new one,
+// never half of one.
 void write_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace lessons::book

@@ -1,6 +1,12 @@
 #include "lessons/common/model_cache.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <stdexcept>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -89,6 +95,44 @@ std::string cache_key(const nn::LMConfig& config, uint64_t init_seed, const std:
     return key.dump();
 }
 
+// An exclusive flock(2) on <entry>.lock, held while a run looks at, trains
+// and writes its cache entry: a second run of the same entry (two lessons
+// sharing out/, or one lesson started twice) waits, then finds the file
+// the first one wrote and loads it, instead of training it again beside
+// it. The lock is the kernel's, so a run that dies releases it. The empty
+// lock file stays: removing it would let a third run lock a new file
+// while the second still holds the old one.
+class EntryLock {
+public:
+    explicit EntryLock(const std::filesystem::path& entry) : path_(entry.string() + ".lock") {
+        fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd_ < 0) fail("cannot create");
+        if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+        waited_ = errno == EWOULDBLOCK;
+        int result;
+        do {
+            result = ::flock(fd_, LOCK_EX);
+        } while (result != 0 && errno == EINTR);  // a signal while waiting: wait on
+        if (result != 0) fail("cannot lock");
+    }
+    EntryLock(const EntryLock&) = delete;
+    EntryLock& operator=(const EntryLock&) = delete;
+    ~EntryLock() { ::close(fd_); }  // and the lock with it
+    // Another run held the entry when this one came.
+    bool waited() const { return waited_; }
+
+private:
+    [[noreturn]] void fail(const char* what) {
+        const int error = errno;
+        if (fd_ >= 0) ::close(fd_);
+        throw std::runtime_error(
+            fmt::format("cached_lm: {} the lock file {}: {}", what, path_, std::generic_category().message(error)));
+    }
+    std::string path_;
+    int fd_ = -1;
+    bool waited_ = false;
+};
+
 }  // namespace
 
 CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name, const nn::LMConfig& config,
@@ -102,6 +146,8 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
     run.model = std::make_unique<nn::LanguageModel>(config, init_seed);
     const std::string key = cache_key(config, init_seed, train, options);
 
+    std::filesystem::create_directories(run.file.parent_path());
+    const EntryLock lock(run.file);
     std::error_code missing;
     if (std::filesystem::exists(run.file, missing)) {
         try {
@@ -112,7 +158,8 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
             } else {
                 nn::load_into(*run.model, ckpt);
                 run.logs = nn::parse_strict_json(ckpt.metadata.at("logs")).get<std::vector<EpochLog>>();
-                run.status = "loaded from " + run.file.string();
+                run.status = "loaded from " + run.file.string() +
+                             (lock.waited() ? " (another run was training it: this one waited)" : "");
                 run.from_cache = true;
                 return run;
             }
@@ -125,7 +172,6 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
     }
 
     run.logs = train_lm(*run.model, train, options, progress);
-    std::filesystem::create_directories(run.file.parent_path());
     nn::save(*run.model, run.file.string(),
              {{"model", nn::to_string(config.model)},
               {"config", config.to_json()},

@@ -10,10 +10,16 @@
 // The cache file records what made the model: the configuration, the
 // initialisation seed, every training option, a fingerprint of the training
 // sentences and the cache's format version. A file made any other way
-// (stale), or that does not load (corrupt, truncated, not a checkpoint), is
-// reported in `status` and replaced by a fresh training run; nothing else
-// is ever trusted. The training logs (loss per epoch and per step) are kept
-// in the file, so a cached run still has its loss curve.
+// (stale), or that does not load (corrupt, truncated, changed after it was
+// written, not a checkpoint), is reported in `status` and replaced by a
+// fresh training run; nothing else is ever trusted. The training logs (loss
+// per epoch and per step) are kept in the file, so a cached run still has
+// its loss curve.
+//
+// Runs at once are safe: a run holds a lock on its entry (<file>.lock)
+// while it reads, trains and writes it, so a second run of the same entry,
+// in another process or thread, waits and then loads the first one's
+// model; files are written whole (nn::write_file_atomically).
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -29,7 +35,7 @@ namespace lessons {
 struct CachedLm {
     std::unique_ptr<nn::LanguageModel> model;
     std::vector<EpochLog> logs;  // the training run's logs (stored in the cache file)
-    std::string status;          // "trained", "loaded from <file>", or why the cache was rebuilt
+    std::string status;          // "trained", "loaded from <file>" (+ that it waited), or why the cache was rebuilt
     bool from_cache = false;
     std::filesystem::path file;
 };

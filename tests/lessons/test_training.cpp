@@ -4,8 +4,12 @@
 // progress reporter. Tiny models keep it fast (d 16, one layer).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -461,5 +465,91 @@ TEST_CASE("cached_lm: trains once, then loads the same model and logs", "[lesson
         CHECK_FALSE(lessons::cached_lm(dir, tiny(), 4, train, options).from_cache);
     }
     CHECK_THROWS_AS(lessons::cached_lm(dir, "../escape", tiny(), 3, train, options), std::invalid_argument);
+    std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// The 64-sentence, one-epoch run the cache tests train: a blink.
+struct CacheRun {
+    std::vector<farm::Sentence> train = first(corpora().train, 64);
+    LmTrainOptions options = [] {
+        LmTrainOptions o;
+        o.epochs = 1;
+        o.batch_size = 16;
+        return o;
+    }();
+    lessons::CachedLm run(const std::filesystem::path& dir) const {
+        return lessons::cached_lm(dir, "tiny", tiny(), 3, train, options);
+    }
+};
+
+// Bit for bit (NaN included, -0 apart from 0).
+bool same_parameters(const nn::Module& a, const nn::Module& b) {
+    const auto pa = a.parameters(), pb = b.parameters();
+    if (pa.size() != pb.size()) return false;
+    for (size_t i = 0; i < pa.size(); ++i)
+        if (pa[i].shape() != pb[i].shape() ||
+            std::memcmp(pa[i].data(), pb[i].data(), static_cast<size_t>(pa[i].numel()) * sizeof(double)) != 0)
+            return false;
+    return true;
+}
+
+std::vector<std::string> files_in(const std::filesystem::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+        names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+}  // namespace
+
+// A cache poisoned with NaN used to load, and a lesson printed ppl = -nan.
+TEST_CASE("cached_lm: a cache whose data bytes changed is corrupt: retrained to the same numbers", "[lessons][cache]") {
+    const auto dir = test::scratch_path("cache_poisoned");
+    const CacheRun setup;
+    const auto fresh = setup.run(dir);
+    {
+        std::fstream file(fresh.file, std::ios::binary | std::ios::in | std::ios::out);
+        const double nan = std::nan("");
+        file.seekp(-8, std::ios::end);  // the last weight of the head
+        file.write(reinterpret_cast<const char*>(&nan), sizeof nan);
+    }
+    const auto again = setup.run(dir);
+    CHECK_FALSE(again.from_cache);
+    CHECK_THAT(again.status, Catch::Contains("checksum mismatch") && Catch::EndsWith("retrained"));
+    CHECK(same_parameters(*again.model, *fresh.model));
+    CHECK(setup.run(dir).from_cache);  // the file was rewritten
+    std::filesystem::remove_all(dir);
+}
+
+// Two lessons sharing out/ used to race on the cache file's one temporary
+// name (3 of 25 concurrent lesson 03 runs failed).
+TEST_CASE("cached_lm: two runs of one entry at once: one trains, the other waits and loads", "[lessons][cache]") {
+    const auto dir = test::scratch_path("cache_concurrent");
+    const CacheRun setup;
+    std::vector<lessons::CachedLm> runs(2);
+    std::vector<std::string> errors(2);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < runs.size(); ++i)
+        threads.emplace_back([&, i] {
+            try {
+                runs[i] = setup.run(dir);
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
+        });
+    for (std::thread& t : threads) t.join();
+    REQUIRE(errors == std::vector<std::string>(2));
+    const bool first_trained = !runs[0].from_cache;
+    const auto& trained = runs[first_trained ? 0 : 1];
+    const auto& loaded = runs[first_trained ? 1 : 0];
+    CHECK(trained.status == "trained");
+    CHECK_THAT(loaded.status, Catch::StartsWith("loaded from"));
+    CHECK(same_parameters(*trained.model, *loaded.model));
+    CHECK(loaded.logs[0].step_losses == trained.logs[0].step_losses);
+    // The entry and its lock, and no temporary file.
+    CHECK(files_in(dir / "models") == std::vector<std::string>{"tiny.safetensors", "tiny.safetensors.lock"});
     std::filesystem::remove_all(dir);
 }

@@ -1,12 +1,16 @@
 // Checkpoints: the safetensors format byte for byte, round trips, every
-// corrupt file refused with a message that names the problem, and
-// load_into's name and shape checks.
+// corrupt file refused with a message that names the problem (a changed
+// data byte and a NaN too), zero-size tensors, saves of one file at once,
+// and load_into's name and shape checks.
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -133,7 +137,7 @@ TEST_CASE("checkpoint: a module round-trips bit for bit, with names and metadata
     std::memcpy(&header_len, bytes.data(), 8);
     CHECK(header_len % 8 == 0);
     CHECK(bytes.size() == 8 + header_len + 13 * 8);
-    CHECK_FALSE(fs::exists(path + ".tmp"));
+    CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);  // no temporary file left
 
     const nn::Checkpoint ckpt = nn::load_safetensors(path);
     CHECK(ckpt.metadata == metadata);
@@ -184,12 +188,18 @@ TEST_CASE("checkpoint: a file written by hand byte for byte loads, and save writ
     CHECK(ckpt.tensors[1].first == "y");
     CHECK_TENSOR(ckpt.tensors[1].second, {}, {0.25}, 0.0);
 
-    // Our writer: the same header padded with 4 spaces to 144 = 0x90 bytes.
+    // Our writer: the same header with the data's CRC-32 (Python's
+    // zlib.crc32 of the 24 data bytes is 0xa37a65dd) first in the metadata,
+    // 164 bytes padded with 4 spaces to 168 = 0xA8.
     nn::save_safetensors(dir.file("ours.safetensors"),
                          {{"x", Tensor::from({2}, {1.5, -2.0})}, {"y", Tensor::scalar(0.25)}}, {{"format", "pt"}});
     const std::string ours = read_bytes(dir.file("ours.safetensors"));
-    const std::string expected = std::string("\x90\x00\x00\x00\x00\x00\x00\x00", 8) + header + "    " + data;
+    std::string with_crc = header;
+    with_crc.insert(header.find("\"format\""), R"("data_crc32":"a37a65dd",)");
+    const std::string expected = std::string("\xA8\x00\x00\x00\x00\x00\x00\x00", 8) + with_crc + "    " + data;
     CHECK(ours == expected);
+    // It loads with the metadata it was given: the checksum belongs to the file.
+    CHECK(nn::load_safetensors(dir.file("ours.safetensors")).metadata == ckpt.metadata);
 }
 
 TEST_CASE("checkpoint: save writes views row-major and refuses bad names", "[nn][checkpoint]") {
@@ -369,4 +379,133 @@ TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tens
               "has [2,3]");
     }
     CHECK(unchanged());
+}
+
+// ---- issue 13: well-formed but wrong, and two writers at once ---------------
+
+// A bit flipped in the data section changes no structure: only the
+// checksum save writes into the metadata catches it.
+TEST_CASE("checkpoint: the data's CRC-32 is in the metadata, and a changed data byte is refused", "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string path = dir.file("tiny.safetensors");
+    Tiny saved(1);
+    nn::save(saved, path, {{"model", "tiny"}});
+    const std::string good = read_bytes(path);
+    CHECK(good.find(R"("__metadata__":{"data_crc32":")") != std::string::npos);
+    CHECK(nn::load_safetensors(path).metadata == std::map<std::string, std::string>{{"model", "tiny"}});
+
+    std::string flipped = good;
+    flipped[good.size() - 3] ^= 0x10;  // one bit of the last double: a valid number still
+    write_bytes(path, flipped);
+    CHECK(load_error(path) ==
+          fmt::format("load_safetensors: '{}': checksum mismatch: the data was changed after it was written", path));
+
+    // The checksum is save's to write; a value that is not one is refused.
+    CHECK_THROWS_WITH(nn::save(saved, path, {{"data_crc32", "0"}}), Catch::Contains("'data_crc32' is reserved"));
+    write_bytes(path, safetensors_file(R"({"__metadata__":{"data_crc32":"xyz"}})", ""));
+    CHECK_THAT(load_error(path), Catch::Contains("__metadata__ data_crc32 is \"xyz\", not 8 hex digits"));
+}
+
+TEST_CASE("checkpoint: NaN and infinite values are refused at load, naming the tensor and the index",
+          "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string path = dir.file("tiny.safetensors");
+    for (const double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+        Tiny saved(1);
+        saved.bias.data()[2] = bad;  // bias is [2, 2]: index [1,0]
+        nn::save(saved, path);       // a diverged run writes a consistent checksum
+        INFO("value " << bad);
+        CHECK(load_error(path) == fmt::format("load_safetensors: '{}': tensor 'bias' holds {} at [1,0]; a model's "
+                                              "parameters are finite numbers",
+                                              path, bad));
+    }
+    // A file without a checksum (written by another program) too.
+    write_bytes(path, safetensors_file(R"({"w":{"dtype":"F64","shape":[3],"data_offsets":[0,24]}})",
+                                       f64_bytes({1.0, 2.0, std::nan("")})));
+    CHECK_THAT(load_error(path), Catch::Contains("tensor 'w' holds nan at [2]"));
+}
+
+TEST_CASE("checkpoint: zero-size tensors save and load", "[nn][checkpoint]") {
+    TempDir dir;
+    // By hand, as another writer would lay them out: empty ranges anywhere.
+    const std::string path = dir.file("empty.safetensors");
+    write_bytes(path, safetensors_file(R"({"e":{"dtype":"F64","shape":[0],"data_offsets":[0,0]},)"
+                                       R"("w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},)"
+                                       R"("m":{"dtype":"F64","shape":[3,0],"data_offsets":[8,8]}})",
+                                       f64_bytes({4.0})));
+    const nn::Checkpoint ckpt = nn::load_safetensors(path);
+    REQUIRE(ckpt.tensors.size() == 3);
+    CHECK(ckpt.tensors[0].second.shape() == ag::Shape{0});
+    CHECK(ckpt.tensors[2].second.shape() == ag::Shape{3, 0});
+    CHECK_TENSOR(ckpt.tensors[1].second, {1}, {4.0}, 0.0);
+
+    // And through save and load_into.
+    struct WithEmpty : nn::Module {
+        WithEmpty() {
+            empty = register_parameter("empty", Tensor::zeros({3, 0}));
+            w = register_parameter("w", Tensor::from({1}, {7.0}));
+        }
+        Tensor empty, w;
+    };
+    WithEmpty source, target;
+    target.w.data()[0] = 0.0;
+    nn::save(source, path);
+    nn::load_into(target, nn::load_safetensors(path));
+    CHECK(target.empty.shape() == ag::Shape{3, 0});
+    CHECK(target.w.data()[0] == 7.0);
+}
+
+// A checkpoint from a config of 1000 layers into a model of 2 used to list
+// every missing tensor: 251 kB of message.
+TEST_CASE("checkpoint: load_into's error is one line however many tensors are wrong", "[nn][checkpoint]") {
+    struct Many : nn::Module {
+        explicit Many(int n, const ag::Shape& shape) {
+            for (int i = 0; i < n; ++i) register_parameter(fmt::format("p{}", i), Tensor::zeros(shape));
+        }
+    };
+    Many model(1000, {2});
+    nn::Checkpoint none;
+    CHECK(load_into_error(model, none) == "checkpoint: missing p0, p1, p2, p3, p4, and 995 more (1000 in all)");
+
+    nn::Checkpoint extra;
+    for (int i = 0; i < 6; ++i) extra.tensors.emplace_back(fmt::format("q{}", i), Tensor::zeros({2}));
+    for (const auto& [name, p] : model.named_parameters()) extra.tensors.emplace_back(name, Tensor::zeros({3}));
+    const std::string error = load_into_error(model, extra);
+    CHECK(error ==
+          "checkpoint: unexpected q0, q1, q2, q3, q4, and 1 more (6 in all); p0 has shape [3], the model has [2]; "
+          "p1 has shape [3], the model has [2]; p2 has shape [3], the model has [2]; p3 has shape [3], the model has "
+          "[2]; p4 has shape [3], the model has [2]; and 995 more (1000 in all)");
+    CHECK(error.find('\n') == std::string::npos);
+}
+
+// Two runs saving one file used to share the temporary file path + ".tmp":
+// one truncated or renamed away what the other was writing.
+TEST_CASE("checkpoint: save writes through a temporary file of its own", "[nn][checkpoint]") {
+    TempDir dir;
+    const std::string path = dir.file("shared.safetensors");
+    write_bytes(path + ".tmp", "another writer's half-written file");
+    nn::save_safetensors(path, {{"w", Tensor::from({2}, {1.0, 2.0})}});
+    CHECK(read_bytes(path + ".tmp") == "another writer's half-written file");
+    CHECK(load_error(path).empty());
+    fs::remove(path + ".tmp");
+
+    // Threads of one process save the same file at once: each save
+    // completes, the file is one of theirs, and no temporary file is left.
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(8);
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&, t] {
+            try {
+                for (int i = 0; i < 20; ++i)
+                    nn::save_safetensors(path, {{"w", Tensor::full({64}, static_cast<double>(t))}});
+            } catch (const std::exception& e) {
+                errors[static_cast<std::size_t>(t)] = e.what();
+            }
+        });
+    for (std::thread& t : threads) t.join();
+    CHECK(errors == std::vector<std::string>(8));
+    CHECK(load_error(path).empty());
+    std::vector<std::string> left;
+    for (const auto& entry : fs::directory_iterator(dir.path)) left.push_back(entry.path().filename().string());
+    CHECK(left == std::vector<std::string>{"shared.safetensors"});
 }

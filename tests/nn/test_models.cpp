@@ -1,7 +1,9 @@
 // The lecture's models: parameter names and counts (module and formula),
 // GQA as MHA with copied K/V heads, and cached decoding equal to the full
 // forward pass for every position encoding, with and without windows.
+#include <cmath>
 #include <functional>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -370,4 +372,58 @@ TEST_CASE("cached decoding turns q and k by rope_positions when given", "[nn][mo
     std::vector<nn::KVCache> caches = m.new_caches();
     CHECK_THROWS_WITH(m.forward_cached(ids.narrow(1, 0, 2), {0, 1}, caches, {0}),
                       Catch::Contains("1 rope positions for 2 positions"));
+}
+
+// A config is read from a file a user can hand the project: every size is
+// checked against its range, and the parameter count against the limit,
+// before anything is allocated (n_layers 1,000,000 grew to 12 GB first).
+TEST_CASE("a config out of range or too big to build is refused before building, in one line", "[nn][models]") {
+    const auto refused = [](void (*change)(LMConfig&)) {
+        LMConfig c = LMConfig::modern_lm();
+        change(c);
+        try {
+            c.validate();
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    CHECK(refused([](LMConfig& c) { c.n_layers = 1'000'000; }) ==
+          "model config: n_layers 1000000 is out of range (1 to 1024)");
+    CHECK(refused([](LMConfig& c) { c.d_model = int64_t{1} << 62; }) ==
+          "model config: d_model 4611686018427387904 is out of range (1 to 65536)");
+    CHECK(refused([](LMConfig& c) { c.vocab = 0; }) == "model config: vocab 0 is out of range (1 to 1000000)");
+    CHECK(refused([](LMConfig& c) { c.d_ff = -5; }) == "model config: d_ff -5 is out of range (1 to 1048576)");
+    CHECK(refused([](LMConfig& c) { c.max_len = 2'000'000; }) ==
+          "model config: max_len 2000000 is out of range (1 to 1000000)");
+    CHECK(refused([](LMConfig& c) { c.window = 2'000'000; }) ==
+          "model config: window 2000000 is out of range (0 to 1000000; 0 = full attention)");
+    CHECK(refused([](LMConfig& c) { c.rope_base = std::nan(""); }) ==
+          "model config: rope_base nan must be a finite number > 0");
+    CHECK(refused([](LMConfig& c) { c.rope_base = HUGE_VAL; }) ==
+          "model config: rope_base inf must be a finite number > 0");
+    // Each size in range, together far too many parameters.
+    CHECK(refused([](LMConfig& c) {
+              c.d_model = 4096;
+              c.n_layers = 1000;
+              c.d_ff = 16384;
+          }) == "model config: 251666993152 parameters is more than the limit of 100000000 (800 MB of F64 weights)");
+    // Llama-3 8B can be counted (lesson 05) but not built here.
+    CHECK(nn::count_parameters(nn::llama3_8b()).total() == 8'030'261'248);
+    CHECK_THROWS_WITH(nn::llama3_8b().validate(), Catch::Contains("more than the limit"));
+
+    // From a checkpoint's metadata: refused as it is read.
+    std::string text = LMConfig::modern_lm().to_json();
+    text.replace(text.find("\"n_layers\":2"), 12, "\"n_layers\":1000000");
+    CHECK_THROWS_WITH(LMConfig::from_json(text), "model config: n_layers 1000000 is out of range (1 to 1024)");
+
+    // The formula itself never overflows, whatever it is given.
+    LMConfig huge = LMConfig::modern_lm();
+    huge.d_model = int64_t{1} << 40;
+    huge.n_heads = 1;
+    huge.n_kv_heads = 1;
+    CHECK_THROWS_WITH(nn::count_parameters(huge), "model config: the parameter count does not fit in 64 bits");
+    LMConfig no_heads = LMConfig::modern_lm();
+    no_heads.n_heads = 0;
+    CHECK_THROWS_WITH(nn::count_parameters(no_heads), "model config: n_heads 0 must be at least 1");
 }

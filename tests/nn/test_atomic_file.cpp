@@ -1,0 +1,75 @@
+// nn::write_file_atomically, the writer under checkpoints and the lesson
+// book: whole files or none, a temporary file of its own, nothing left
+// behind, and targets that a rename would destroy refused.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "nn/atomic_file.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ScratchDir {
+    ScratchDir() : path(fs::temp_directory_path() / ("nn_atomic_file_test_" + std::to_string(::getpid()))) {
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~ScratchDir() { fs::remove_all(path); }
+    std::vector<std::string> files() const {
+        std::vector<std::string> names;
+        for (const auto& entry : fs::directory_iterator(path)) names.push_back(entry.path().filename().string());
+        return names;
+    }
+    fs::path path;
+};
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("write_file_atomically: the pieces in order, over the old file, nothing left behind", "[nn][atomic_file]") {
+    ScratchDir dir;
+    const fs::path path = dir.path / "out.txt";
+    nn::write_file_atomically(path, {"old"});
+    nn::write_file_atomically(path, {"one ", "", "two"}, nn::Sync::Yes);
+    CHECK(read_text(path) == "one two");
+    CHECK(dir.files() == std::vector<std::string>{"out.txt"});
+}
+
+TEST_CASE("write_file_atomically: a target it cannot write is refused, naming it, and nothing is destroyed",
+          "[nn][atomic_file]") {
+    ScratchDir dir;
+    const fs::path nowhere = dir.path / "no" / "such" / "x.txt";
+    CHECK_THROWS_WITH(nn::write_file_atomically(nowhere, {"x"}),
+                      "cannot create a temporary file next to '" + nowhere.string() + "': No such file or directory");
+
+    // A rename would replace a directory (if empty), a FIFO or a device
+    // node with a regular file: /dev/null, for root.
+    const fs::path sub = dir.path / "sub";
+    fs::create_directory(sub);
+    const fs::path fifo = dir.path / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    for (const fs::path& target : {sub, fifo}) {
+        CHECK_THROWS_WITH(
+            nn::write_file_atomically(target, {"x"}),
+            "'" + target.string() + "' exists and is not a regular file: refused, writing would replace it");
+    }
+    CHECK(fs::is_directory(sub));
+    CHECK(fs::is_fifo(fifo));
+    std::vector<std::string> files = dir.files();
+    std::sort(files.begin(), files.end());
+    CHECK(files == std::vector<std::string>{"fifo", "sub"});
+}
