@@ -94,7 +94,7 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
     app->footer(
         "exit status: 0 done; 2 a bad flag, checkpoint, data file or word (one line\n"
         "on stderr says which); 1 any other error.");
-    const auto threads = [&](CLI::App* command) { add_threads(*command, f.threads, 1024); };
+    const auto threads = [&](CLI::App* command) { add_threads(*command, f.threads); };
     const auto limit = [&](CLI::App* command) {
         command->add_option("--limit", f.limit, "use only N sentences of each set (training, test, each agreement k)")
             ->type_name("N")
