@@ -60,10 +60,7 @@ int main(int argc, char** argv) {
         ->type_name("N")
         ->transform(lessons::whole_number())
         ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()).description(""));
-    app.add_option("--threads", only_threads, "measure at N threads only (default: 1 and 2)")
-        ->type_name("N")
-        ->transform(lessons::whole_number())
-        ->check(CLI::Range(1, 1024).description(""));
+    lessons::add_threads(app, only_threads, "measure at N threads only (default: 1 and 2)");
     app.add_option("--model", model, "measure one model only (default: both)")
         ->type_name("M")
         ->check(CLI::IsMember({"gpt", "modern_lm"}));

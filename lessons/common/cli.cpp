@@ -1,16 +1,24 @@
 #include "lessons/common/cli.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 namespace lessons {
 namespace {
+
+namespace fs = std::filesystem;
 
 // A CLI::Range whose bounds the help text already gives in words.
 CLI::Validator quiet_range(int min, int max) {
@@ -19,12 +27,23 @@ CLI::Validator quiet_range(int min, int max) {
     return range;
 }
 
+// Does `folder` take a new file? Making one is the only sure answer:
+// access(2) tells root yes for every folder, and /proc says yes to access
+// and no to a new file. The probe has a unique name and is removed at once.
+bool takes_new_file(const fs::path& folder) {
+    std::string probe = (folder / ".write_check_XXXXXX").string();
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0) return false;
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return true;
+}
+
 // The lessons' command line, every flag declared once: the parser, the
 // checks and the help all come from here.
 std::unique_ptr<CLI::App> lesson_app(const CommandLine& cli, Options& o) {
     auto app = std::make_unique<CLI::App>(cli.about, cli.program);
-    // As before CLI11: a flag given twice keeps its last value.
-    app->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    take_last_value(*app);
 
     const int n_parts = static_cast<int>(cli.parts.size());
     CLI::Option* part =
@@ -43,13 +62,15 @@ std::unique_ptr<CLI::App> lesson_app(const CommandLine& cli, Options& o) {
         ->check(quiet_range(1, INT_MAX));
     app->add_flag("--quick", o.quick, "tiny settings that finish in seconds (used by the tests)")
         ->disable_flag_override();
-    add_threads(*app, o.threads, INT_MAX);
+    add_threads(*app, o.threads);
     app->add_option("--json", o.json, "write every reported number to FILE as JSON")
         ->type_name("FILE")
-        ->check(text_value());
+        ->check(text_value())
+        ->check(output_file());
     app->add_option("--out", o.out, "figures and cached checkpoints (default out/)")
         ->type_name("DIR")
-        ->check(text_value());
+        ->check(text_value())
+        ->check(output_folder());
     for (const ProgramFlag& flag : cli.flags) {
         o.flags[flag.name] = flag.value;
         app->add_option("--" + flag.name, o.flags[flag.name],
@@ -75,6 +96,11 @@ ParsedOptions parse_options(const std::vector<std::string>& args, const CommandL
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
     try {
         app->parse(reversed);
+        // CLI11 checks only the values given; the default folder can be as
+        // unwritable (a file named out, a read-only working directory).
+        std::string out = parsed.options.out;
+        if (app->count("--out") == 0)
+            if (const std::string problem = output_folder()(out); !problem.empty()) parsed.error = "--out: " + problem;
     } catch (const CLI::CallForHelp&) {
         parsed.options.help = true;
     } catch (const CLI::ParseError& e) {
@@ -112,11 +138,18 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const
     return std::nullopt;
 }
 
-CLI::Option* add_threads(CLI::App& app, int& threads, int max) {
-    return app.add_option("--threads", threads, "OpenMP threads for the kernels; results do not depend on it")
+void take_last_value(CLI::App& app) { app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast); }
+
+CLI::Option* add_threads(CLI::App& app, int& threads, const std::string& help) {
+    return app.add_option("--threads", threads, fmt::format("{} (1 … {}: 4 × the cores)", help, max_threads()))
         ->type_name("N")
         ->transform(whole_number())
-        ->check(quiet_range(1, max));
+        ->check(quiet_range(1, max_threads()));
+}
+
+int max_threads() {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return static_cast<int>(std::min(4u * cores, static_cast<unsigned>(INT_MAX)));
 }
 
 CLI::Validator whole_number() {
@@ -158,10 +191,62 @@ CLI::Validator text_value() {
     return CLI::Validator(
         [](std::string& text) -> std::string {
             if (text.empty()) return "needs a value";
+            return maybe_empty_text()(text);
+        },
+        "");
+}
+
+CLI::Validator maybe_empty_text() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
             if (text.rfind("--", 0) == 0) return fmt::format("needs a value, got the flag '{}'", text);
             return {};
         },
         "");
+}
+
+CLI::Validator output_file() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            const fs::path path(text);
+            std::error_code error;
+            const fs::file_status status = fs::status(path, error);  // through symlinks: /dev/stdout is a device
+            if (fs::is_directory(status)) return fmt::format("'{}' is a folder", text);
+            if (fs::exists(status) && !fs::is_regular_file(status))
+                return fmt::format("'{}' exists and is not a regular file (a device, FIFO or socket is never replaced)",
+                                   text);
+            const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+            if (!fs::exists(folder, error)) return fmt::format("the folder '{}' does not exist", folder.string());
+            if (!fs::is_directory(folder, error)) return fmt::format("'{}' is not a folder", folder.string());
+            if (!takes_new_file(folder)) return fmt::format("cannot write in the folder '{}'", folder.string());
+            return {};
+        },
+        "");
+}
+
+CLI::Validator output_folder() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            // The nearest folder on the way that exists: the run creates the
+            // rest inside it (the file-system root always exists).
+            const fs::path wanted = fs::absolute(text);
+            fs::path nearest = wanted;
+            std::error_code error;
+            while (!fs::exists(nearest, error)) nearest = nearest.parent_path();
+            const std::string name = nearest == wanted ? text : nearest.string();
+            if (!fs::is_directory(nearest, error))
+                return nearest == wanted ? fmt::format("'{}' exists and is not a folder", text)
+                                         : fmt::format("'{}' is not a folder", name);
+            if (!takes_new_file(nearest)) return fmt::format("cannot write in the folder '{}'", name);
+            return {};
+        },
+        "");
+}
+
+bool same_file(const fs::path& a, const fs::path& b) {
+    std::error_code error;
+    if (fs::exists(a, error) && fs::exists(b, error)) return fs::equivalent(a, b, error);
+    return fs::absolute(a).lexically_normal() == fs::absolute(b).lexically_normal();
 }
 
 }  // namespace lessons

@@ -10,9 +10,11 @@
 //   and a program's own whole-number flags (CommandLine::flags)
 //   --help        usage on stdout
 //
-// A value may also be written --flag=value. Anything else (an unknown flag,
-// a missing or non-numeric value, a part out of range, seeds or threads
-// below 1) is an error: the program prints it on one line and exits 2.
+// A value may also be written --flag=value, and a flag given twice keeps
+// its last value. Anything else (an unknown flag, a missing or non-numeric
+// value, a part out of range, seeds below 1, threads outside 1 …
+// max_threads(), a --json or --out that cannot be written) is an error: the
+// program prints it on one line and exits 2, before any work.
 //
 // CLI11 parses (cli.cpp declares each flag once, with its help and its
 // check); only the .cpp files that parse include it, so this header names
@@ -21,6 +23,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +82,14 @@ std::filesystem::path output_path(const Options& options, std::string_view name)
 
 // ---- what the other command lines (farm_lm, grade, bench_train) share -------
 
+// A value of the command line that is wrong only with the data or the model
+// it meets (lesson 01's --labels beyond the class-balanced images there
+// are, farm_lm's --warmup longer than the run): thrown before the work it
+// would spoil; the program prints it as usage_error, exit status 2.
+struct UsageError : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
 // A bad command line's one line on stderr: "<who>: <message> (<who> --help
 // shows the usage)".
 std::string usage_error(std::string_view who, std::string_view message);
@@ -88,9 +99,18 @@ std::string usage_error(std::string_view who, std::string_view message);
 // usage_error on stderr (returns 2); nullopt: parsed, go on.
 std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const* argv, std::string_view who);
 
-// --threads N: OpenMP threads for the kernels, 1 … max; `threads` stays 0
-// (OpenMP's default) when the flag is not given.
-CLI::Option* add_threads(CLI::App& app, int& threads, int max);
+// The one rule for a flag given twice, in the lessons and in farm_lm: the
+// last value counts (the options added to `app` afterwards).
+void take_last_value(CLI::App& app);
+
+// --threads N: OpenMP threads for the kernels, 1 … max_threads(); `threads`
+// stays 0 (OpenMP's default) when the flag is not given.
+CLI::Option* add_threads(CLI::App& app, int& threads,
+                         const std::string& help = "OpenMP threads for the kernels; results do not depend on it");
+// 4 × the cores (std::thread::hardware_concurrency(), at least 1 core):
+// more only costs (libgomp reserves a stack per thread; 2147483647 threads
+// ask for 481 GB, 10,000 take a minute for a second's work).
+int max_threads();
 
 // Numbers exactly as the user wrote them. CLI11 alone would read "010" as
 // octal, "-1" as a huge unsigned seed and a real through long double (a
@@ -99,5 +119,18 @@ CLI::Option* add_threads(CLI::App& app, int& threads, int max);
 CLI::Validator whole_number();               // 0, 1, 2, …; then CLI::Range for bounds
 CLI::Validator positive_number(double max);  // a finite real in (0, max]
 CLI::Validator text_value();                 // not "" and not the next flag
+CLI::Validator maybe_empty_text();           // "" too (an empty prompt), not the next flag
+
+// Outputs, checked when the command line is read, before the work: a file a
+// program writes (through a temporary file and a rename) may exist only as
+// a regular file (a FIFO or a device such as /dev/null is never replaced),
+// in a folder that exists and takes a new file; a folder (--out) may exist
+// only as a folder that takes a new file, or is created where one can be.
+CLI::Validator output_file();
+CLI::Validator output_folder();
+// Do `a` and `b` name the same file: std::filesystem::equivalent when both
+// exist, the same normalised absolute path otherwise (an output must never
+// be one of the inputs it is computed from).
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
 }  // namespace lessons

@@ -18,15 +18,24 @@ ag::Tensor row_of(const std::vector<int64_t>& ids) {
     return ag::Tensor::from({1, static_cast<int64_t>(ids.size())}, std::vector<double>(ids.begin(), ids.end()));
 }
 
-// The next token from one row of logits z[0 … V-1]: the first largest
-// (greedy), or a draw from softmax(z / temperature) by inverting the
-// cumulative distribution at one uniform u.
+// Can `id` come next in a sentence? <pad> and <s> cannot: a pad is no
+// text and <s> only opens a sentence (farm_lm's --prompt and --data refuse
+// both inside one), so a continuation never holds them whatever the
+// logits say (an untrained model gives them 1/68 each).
+bool may_continue(int64_t id) { return id != farm::PAD && id != farm::BOS; }
+
+// The next token from one row of logits z[0 … V-1], <pad> and <s> masked
+// out: the first largest (greedy), or a draw from softmax(z / temperature)
+// by inverting the cumulative distribution at one uniform u.
 int64_t choose(const double* z, int64_t V, const Sampling& sampling, ag::Generator& gen) {
-    const int64_t best = std::max_element(z, z + V) - z;
+    int64_t best = -1;
+    for (int64_t i = 0; i < V; ++i)
+        if (may_continue(i) && (best < 0 || z[i] > z[best])) best = i;
     if (sampling.temperature <= 0) return best;
     std::vector<double> weight(static_cast<size_t>(V));
     double total = 0;
-    for (int64_t i = 0; i < V; ++i) total += weight[i] = std::exp((z[i] - z[best]) / sampling.temperature);
+    for (int64_t i = 0; i < V; ++i)
+        if (may_continue(i)) total += weight[i] = std::exp((z[i] - z[best]) / sampling.temperature);
     const double u = gen.uniform() * total;
     double cumulative = 0;
     for (int64_t i = 0; i < V; ++i) {
@@ -37,10 +46,8 @@ int64_t choose(const double* z, int64_t V, const Sampling& sampling, ag::Generat
 }
 
 // Can the model read a sequence of `length` tokens (positions 0 … length-1)?
-// Only learned positions have a limit: a row per position below max_len.
 bool readable(const nn::LanguageModel& model, size_t length) {
-    const nn::LMConfig& cfg = model.config();
-    return cfg.pos != nn::PosEncoding::Learned || static_cast<int64_t>(length) <= cfg.max_len;
+    return static_cast<int64_t>(length) <= generation_context(model.config());
 }
 
 void check_prompt(const nn::LanguageModel& model, const std::vector<int64_t>& prompt) {
@@ -48,7 +55,7 @@ void check_prompt(const nn::LanguageModel& model, const std::vector<int64_t>& pr
     if (!readable(model, prompt.size()))
         throw std::invalid_argument(
             fmt::format("generate: a prompt of {} tokens is longer than the model's context ({})", prompt.size(),
-                        model.config().max_len));
+                        generation_context(model.config())));
 }
 
 }  // namespace
@@ -103,6 +110,12 @@ std::vector<AgreementResult> agreement_per_k(const nn::LanguageModel& model,
     std::vector<AgreementResult> results;
     for (const auto& set : sets) results.push_back(agreement(model, set));
     return results;
+}
+
+// Learned positions have a row per position below max_len; any other
+// encoding reads on, up to the cap.
+int64_t generation_context(const nn::LMConfig& cfg) {
+    return cfg.pos == nn::PosEncoding::Learned ? cfg.max_len : kMaxSequence;
 }
 
 std::vector<int64_t> generate(const nn::LanguageModel& model, const std::vector<int64_t>& prompt,

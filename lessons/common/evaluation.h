@@ -52,12 +52,24 @@ struct Sampling {
     static Sampling with_temperature(double t) { return {t}; }
 };
 
+// The longest sequence generate() reads when the positions are not learned
+// (learned ones stop at the model's max_len, 40 for GPT): a farm sentence
+// is a few dozen tokens at most, and a longer run only costs time (each
+// new token attends to every earlier one).
+constexpr int64_t kMaxSequence = 1024;
+// The longest sequence generate() reads with a model of this config:
+// max_len with learned positions, kMaxSequence otherwise.
+int64_t generation_context(const nn::LMConfig& cfg);
+
 // Continues `prompt` (token ids, starting with <s>) by up to max_new_tokens
 // tokens, stopping after </s>, and returns prompt + continuation. Decoding
 // uses the KV cache (a rolling buffer of W - 1 slots when the model has a
 // window W, §6.4): the prompt is read in one call, then one token per call
-// at its absolute position. A model with learned positions also stops at
-// its context length (it has no embedding for position max_len). `gen`
+// at its absolute position. It also stops once the model has read
+// generation_context(cfg) tokens (learned positions have no embedding for
+// position max_len), with the token predicted at the last of them: the
+// sequence holds at most that + 1. Neither <pad> nor <s> is ever
+// chosen: the continuation is text that farm::encode reads back. `gen`
 // draws the samples (one uniform per sampled token; greedy draws nothing).
 std::vector<int64_t> generate(const nn::LanguageModel& model, const std::vector<int64_t>& prompt,
                               int64_t max_new_tokens, const Sampling& sampling, ag::Generator& gen);

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <exception>
-#include <fstream>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -56,6 +55,9 @@ int run_lesson(int argc, const char* const* argv, const Lesson& lesson) {
     const auto start = std::chrono::steady_clock::now();
     try {
         run_parts(lesson, options, report);
+    } catch (const UsageError& e) {
+        fmt::print(stderr, "{}\n", usage_error(lesson.name, e.what()));
+        return 2;
     } catch (const std::exception& e) {
         const PartRecord* part = report.parts().empty() ? nullptr : &report.parts().back();
         fmt::print(stderr, "{}: error{}: {}\n", lesson.name,
@@ -67,17 +69,10 @@ int run_lesson(int argc, const char* const* argv, const Lesson& lesson) {
     try {
         output_path(options, "");  // creates the folder
         book::write_pages(report, options.out);
+        if (!options.json.empty()) book::write_atomically(options.json, report.to_json());
     } catch (const std::exception& e) {
         fmt::print(stderr, "{}: error: {}\n", lesson.name, e.what());
         return 1;
-    }
-    if (!options.json.empty()) {
-        std::ofstream file(options.json);
-        file << report.to_json();
-        if (!file.flush()) {
-            fmt::print(stderr, "{}: error: cannot write {}\n", lesson.name, options.json);
-            return 1;
-        }
     }
     return 0;
 }

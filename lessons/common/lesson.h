@@ -35,12 +35,14 @@ CommandLine command_line(const Lesson& lesson);
 // takes its default. Exceptions from a part propagate.
 void run_parts(const Lesson& lesson, const Options& options, Report& report);
 
-// The whole program: parse the arguments (a bad one: one line on stderr
-// naming it, return 2; --help: CLI11's help on stdout, return 0), set the
-// thread count, run the parts, write the lesson's pages into --out
-// (book.h: NN_<name>.html and .json, index.html) and --json. An exception
-// from a part, or a file that cannot be written, prints a one-line error on
-// stderr and returns 1.
+// The whole program: parse the arguments, set the thread count, run the
+// parts, write the lesson's pages into --out (book.h: NN_<name>.html and
+// .json, index.html) and --json (through a temporary file and a rename).
+// Exit status, as farm_lm's: 2 for bad input, one line on stderr naming it
+// (a bad argument, an --out or --json that cannot be written, both found
+// before any part runs, or a UsageError from a part: a flag the data cannot
+// honour); 0 for --help (CLI11's help on stdout); 1 for anything else (an
+// exception from a part, a file that fails to write), also one line.
 int run_lesson(int argc, const char* const* argv, const Lesson& lesson);
 
 }  // namespace lessons

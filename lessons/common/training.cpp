@@ -1,6 +1,7 @@
 #include "lessons/common/training.h"
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -74,6 +75,11 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
             // cross-entropy of its N real tokens.
             adam.zero_grad();
             const double value = sharded.forward_backward(batch.packed_ids, batch.packed_targets, batch.starts);
+            if (!std::isfinite(std::exp(value)))
+                throw Diverged(
+                    fmt::format("training diverged at epoch {}, step {} of {}: the loss is {:g}, its "
+                                "perplexity {:g}",
+                                e + 1, b + 1, batches.size(), value, std::exp(value)));
             adam.lr = schedule->lr(step++);
             adam.step();
 

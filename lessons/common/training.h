@@ -8,6 +8,7 @@
 //     const auto logs = train_lm(model, corpora.train, LmTrainOptions{}, &progress);
 //     fmt::print("{:.4f}\n", perplexity(model, corpora.test));   // evaluation.h
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "data/batching.h"
@@ -57,8 +58,17 @@ struct EpochLog {
 // Every batch's loss of a run, its epochs one after another (the loss curve).
 std::vector<double> step_losses(const std::vector<EpochLog>& logs);
 
+// Training diverged (a learning rate far too large: --lr 1000): a batch's
+// loss whose perplexity exp(loss) is no longer a number, NaN or infinite
+// (the loss NaN, infinite or above log(DBL_MAX) = 709.78 nats). Each
+// further step only spoils the model more, and a checkpoint saved from it
+// measures `inf`; train_lm stops at once with this error.
+struct Diverged : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // Trains `model` in place for options.epochs epochs on `train` and returns
-// one log per epoch. Each call builds a fresh AdamW over the model's
+// one log per epoch (Diverged, see above, stops it). Each call builds a fresh AdamW over the model's
 // trainable parameters (§5.4: "one more epoch at lr 1e-4 with a fresh
 // AdamW" is a second call). The loss of a batch is the mean cross-entropy
 // over its non-pad targets, computed on the batch packed without padding

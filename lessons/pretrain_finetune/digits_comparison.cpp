@@ -8,6 +8,7 @@
 
 #include "data/mnist.h"
 #include "data/shuffle.h"
+#include "lessons/common/cli.h"
 #include "lessons/pretrain_finetune/independent_runs.h"
 
 namespace lessons::pretrain_finetune {
@@ -111,15 +112,26 @@ const std::vector<DigitMethod>& digit_methods() {
 DigitsData load_digits_data(const DigitsSetup& setup) {
     const mnist::Digits digits = mnist::load();
     const auto loaded = static_cast<int64_t>(digits.labels.size());
-    if (setup.test_images + setup.unlabelled > loaded || setup.labelled > setup.unlabelled)
-        throw std::invalid_argument(fmt::format("digits: {} test, {} unlabelled and {} labelled of {} images",
-                                                setup.test_images, setup.unlabelled, setup.labelled, loaded));
+    if (setup.test_images + setup.unlabelled > loaded)
+        throw std::invalid_argument(
+            fmt::format("digits: {} test and {} unlabelled of {} images", setup.test_images, setup.unlabelled, loaded));
     const mnist::Split split = mnist::split(digits, setup.test_images, kSplitSeed);
     const LabelledImages train{split.train.images, split.train.labels};
     DigitsData data{
         select(train, first_rows(setup.unlabelled)), {split.test.images, split.test.labels}, loaded, digits.rows};
     const std::vector<double> ink = ag::sum(data.train.images, {0}).to_vector();
     data.blank_pixels = std::count(ink.begin(), ink.end(), 0.0);
+    // --labels N asks the unlabelled images for N class-balanced ones: a
+    // count they cannot give is the user's to change (exit 2), told before
+    // any training rather than at the first seed's.
+    try {
+        labelled_rows(setup, data, 0);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(
+            fmt::format("--labels {}: the {} unlabelled images hold too few of each digit for that many "
+                        "class-balanced labels ({})",
+                        setup.labelled, setup.unlabelled, e.what()));
+    }
     return data;
 }
 

@@ -34,7 +34,9 @@ struct DigitsData {
     int64_t side = 0;            // pixels a side (28)
     int64_t blank_pixels = 0;    // pixels that are 0 in every training image (no gradient ever reaches their weights)
 };
-// Throws std::invalid_argument when the setup asks for more images than there are.
+// Throws std::invalid_argument when the setup asks for more images than
+// there are, lessons::UsageError when the unlabelled ones cannot give
+// setup.labelled class-balanced labelled images (lesson 01's --labels).
 DigitsData load_digits_data(const DigitsSetup& setup);
 
 // The labelled subset of seed s: setup.labelled training images, as many

@@ -165,6 +165,11 @@ TEST_CASE("lesson 01 part 1: --labels N sets the labelled images per seed", "[le
     std::filesystem::remove_all(out);
 }
 
+TEST_CASE("lesson 01: --labels beyond what the images give is bad input, exit status 2", "[lessons][lesson01]") {
+    // 8,000 is the flag's top (the full run's unlabelled images); --quick has 1,000.
+    CHECK(test::run_program(pf::lesson(), {"--quick", "--part", "1", "--labels", "8000"}) == 2);
+}
+
 TEST_CASE("lesson 01 MNIST: labelled subsets, nets and layer-wise training", "[lessons][lesson01]") {
     const pf::DigitsSetup setup = pf::DigitsSetup::quick(300);
     const pf::DigitsData data = pf::load_digits_data(setup);
@@ -188,7 +193,9 @@ TEST_CASE("lesson 01 MNIST: labelled subsets, nets and layer-wise training", "[l
     CHECK(pf::labelled_rows(setup, data, 1) != rows);
     pf::DigitsSetup too_many = setup;
     too_many.labelled = setup.unlabelled + 1;
-    CHECK_THROWS_WITH(pf::load_digits_data(too_many), Catch::Contains("1001 labelled of 10000 images"));
+    CHECK_THROWS_WITH(pf::load_digits_data(too_many),
+                      Catch::StartsWith("--labels 1001: the 1000 unlabelled images hold too few of each digit"));
+    CHECK_THROWS_AS(pf::load_digits_data(too_many), lessons::UsageError);
 
     pf::DigitNet net(setup.deep_widths, 0);
     REQUIRE(net.layers.size() == 3);

@@ -1,5 +1,6 @@
 // The shared lesson framework (lessons/common): the command line, the
 // report and its JSON, and run_lesson's exit statuses.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 
 #include <zlib.h>
 #include <catch2/catch.hpp>
@@ -46,6 +48,20 @@ const lessons::Lesson& toy_lesson() {
           }},
          {"§0", "Fails", "throws", [](Report&, const Options&) { throw std::runtime_error("boom"); }}}};
     return toy;
+}
+
+// A lesson whose one part finds its flags do not fit the data (as lesson
+// 01's --labels beyond the images there are).
+const lessons::Lesson& misfit_lesson() {
+    static const lessons::Lesson misfit{
+        "misfit",
+        "A lesson the flags do not fit",
+        "§0",
+        1,
+        {{"§0", "Refuses", "refuses its flags", [](Report&, const Options&) {
+              throw lessons::UsageError("--labels 9000: more than the 1000 images there are");
+          }}}};
+    return misfit;
 }
 
 // What `run` printed on file descriptor `fd` (1 or 2), where run_lesson
@@ -245,7 +261,74 @@ TEST_CASE("run_lesson: exit statuses", "[lessons][cli]") {
     CHECK(test::run_program(toy_lesson(), {"--part", "2"}) == 1);  // the part throws
     CHECK(test::run_program(toy_lesson(), {}) == 1);
     const auto no_dir = test::scratch_path("missing") / "r.json";
-    CHECK(test::run_program(toy_lesson(), {"--part", "1", "--json", no_dir.string()}) == 1);
+    CHECK(test::run_program(toy_lesson(), {"--part", "1", "--json", no_dir.string()}) == 2);  // a bad --json
+}
+
+TEST_CASE("run_lesson: a part's UsageError is bad input, one line and exit status 2", "[lessons][cli]") {
+    int status = 0;
+    const std::string err = printed_on(2, [&] { status = test::run_program(misfit_lesson(), {}); });
+    CHECK(status == 2);
+    CHECK(err == "misfit: --labels 9000: more than the 1000 images there are (misfit --help shows the usage)\n");
+}
+
+TEST_CASE("run_lesson: an --out or --json that cannot be written is refused before any part runs", "[lessons][cli]") {
+    const auto dir = test::scratch_path("outputs");
+    std::filesystem::create_directories(dir);
+    const auto plain = dir / "plain.txt", fifo = dir / "fifo";
+    std::ofstream(plain) << "kept";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    struct Case {
+        std::vector<std::string> args;
+        std::string says;
+    };
+    // /proc takes no new file, not even from root.
+    const std::vector<Case> cases = {
+        {{"--out", plain.string()}, "--out: '" + plain.string() + "' exists and is not a folder"},
+        {{"--out", (plain / "figures").string()}, "--out: '" + plain.string() + "' is not a folder"},
+        {{"--out", "/proc/out"}, "--out: cannot write in the folder '/proc'"},
+        {{"--json", fifo.string()}, "--json: '" + fifo.string() + "' exists and is not a regular file"},
+        {{"--json", dir.string()}, "--json: '" + dir.string() + "' is a folder"},
+        {{"--json", (dir / "no" / "r.json").string()},
+         "--json: the folder '" + (dir / "no").string() + "' does not exist"},
+        {{"--json", "/proc/r.json"}, "--json: cannot write in the folder '/proc'"},
+    };
+    for (const Case& c : cases) {
+        std::vector<std::string> args{"--part", "1"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        int status = 0;
+        std::string err;
+        const std::string out =
+            printed_on(1, [&] { err = printed_on(2, [&] { status = test::run_program(toy_lesson(), args); }); });
+        INFO("args: " << fmt::format("{}", fmt::join(args, " ")) << "\nstderr: " << err);
+        CHECK(status == 2);
+        CHECK(out.empty());  // no part ran
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+        CHECK_THAT(err, Catch::StartsWith("toy: ") && Catch::Contains(c.says));
+    }
+    CHECK(test::read_text(plain) == "kept");
+    CHECK(std::filesystem::is_fifo(fifo));
+    // Outputs that can be written: each check made a file there to see, and removed it.
+    CHECK(parse({"--json", (dir / "r.json").string(), "--out", (dir / "new" / "figures").string()}).ok());
+    CHECK(std::distance(std::filesystem::directory_iterator(dir), {}) == 2);
+
+    // The default, out/ in the working directory, is checked as well.
+    const auto cwd = std::filesystem::current_path();
+    std::filesystem::current_path(dir);
+    std::filesystem::rename(plain, dir / "out");
+    const std::string error = parse({}).error;
+    std::filesystem::current_path(cwd);
+    CHECK(error == "--out: 'out' exists and is not a folder");
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("options: --threads is capped at 4 × the cores", "[lessons][cli]") {
+    const int cap = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    CHECK(parse({"--threads", std::to_string(cap)}).options.threads == cap);
+    CHECK(parse({"--threads", std::to_string(cap + 1)}).error ==
+          fmt::format("--threads: Value {} not in range 1 to {}", cap + 1, cap));
+    CHECK(parse({"--threads", "2147483647"}).error ==
+          fmt::format("--threads: Value 2147483647 not in range 1 to {}", cap));
+    CHECK_THAT(lessons::usage(kCli), Catch::Contains(fmt::format("(1 … {}: 4 × the cores)", cap)));
 }
 
 TEST_CASE("run_lesson: --json writes every recorded value", "[lessons][json]") {

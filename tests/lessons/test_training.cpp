@@ -157,6 +157,19 @@ TEST_CASE("train_lm: a cosine schedule trains too, and bad options are refused",
     CHECK_THROWS_AS(lessons::train_lm(model, {}, LmTrainOptions{}), std::invalid_argument);
 }
 
+TEST_CASE("train_lm: a run that diverges stops with Diverged at the step it shows", "[lessons][training]") {
+    // lr 1000: the first step's loss is log 68, its update throws the
+    // weights far away, and the second step's loss (about 1e7 nats) has no
+    // finite perplexity; a checkpoint of it would measure inf.
+    nn::LanguageModel model(tiny(), 0);
+    LmTrainOptions options = one_epoch();
+    options.lr = 1000;
+    CHECK_THROWS_WITH(lessons::train_lm(model, first(corpora().train, 96), options),
+                      Catch::StartsWith("training diverged at epoch 1, step 2 of 3: the loss is") &&
+                          Catch::EndsWith("its perplexity inf"));
+    CHECK_THROWS_AS(lessons::train_lm(model, first(corpora().train, 96), options), lessons::Diverged);
+}
+
 // ---- perplexity ----------------------------------------------------------------
 
 TEST_CASE("perplexity of uniform logits is exactly the vocabulary size, 68", "[lessons][evaluation]") {
@@ -312,6 +325,47 @@ TEST_CASE("generation: learned positions stop at the context, and </s> ends a se
     const auto stopped = lessons::generate(stopper, {1, 3, 5}, 10, lessons::Sampling::greedy(), gen);
     CHECK(stopped == std::vector<int64_t>{1, 3, 5, farm::EOS});
     CHECK(lessons::generate(stopper, {1, 3, 5}, 0, lessons::Sampling::greedy(), gen) == std::vector<int64_t>{1, 3, 5});
+}
+
+TEST_CASE("generation: other positions stop after kMaxSequence tokens however many are asked for",
+          "[lessons][generation]") {
+    // A model that never ends a sentence: the final norm keeps only
+    // component 0 of the hidden state, h = (±r, 0, …, 0) with r > 0, and
+    // the head maps it to "the" (+h0) and "dog" (-h0): one of the two
+    // always has the largest logit, every other token (</s> too) gets 0.
+    nn::LanguageModel model(tiny(), 0);
+    auto& norm = dynamic_cast<nn::RMSNorm&>(*model.final_norm);
+    fill(norm.weight, 0.0);
+    norm.weight.data()[0] = 1.0;
+    fill(model.head->weight, 0.0);
+    const int64_t the = farm::encode("the").at(0), dog = farm::encode("dog").at(0);
+    model.head->weight.data()[the * 16] = 1.0;
+    model.head->weight.data()[dog * 16] = -1.0;
+    ag::Generator gen(0);
+    const auto out = lessons::generate(model, {farm::BOS}, 5000, lessons::Sampling::greedy(), gen);
+    // kMaxSequence tokens read, and the one predicted at the last of them
+    CHECK(out.size() == static_cast<size_t>(lessons::kMaxSequence) + 1);
+    CHECK(std::count(out.begin(), out.end(), farm::EOS) == 0);
+    CHECK(lessons::generation_context(model.config()) == lessons::kMaxSequence);
+    CHECK(lessons::generation_context(tiny_gpt(8)) == 8);
+}
+
+TEST_CASE("generation: <pad> and <s> are never chosen, greedy or sampled", "[lessons][generation]") {
+    // Every logit 0: greedy takes the first token it may (</s>, not <pad>
+    // at id 0), sampling draws the 66 others uniformly.
+    nn::LanguageModel model(tiny(), 0);
+    fill(model.head->weight, 0.0);
+    ag::Generator gen(3);
+    CHECK(lessons::generate(model, {farm::BOS}, 5, lessons::Sampling::greedy(), gen) ==
+          std::vector<int64_t>{farm::BOS, farm::EOS});
+    std::vector<int64_t> drawn;
+    while (drawn.size() < 2000) {
+        const auto out = lessons::generate(model, {farm::BOS}, 40, lessons::Sampling::with_temperature(1.0), gen);
+        drawn.insert(drawn.end(), out.begin() + 1, out.end());
+    }
+    CHECK(std::count(drawn.begin(), drawn.end(), farm::PAD) == 0);
+    CHECK(std::count(drawn.begin(), drawn.end(), farm::BOS) == 0);
+    CHECK(std::count(drawn.begin(), drawn.end(), farm::EOS) > 0);
 }
 
 // ---- §2.8 classifier -----------------------------------------------------------

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -14,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "lessons/common/book.h"
 #include "lessons/common/cli.h"
 #include "lessons/common/evaluation.h"
 #include "lessons/common/training.h"
@@ -22,28 +22,32 @@
 namespace farm_lm {
 
 // What the tool takes from the lessons' shared code (lessons/common/).
-using lessons::add_threads, lessons::positive_number, lessons::text_value, lessons::usage_error,
+using lessons::add_threads, lessons::maybe_empty_text, lessons::output_file, lessons::positive_number,
+    lessons::same_file, lessons::take_last_value, lessons::text_value, lessons::usage_error, lessons::UsageError,
     lessons::whole_number;  // cli.h
-using lessons::AgreementResult, lessons::agreement_per_k, lessons::generate, lessons::perplexity,
-    lessons::Sampling;                                                        // evaluation.h
-using lessons::EpochLog, lessons::LmTrainOptions, lessons::train_lm;          // training.h
-using lessons::format_duration, lessons::group_thousands, lessons::Progress;  // progress.h
+using lessons::AgreementResult, lessons::agreement_per_k, lessons::generate, lessons::generation_context,
+    lessons::kMaxSequence, lessons::perplexity, lessons::Sampling;                       // evaluation.h
+using lessons::Diverged, lessons::EpochLog, lessons::LmTrainOptions, lessons::train_lm;  // training.h
+using lessons::format_duration, lessons::group_thousands, lessons::Progress;             // progress.h
+using lessons::book::write_atomically;                                                   // book.h
 
 namespace {
 
 constexpr int64_t kAgreementPrefixes = 500;  // per k, docs/farm_language.md
 constexpr int64_t kMaxCount = 1'000'000;     // upper bound of counting flags
+constexpr int64_t kMaxSamples = 1'000;       // sample --count
+// eval --data: a farm sentence is a few dozen words; a line that long is
+// not one, and a file without a newline is not read whole into memory.
+constexpr size_t kMaxLineBytes = 16 * 1024;
+constexpr size_t kShownWordBytes = 40;  // of an unknown word in a message
 
-// Something the user gave is wrong (a flag, a file, a word): farm_lm
-// prints the message on one line and exits with status 2.
+// Something the user gave is wrong (a file, a word, a run that diverges):
+// farm_lm prints the message on one line and exits with status 2. A
+// mistake in the flags that only shows once they meet the model or the
+// data (a config that does not validate, a warmup longer than the run) is
+// a lessons::UsageError: its message also points to --help, like CLI11's.
 struct InputError : std::runtime_error {
     using std::runtime_error::runtime_error;
-};
-// A mistake in the flags that only shows once they are combined with the
-// model or the data (a config that does not validate, a warmup longer than
-// the run): the message also points to --help, like CLI11's own.
-struct UsageError : InputError {
-    using InputError::InputError;
 };
 
 // ---- the command line ------------------------------------------------------
@@ -89,12 +93,16 @@ CLI::Validator counting(int64_t min) { return CLI::Range(min, kMaxCount).descrip
 std::unique_ptr<CLI::App> make_app(Flags& f) {
     auto app = std::make_unique<CLI::App>(
         "A playground for the farm-language models: GPT (lecture 2) and ModernLM (§7).", "farm_lm");
+    take_last_value(*app);  // as in the lessons; the commands inherit it
     app->require_subcommand(1);
     app->set_help_flag("-h,--help", "show this help (every command's flags)");
     app->footer(
-        "exit status: 0 done; 2 a bad flag, checkpoint, data file or word (one line\n"
-        "on stderr says which); 1 any other error.");
-    const auto threads = [&](CLI::App* command) { add_threads(*command, f.threads, 1024); };
+        "A flag given twice keeps its last value. An output is checked before the work\n"
+        "starts: its folder must take a new file, an existing one must be a regular\n"
+        "file (never a device or a FIFO), and eval never writes over its inputs.\n"
+        "exit status: 0 done; 2 a bad flag, output, checkpoint, data file or word, or a\n"
+        "training run that diverges (one line on stderr says which); 1 any other error.");
+    const auto threads = [&](CLI::App* command) { add_threads(*command, f.threads); };
     const auto limit = [&](CLI::App* command) {
         command->add_option("--limit", f.limit, "use only N sentences of each set (training, test, each agreement k)")
             ->type_name("N")
@@ -156,27 +164,23 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
         ->type_name("FILE")
         ->required()
         ->check(text_value())
-        ->check(CLI::Validator(
-            [](std::string& path) -> std::string {
-                const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-                if (!folder.empty() && !std::filesystem::is_directory(folder))
-                    return fmt::format("the folder '{}' does not exist", folder.string());
-                return {};
-            },
-            ""));
+        ->check(output_file());
     limit(train);
     threads(train);
 
     CLI::App* eval = app->add_subcommand("eval", "test perplexity and agreement per k of a checkpoint");
     checkpoint(eval);
     eval->add_option("--data", f.data,
-                     "perplexity of FILE's sentences instead of the test set's (one per line, words separated "
-                     "by spaces, <s> and </s> added where missing, blank lines skipped)")
+                     fmt::format("perplexity of FILE's sentences instead of the test set's (one per line of at "
+                                 "most {} KiB, words separated by spaces, <s> and </s> added where missing, blank "
+                                 "lines skipped)",
+                                 kMaxLineBytes / 1024))
         ->type_name("FILE")
         ->check(CLI::ExistingFile);
-    eval->add_option("--json", f.json, "also write the results to FILE as JSON")
+    eval->add_option("--json", f.json, "also write the results to FILE as JSON (not the checkpoint or --data)")
         ->type_name("FILE")
-        ->check(text_value());
+        ->check(text_value())
+        ->check(output_file());
     data_seed(eval);
     limit(eval);
     threads(eval);
@@ -188,21 +192,25 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
                      "the start of a sentence, e.g. \"the dogs near the cat\" (default: nothing, a whole sentence "
                      "is generated)")
         ->type_name("TEXT")
-        ->check(text_value());
+        ->check(maybe_empty_text());
     CLI::Option* greedy = sample->add_flag("--greedy", f.greedy, "take the most likely token at each step");
     sample->add_option("--temperature", f.temperature, "sample from softmax(logits / T) (default 1)")
         ->type_name("T")
         ->transform(positive_number(HUGE_VAL))
         ->excludes(greedy);
     sample->add_option("--seed", f.seed, "the sampling seed (default 0)")->type_name("S")->transform(whole_number());
-    sample->add_option("--max-tokens", f.max_tokens, "new tokens at most (default 40); a sentence stops at </s>")
+    sample
+        ->add_option("--max-tokens", f.max_tokens,
+                     fmt::format("new tokens at most, 1 … {} (default 40); a sentence stops at </s>, or once the "
+                                 "model has read its context (max_len tokens with learned positions, {} otherwise)",
+                                 kMaxSequence, kMaxSequence))
         ->type_name("N")
         ->transform(whole_number())
-        ->check(counting(1));
-    sample->add_option("--count", f.count, "how many continuations (default 1)")
+        ->check(CLI::Range(int64_t{1}, kMaxSequence).description(""));
+    sample->add_option("--count", f.count, fmt::format("how many continuations, 1 … {} (default 1)", kMaxSamples))
         ->type_name("N")
         ->transform(whole_number())
-        ->check(counting(1));
+        ->check(CLI::Range(int64_t{1}, kMaxSamples).description(""));
     threads(sample);
 
     app->add_subcommand("help", "show this help (also --help)")->allow_extras();
@@ -229,7 +237,9 @@ std::vector<std::vector<farm::Sentence>> agreement_sets(uint64_t data_seed, int6
 }
 
 // Whitespace-separated words to ids; an unknown word is the user's mistake,
-// reported with where it was found ("x.txt line 3", "the prompt").
+// reported with where it was found ("x.txt line 3", "the prompt"), escaped
+// (a data file may hold any bytes: "\xff\x01ab", never raw binary on the
+// terminal) and cut to its first kShownWordBytes.
 std::vector<int64_t> words_to_ids(const std::string& text, const std::string& where) {
     std::vector<int64_t> ids;
     std::istringstream words(text);
@@ -237,7 +247,11 @@ std::vector<int64_t> words_to_ids(const std::string& text, const std::string& wh
         try {
             ids.push_back(farm::encode(word).at(0));
         } catch (const std::invalid_argument&) {
-            throw InputError(fmt::format("{}: unknown word '{}' (not in the farm language's 68 tokens)", where, word));
+            const std::string shown =
+                word.size() > kShownWordBytes
+                    ? fmt::format("{:?}... ({} bytes)", word.substr(0, kShownWordBytes), word.size())
+                    : fmt::format("{:?}", word);
+            throw InputError(fmt::format("{}: unknown word {} (not in the farm language's 68 tokens)", where, shown));
         }
     }
     return ids;
@@ -255,15 +269,31 @@ void check_markers(const std::vector<int64_t>& ids, bool eos_may_close, const st
     }
 }
 
+// One line of `file` into `line` (without its '\n'); false at the end of
+// the file. A line longer than kMaxLineBytes is refused as soon as that
+// many bytes are read (std::getline would read it whole first).
+bool read_line(std::istream& file, std::string& line, const std::string& where) {
+    line.clear();
+    int c = file.get();
+    if (c == std::char_traits<char>::eof()) return false;
+    for (; c != std::char_traits<char>::eof() && c != '\n'; c = file.get()) {
+        if (line.size() == kMaxLineBytes)
+            throw InputError(
+                fmt::format("{}: longer than {} KiB (a sentence is a few dozen words)", where, kMaxLineBytes / 1024));
+        line += static_cast<char>(c);
+    }
+    return true;
+}
+
 // --data FILE: one sentence per line, <s> and </s> added where missing.
 std::vector<farm::Sentence> read_sentences(const std::string& path, const nn::LMConfig& cfg) {
     std::ifstream file(path);
     if (!file) throw InputError(fmt::format("cannot read the data file '{}'", path));
     std::vector<farm::Sentence> sentences;
-    int64_t line_number = 0;
-    for (std::string line; std::getline(file, line);) {
-        ++line_number;
+    std::string line;
+    for (int64_t line_number = 1;; ++line_number) {
         const std::string where = fmt::format("{} line {}", path, line_number);
+        if (!read_line(file, line, where)) break;
         std::vector<int64_t> ids = words_to_ids(line, where);
         if (ids.empty()) continue;  // a blank line
         check_markers(ids, true, where);
@@ -415,8 +445,21 @@ int train(const Flags& f, std::FILE* out, std::FILE* err) {
                seed, data_seed);
     std::fflush(out);
 
+    // A run that diverges is refused, not saved: the same flags diverge
+    // again (the run is deterministic), so it is the user's input to change
+    // (exit 2), like any other flag that cannot work.
     Progress progress(err, ::isatty(::fileno(err)) == 1);
-    const std::vector<EpochLog> logs = train_lm(model, training, options, &progress);
+    std::vector<EpochLog> logs;
+    Measures m;
+    try {
+        logs = train_lm(model, training, options, &progress);
+        m = measure(model, sets);
+        // The last step can diverge unseen: its loss was taken before its update.
+        if (!std::isfinite(m.perplexity))
+            throw Diverged(fmt::format("training diverged: the test perplexity is {}", m.perplexity));
+    } catch (const Diverged& e) {
+        throw InputError(fmt::format("{}; nothing saved: try a smaller --lr than {:g}", e.what(), options.lr));
+    }
     fmt::print(out, "  {:>5}  {:>10}  {:>9}  {:>8}\n", "epoch", "train loss", "tokens/s", "seconds");
     double seconds = 0;
     for (const EpochLog& log : logs) {
@@ -425,8 +468,6 @@ int train(const Flags& f, std::FILE* out, std::FILE* err) {
         seconds += log.seconds;
     }
     fmt::print(out, "training took {}\n", format_duration(seconds));
-
-    const Measures m = measure(model, sets);
     print_measures(out, sets, m);
 
     // The config rebuilds the model (docs/models.md); the rest says how it was made.
@@ -473,6 +514,13 @@ int eval(const Flags& f, std::FILE* out) {
     const int64_t limit = f.limit;
     const std::string& json_path = f.json;
     set_threads(f);
+    // Checked before anything is read: writing the results over the
+    // checkpoint (or the data) would destroy what they were measured on.
+    if (!json_path.empty())
+        for (const auto& [flag, input] : {std::pair{"the checkpoint", path}, std::pair{"the --data file", f.data}})
+            if (!input.empty() && same_file(json_path, input))
+                throw UsageError(
+                    fmt::format("--json '{}' is {} it reads; writing it would destroy it", json_path, flag));
 
     const Loaded loaded = load_model(path);
     EvalSets sets;
@@ -489,11 +537,10 @@ int eval(const Flags& f, std::FILE* out) {
     const Measures m = measure(*loaded.model, sets);
     print_measures(out, sets, m);
     if (!json_path.empty()) {
-        std::ofstream file(json_path);
-        file << measures_json(path, loaded, sets, m, data_seed)
-                    .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-             << "\n";
-        if (!file.flush()) throw std::runtime_error(fmt::format("cannot write '{}'", json_path));
+        // A reader (or a run killed half-way) sees the old file or the new one.
+        write_atomically(json_path, measures_json(path, loaded, sets, m, data_seed)
+                                            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                        "\n");
         fmt::print(out, "wrote {}\n", json_path);
     }
     return 0;
@@ -515,10 +562,9 @@ int sample(const Flags& f, std::FILE* out) {
     if (prompt.empty() || prompt.front() != farm::BOS) prompt.insert(prompt.begin(), farm::BOS);
 
     const Loaded loaded = load_model(path);
-    const nn::LMConfig& cfg = loaded.cfg;
-    if (cfg.pos == nn::PosEncoding::Learned && static_cast<int64_t>(prompt.size()) > cfg.max_len)
-        throw InputError(
-            fmt::format("the prompt has {} tokens; the model reads at most {}", prompt.size(), cfg.max_len));
+    if (static_cast<int64_t>(prompt.size()) > generation_context(loaded.cfg))
+        throw InputError(fmt::format("the prompt has {} tokens; the model reads at most {}", prompt.size(),
+                                     generation_context(loaded.cfg)));
     for (int64_t i = 0; i < count; ++i)
         fmt::print(out, "{}\n", farm::decode(generate(*loaded.model, prompt, max_tokens, sampling, gen)));
     return 0;

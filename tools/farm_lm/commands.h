@@ -11,9 +11,12 @@
 //
 // Exit status: 0 done; 2 for a mistake in what the user gave (a flag, a
 // missing or corrupt checkpoint, a config that does not parse, a data file,
-// an unknown word), with one line on the error stream saying what and
-// where; 1 for anything else (a file that cannot be written, say). --help
-// (or the command help) prints the help on `out` and exits 0.
+// an unknown word, an output that cannot be written or is one of the
+// inputs, a learning rate that makes training diverge), with one line on
+// the error stream saying what and where; 1 for anything else (a write
+// that fails after the checks, a full disk say). --help (or the command
+// help) prints the help on `out` and exits 0. The lessons follow the same
+// rule (lesson.h).
 #include <cstdio>
 #include <string>
 #include <vector>
