@@ -23,6 +23,10 @@ Pool& pool() {
     return *p;
 }
 
+// No memory has 2^62 bytes. (Past 2^63, rounded()'s power of two would
+// overflow to 0 and never stop doubling.)
+constexpr std::size_t kLargestBlock = std::size_t{1} << 62;
+
 // Size classes: multiples of 64 bytes up to 4 KiB, then four classes per
 // power of two (2^k · 1, 1.25, 1.5, 1.75). Batches of packed sequences vary
 // in size from step to step; classes let them reuse each other's blocks,
@@ -48,6 +52,7 @@ void count_allocation(std::size_t size) {
 
 void* pool_allocate(std::size_t bytes) {
     if (bytes == 0) bytes = 64;
+    if (bytes > kLargestBlock) throw std::bad_alloc();
     const std::size_t size = rounded(bytes);
     count_allocation(size);
     {

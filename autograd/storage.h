@@ -34,7 +34,11 @@ struct PoolAllocator {
     PoolAllocator() = default;
     template <typename U>
     PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT: converting, as allocators must
-    T* allocate(std::size_t n) { return static_cast<T*>(detail::pool_allocate(n * sizeof(T))); }
+    T* allocate(std::size_t n) {
+        std::size_t bytes;
+        if (__builtin_mul_overflow(n, sizeof(T), &bytes)) throw std::bad_alloc();  // not a wrapped-round small block
+        return static_cast<T*>(detail::pool_allocate(bytes));
+    }
     void deallocate(T* p, std::size_t n) noexcept { detail::pool_deallocate(p, n * sizeof(T)); }
     template <typename U>
     void construct(U* p) noexcept {

@@ -1,6 +1,7 @@
 #include "autograd/tensor.h"
 
 #include <cmath>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 
@@ -14,16 +15,25 @@ namespace ag {
 
 std::string shape_str(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
 
-int64_t numel_of(const Shape& shape) {
-    int64_t n = 1;
+int64_t numel_of(const Shape& shape, const char* op) {
+    int64_t product = 1;  // of the sizes other than 0
+    bool fits = true, has_zero = false;
     for (int64_t s : shape) {
-        if (s < 0) throw std::invalid_argument("negative size in shape " + shape_str(shape));
-        n *= s;
+        if (s < 0) throw std::invalid_argument(fmt::format("{}: negative size in shape {}", op, shape_str(shape)));
+        has_zero = has_zero || s == 0;
+        if (s != 0) fits = fits && checked_mul(product, s, product);
     }
-    return n;
+    if (!fits)
+        throw std::invalid_argument(
+            has_zero ? fmt::format("{}: shape {} is too large: its sizes other than 0 multiply to 2^63 or more", op,
+                                   shape_str(shape))
+                     : fmt::format("{}: shape {} has 2^63 or more elements", op, shape_str(shape)));
+    return has_zero ? 0 : product;
 }
 
+// Each stride is a product of sizes, which numel_of's check keeps in range.
 Shape contiguous_strides(const Shape& shape) {
+    numel_of(shape, "contiguous_strides");
     Shape strides(shape.size());
     int64_t stride = 1;
     for (size_t i = shape.size(); i-- > 0;) {
@@ -33,9 +43,13 @@ Shape contiguous_strides(const Shape& shape) {
     return strides;
 }
 
-Tensor empty(const Shape& shape) {
+Tensor empty(const Shape& shape, const char* op) {
+    const auto n = static_cast<size_t>(numel_of(shape, op));
+    // Past what a std::vector can hold (2^60 doubles) no memory would do:
+    // fail the way an allocation fails, not with the vector's length_error.
+    if (n > Storage().max_size()) throw std::bad_alloc();
     auto impl = std::make_shared<TensorImpl>();
-    impl->storage = std::make_shared<Storage>(static_cast<size_t>(numel_of(shape)));
+    impl->storage = std::make_shared<Storage>(n);
     impl->shape = shape;
     impl->strides = contiguous_strides(shape);
     return Tensor(std::move(impl));
@@ -43,34 +57,44 @@ Tensor empty(const Shape& shape) {
 
 // ---- factories --------------------------------------------------------------
 
-Tensor Tensor::zeros(const Shape& shape, bool requires_grad) { return full(shape, 0.0, requires_grad); }
-
-Tensor Tensor::ones(const Shape& shape, bool requires_grad) { return full(shape, 1.0, requires_grad); }
-
-Tensor Tensor::full(const Shape& shape, double value, bool requires_grad) {
-    Tensor t = empty(shape);
-    std::fill(t.impl_->storage->begin(), t.impl_->storage->end(), value);
-    t.impl_->requires_grad = requires_grad;
-    return t;
+// A factory's tensor, its shape checked under the factory's name.
+static Tensor filled(const char* op, const Shape& shape, double value, bool requires_grad) {
+    Tensor t = empty(shape, op);
+    std::fill_n(t.data(), t.numel(), value);
+    return t.requires_grad_(requires_grad);
 }
 
-Tensor Tensor::scalar(double value, bool requires_grad) { return full({}, value, requires_grad); }
+Tensor Tensor::zeros(const Shape& shape, bool requires_grad) { return filled("zeros", shape, 0.0, requires_grad); }
+
+Tensor Tensor::ones(const Shape& shape, bool requires_grad) { return filled("ones", shape, 1.0, requires_grad); }
+
+Tensor Tensor::full(const Shape& shape, double value, bool requires_grad) {
+    return filled("full", shape, value, requires_grad);
+}
+
+Tensor Tensor::scalar(double value, bool requires_grad) { return filled("scalar", {}, value, requires_grad); }
 
 Tensor Tensor::arange(double end) { return arange(0.0, end, 1.0); }
 
 Tensor Tensor::arange(double start, double end, double step) {
     if (step == 0.0 || !std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step))
         throw std::invalid_argument(fmt::format("arange: bad range start={} end={} step={}", start, end, step));
-    const auto n = static_cast<int64_t>(std::max(0.0, std::ceil((end - start) / step)));
-    Tensor t = empty({n});
+    // (end - start) / step may overflow to inf; a count of 2^63 or more does not convert to int64
+    const double count = std::max(0.0, std::ceil((end - start) / step));
+    if (!(count < 0x1p63))
+        throw std::invalid_argument(
+            fmt::format("arange: start={} end={} step={} gives {} elements, 2^63 or more", start, end, step, count));
+    const auto n = static_cast<int64_t>(count);
+    Tensor t = empty({n}, "arange");
     for (int64_t i = 0; i < n; ++i) t.data()[i] = start + static_cast<double>(i) * step;
     return t;
 }
 
 Tensor Tensor::from(const Shape& shape, std::vector<double> values, bool requires_grad) {
-    if (static_cast<int64_t>(values.size()) != numel_of(shape))
-        throw std::invalid_argument(fmt::format("Tensor::from: shape {} needs {} values, got {}", shape_str(shape),
-                                                numel_of(shape), values.size()));
+    const int64_t n = numel_of(shape, "Tensor::from");
+    if (static_cast<int64_t>(values.size()) != n)
+        throw std::invalid_argument(
+            fmt::format("Tensor::from: shape {} needs {} values, got {}", shape_str(shape), n, values.size()));
     Tensor t = empty(shape);
     std::copy(values.begin(), values.end(), t.impl_->storage->begin());
     t.impl_->requires_grad = requires_grad;
@@ -78,14 +102,14 @@ Tensor Tensor::from(const Shape& shape, std::vector<double> values, bool require
 }
 
 Tensor Tensor::randn(const Shape& shape, Generator& gen, double mean, double std, bool requires_grad) {
-    Tensor t = empty(shape);
+    Tensor t = empty(shape, "randn");
     for (double& v : *t.impl_->storage) v = gen.normal(mean, std);
     t.impl_->requires_grad = requires_grad;
     return t;
 }
 
 Tensor Tensor::uniform(const Shape& shape, Generator& gen, double low, double high, bool requires_grad) {
-    Tensor t = empty(shape);
+    Tensor t = empty(shape, "uniform");
     for (double& v : *t.impl_->storage) v = gen.uniform(low, high);
     t.impl_->requires_grad = requires_grad;
     return t;

@@ -118,7 +118,24 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 // "[2,3]": how error messages and printing show a shape.
 std::string shape_str(const Shape& shape);
-int64_t numel_of(const Shape& shape);
+
+// Sizes, strides and offsets are int64, and so is every sum and product
+// made of them. One that does not fit would wrap round to a small or
+// negative number that passes every later bounds check, and a kernel would
+// then read or write outside its storage (issue 13). So size arithmetic goes
+// through these: `out` = a + b or a · b, and false when the exact result
+// does not fit (GCC's and Clang's overflow builtins); the caller refuses
+// with its own message.
+inline bool checked_add(int64_t a, int64_t b, int64_t& out) { return !__builtin_add_overflow(a, b, &out); }
+inline bool checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+
+// The number of elements of a shape. Throws std::invalid_argument naming
+// `op` for a negative size, or when the sizes other than 0 multiply to 2^63
+// or more: a shape with a 0 is refused too then, since its strides
+// (products of its sizes) would not fit. Every tensor's shape passes this check, so
+// the products and offsets computed from an existing tensor's shape fit.
+int64_t numel_of(const Shape& shape, const char* op = "numel");
+// Row-major strides of a shape (checked as numel_of does).
 Shape contiguous_strides(const Shape& shape);
 
 // What a Tensor points to. Kept public so that the engine and kernels stay
@@ -147,8 +164,10 @@ inline const double* Tensor::data() const {
 }
 
 // A fresh contiguous tensor whose numbers are NOT initialised: for ops that
-// write every element of their output (use zeros() otherwise).
-Tensor empty(const Shape& shape);
+// write every element of their output (use zeros() otherwise). An op that
+// computes the output shape passes its name, which a refused shape's error
+// names. More numbers than memory can hold throw std::bad_alloc.
+Tensor empty(const Shape& shape, const char* op = "empty");
 
 }  // namespace ag
 

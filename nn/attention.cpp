@@ -1,5 +1,6 @@
 #include "nn/attention.h"
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -148,6 +149,32 @@ Tensor Attention::forward_rows(const Tensor& x, const Packing& packing, const Ro
     return project_out(ag::index_select(ag::cat(outputs, 0), 0, rows.order));
 }
 
+// Row t of `from` [B, S, Hkv, dh] into slot `slot` of `to` [B, S', Hkv, dh]
+// (both contiguous), for every batch row.
+static void copy_row(const Tensor& from, int64_t t, Tensor& to, int64_t slot) {
+    const int64_t B = from.size(0), S = from.size(1), S_to = to.size(1), row = from.size(2) * from.size(3);
+    for (int64_t b = 0; b < B; ++b)
+        std::copy_n(from.data() + (b * S + t) * row, row, to.data() + (b * S_to + slot) * row);
+}
+
+// Room for `needed` slots in a plain cache whose new rows look like `like`
+// [B, T, Hkv, dh]: a full buffer is replaced by one of twice the room (or
+// what is needed, if more), the filled slots copied over. Doubling keeps
+// the copying to at most one row per row stored, on average.
+static void make_room(KVCache& cache, const Tensor& like, int64_t needed) {
+    const int64_t room = cache.k.defined() ? cache.k.size(1) : 0;
+    if (needed <= room) return;
+    Shape shape = like.shape();
+    shape[1] = std::max(needed, 2 * room);
+    Tensor k = Tensor::zeros(shape), v = Tensor::zeros(shape);
+    for (int64_t s = 0; s < cache.slots(); ++s) {
+        copy_row(cache.k, s, k, s);
+        copy_row(cache.v, s, v, s);
+    }
+    cache.k = k;
+    cache.v = v;
+}
+
 Tensor Attention::forward_cached(const Tensor& x, const std::vector<int64_t>& positions, KVCache& cache,
                                  const std::vector<int64_t>& rope_positions) const {
     if (x.dim() != 3 || x.size(2) != cfg_.d_model || static_cast<int64_t>(positions.size()) != x.size(1))
@@ -156,13 +183,35 @@ Tensor Attention::forward_cached(const Tensor& x, const std::vector<int64_t>& po
     if (!rope_positions.empty() && rope_positions.size() != positions.size())
         throw std::invalid_argument(
             fmt::format("Attention: {} rope positions for {} positions", rope_positions.size(), positions.size()));
-    ag::NoGradGuard no_grad;  // decoding only: the cache is written in place
+    const int64_t B = x.size(0), T = x.size(1);
+    // (the cache is written in place: a batch of another size, or a slot
+    // computed from a negative position, would be written outside it)
+    if (cache.k.defined() && cache.k.size(0) != B)
+        throw std::invalid_argument(fmt::format("Attention: input {} for a KV cache of batch size {}",
+                                                ag::shape_str(x.shape()), cache.k.size(0)));
+    for (const int64_t p : positions)
+        if (p < 0) throw std::invalid_argument(fmt::format("Attention: position {} is negative", p));
+    ag::NoGradGuard no_grad;  // decoding only
     const std::vector<int64_t>& turn_by = rope_positions.empty() ? positions : rope_positions;
     const auto [k_new, v_new] = project_kv(x);
     const Tensor q = rotate(split_heads(project_q(x), cfg_.n_heads), turn_by);
     const Tensor k = rotate(split_heads(k_new, cfg_.n_kv_heads), turn_by).contiguous();
     const Tensor v = split_heads(v_new, cfg_.n_kv_heads).contiguous();
-    // The new tokens see the cached positions and each other.
+
+    if (cache.capacity < 0) {  // plain cache: store the new tokens, then they see every slot, themselves included
+        make_room(cache, k, cache.slots() + T);
+        for (int64_t t = 0; t < T; ++t) {
+            copy_row(k, t, cache.k, cache.slots());
+            copy_row(v, t, cache.v, cache.slots());
+            cache.positions.push_back(positions[static_cast<size_t>(t)]);
+        }
+        const int64_t S = cache.slots();
+        return project_out(merge_heads(ag::attention(q, cache.k.narrow(1, 0, S), cache.v.narrow(1, 0, S), positions,
+                                                     cache.positions, cfg_.window)));
+    }
+    // Rolling buffer: the new tokens see its slots and each other (a new
+    // token may overwrite a slot an earlier new token still sees), then
+    // position p goes to slot p mod capacity.
     Tensor keys = k, values = v;
     std::vector<int64_t> key_positions = positions;
     if (cache.slots() > 0) {
@@ -171,27 +220,17 @@ Tensor Attention::forward_cached(const Tensor& x, const std::vector<int64_t>& po
         key_positions.insert(key_positions.begin(), cache.positions.begin(), cache.positions.end());
     }
     const Tensor out = ag::attention(q, keys, values, positions, key_positions, cfg_.window);
-
-    if (cache.capacity < 0) {  // plain cache: keep everything
-        cache.k = keys.contiguous();
-        cache.v = values.contiguous();
-        cache.positions = key_positions;
-    } else if (cache.capacity > 0) {  // rolling buffer: position p goes to slot p mod capacity
-        const int64_t B = x.size(0), H = cfg_.n_kv_heads, C = cache.capacity;
-        if (cache.slots() == 0) {
-            cache.k = Tensor::zeros({B, C, H, cfg_.head_dim()});
-            cache.v = Tensor::zeros({B, C, H, cfg_.head_dim()});
-            cache.positions.assign(static_cast<size_t>(C), -1);
-        }
-        const int64_t T = x.size(1), row = H * cfg_.head_dim();
-        for (int64_t t = 0; t < T; ++t) {
-            const int64_t slot = positions[static_cast<size_t>(t)] % C;
-            cache.positions[static_cast<size_t>(slot)] = positions[static_cast<size_t>(t)];
-            for (int64_t b = 0; b < B; ++b) {
-                std::copy_n(k.data() + (b * T + t) * row, row, cache.k.data() + (b * C + slot) * row);
-                std::copy_n(v.data() + (b * T + t) * row, row, cache.v.data() + (b * C + slot) * row);
-            }
-        }
+    const int64_t C = cache.capacity;
+    if (C > 0 && cache.slots() == 0) {
+        cache.k = Tensor::zeros({B, C, cfg_.n_kv_heads, cfg_.head_dim()});
+        cache.v = Tensor::zeros({B, C, cfg_.n_kv_heads, cfg_.head_dim()});
+        cache.positions.assign(static_cast<size_t>(C), -1);
+    }
+    for (int64_t t = 0; C > 0 && t < T; ++t) {
+        const int64_t slot = positions[static_cast<size_t>(t)] % C;
+        cache.positions[static_cast<size_t>(slot)] = positions[static_cast<size_t>(t)];
+        copy_row(k, t, cache.k, slot);
+        copy_row(v, t, cache.v, slot);
     }
     return project_out(merge_heads(out));
 }

@@ -13,7 +13,14 @@
 namespace nn {
 
 // Keys and values of the positions seen so far, for one layer.
-//  - plain cache: grows by one entry per decoded token;
+//  - plain cache: every position, one slot each, in the order they came.
+//    The tokens are written in place into buffers with room to spare; a
+//    full buffer is replaced by one twice as large. Decoding T tokens one at
+//    a time so copies each stored row about once (at most 2T rows in all),
+//    where appending by concatenation copied the whole cache at every step,
+//    T²/2 rows (issue 13). (With one sequence, B = 1, attention reads the
+//    filled slots where they are; with B > 1 the attention op gathers them
+//    into one contiguous copy per call, a pass over numbers it reads anyway.)
 //  - rolling buffer (window W > 0): W-1 slots, position p stored in slot
 //    p mod (W-1), overwriting the oldest. A query at p sees p itself and the
 //    W-1 positions before it, so nothing older is ever needed again.
@@ -22,7 +29,9 @@ namespace nn {
 enum class CacheKind { Plain, Rolling };
 
 struct KVCache {
-    Tensor k, v;                     // [B, slots, Hkv, dh]
+    // [B, room, Hkv, dh]: slot s of batch row b at [b, s]. A rolling buffer's
+    // room is its W-1 slots; a plain cache's first slots() are filled.
+    Tensor k, v;
     std::vector<int64_t> positions;  // absolute position of each slot (-1: empty)
     int64_t capacity = -1;           // slots of a rolling buffer; -1: a plain cache
 

@@ -97,7 +97,9 @@ void axpy(double a, const double* x, double* y, int64_t n) {
 constexpr int64_t kAttentionGrain = 1 << 15;
 
 int64_t tasks_per_thread(const Dims& d) {
-    return std::max<int64_t>(1, kAttentionGrain / std::max<int64_t>(1, d.T * d.S * d.dh));
+    int64_t work;  // T·S·dh may pass int64 when B is 0: a task that large needs a thread to itself
+    if (!checked_mul(d.T, d.S, work) || !checked_mul(work, d.dh, work)) return 1;
+    return std::max<int64_t>(1, kAttentionGrain / std::max<int64_t>(1, work));
 }
 
 // What the backward needs: the contiguous inputs, P, the pattern, the scale.

@@ -34,8 +34,14 @@ inline int64_t wrap_dim(const char* op, int64_t d, const Shape& shape, int64_t e
     return d < 0 ? d + ndim : d;
 }
 
-// NumPy broadcasting: align on the right; sizes must match or be 1.
+// NumPy broadcasting: align on the right; sizes must match or be 1. (The
+// result may be too large for a tensor: numel_of checks it, under the
+// caller's name.)
 Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b);
+
+// The rows of x (at least 1-D) seen as a matrix [rows, x.size(-1)]: the
+// product of its leading dims (not numel / size(-1), 0 when the last dim is).
+inline int64_t leading_rows(const Tensor& x) { return numel_of(Shape(x.shape().begin(), x.shape().end() - 1)); }
 
 // A view of x stretched to `shape` (stride 0 along broadcast dims); no copy.
 Tensor expand_view(const Tensor& x, const Shape& shape);
@@ -106,8 +112,8 @@ Tensor broadcast_zip(const char* op, const Tensor& a, const Tensor& b, F f) {
         return map(b, [&](double x) { return f(s, x); });
     }
     // General case: read both through stride-0 views, one row at a time.
+    Tensor out = empty(shape, op);
     const Tensor av = expand_view(a.contiguous(), shape), bv = expand_view(b.contiguous(), shape);
-    Tensor out = empty(shape);
     const int64_t nd = static_cast<int64_t>(shape.size());
     const int64_t inner = nd ? shape.back() : 1;
     const int64_t rows = inner ? out.numel() / inner : 0;

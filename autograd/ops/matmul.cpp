@@ -34,7 +34,7 @@ Operand operand(const Tensor& x) {
 Tensor matmul_2d(const Tensor& a_in, const Tensor& b_in) {
     const Operand a = operand(a_in), b = operand(b_in);
     const int64_t M = a_in.size(0), K = a_in.size(1), N = b_in.size(1);
-    Tensor y = empty({M, N});
+    Tensor y = empty({M, N}, "matmul");
     kernels::gemm(a.trans, b.trans, M, N, K, a.t.data(), a.ld, b.t.data(), b.ld, y.data(), N, false);
     return record("matmul", y, {a.t, b.t}, [a, b, M, N, K](const Tensor& g) {
         const Tensor gc = g.contiguous();
@@ -90,7 +90,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
         if (a.dim() == 2) return matmul_2d(a, b);
         Shape out_shape = a.shape();
         out_shape.back() = N;
-        return matmul_2d(a.reshape({-1, K}), b).reshape(out_shape);
+        numel_of(out_shape, "matmul");
+        return matmul_2d(a.reshape({detail::leading_rows(a), K}), b).reshape(out_shape);
     }
 
     // Broadcast the batch dims, then run one batched product. An operand
@@ -108,6 +109,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     shape_a.insert(shape_a.end(), {M, K});
     shape_b.insert(shape_b.end(), {K, N});
     out_shape.insert(out_shape.end(), {M, N});
+    // the operands stretched to the batch, and the product: any may be too large
+    for (const Shape* shape : {&shape_a, &shape_b, &out_shape}) numel_of(*shape, "matmul");
     const auto broadcast = [](const Tensor& x, const Shape& shape) {
         if (x.shape() == shape) return x.contiguous();
         // expand as a recorded op: the gradient of an expanded copy is summed back
@@ -134,10 +137,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     const Tensor xc = detail::saved(x), wc = detail::saved(weight);
     const bool need_x = x.requires_grad(), need_w = weight.requires_grad();
     const bool need_b = bias.defined() && bias.requires_grad();
-    const int64_t M = x.numel() / std::max<int64_t>(in, 1);
+    const int64_t M = detail::leading_rows(x);
     Shape out_shape = x.shape();
     out_shape.back() = out;
-    Tensor y = empty(out_shape);
+    Tensor y = empty(out_shape, "linear");
     if (bias.defined()) {  // start every row at b, then accumulate x Wᵀ onto it
         const Tensor bc = bias.contiguous();
         const double* pb = bc.data();

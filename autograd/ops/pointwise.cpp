@@ -222,10 +222,10 @@ Tensor swiglu(const Tensor& gate, const Tensor& up) {
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
     const Shape shape =
         detail::broadcast_shapes("where", cond.shape(), detail::broadcast_shapes("where", a.shape(), b.shape()));
+    Tensor out = empty(shape, "where");
     const Tensor c = detail::expand_view(cond.contiguous(), shape).contiguous();
     const Tensor ta = detail::expand_view(a.contiguous(), shape).contiguous();
     const Tensor tb = detail::expand_view(b.contiguous(), shape).contiguous();
-    Tensor out = empty(shape);
     for (int64_t i = 0; i < out.numel(); ++i) out.data()[i] = c.data()[i] != 0 ? ta.data()[i] : tb.data()[i];
     return record("where", out, {a, b}, [c](const Tensor& g) {
         return Grads{zip(g, c, [](double gi, double ci) { return ci != 0 ? gi : 0.0; }),

@@ -44,19 +44,26 @@ std::pair<int64_t, int64_t> outer_inner(const Shape& s, int64_t d) {
 // is reshaped back.
 Tensor reshape(const Tensor& x, const Shape& shape) {
     Shape s = shape;
-    int64_t known = 1, infer = -1;
+    int64_t infer = -1;
     for (size_t i = 0; i < s.size(); ++i) {
         if (s[i] == -1) {
             if (infer >= 0) fail("reshape", "{} -> {}: only one dim may be -1", shape_str(x.shape()), shape_str(shape));
             infer = static_cast<int64_t>(i);
+            s[i] = 1;  // for now: numel_of(s) is then the product of the others
         } else if (s[i] < 0) {
             fail("reshape", "{} -> {}: negative size", shape_str(x.shape()), shape_str(shape));
-        } else {
-            known *= s[i];
         }
     }
-    if (infer >= 0 && known > 0 && x.numel() % known == 0) s[static_cast<size_t>(infer)] = x.numel() / known;
-    if ((infer >= 0 && s[static_cast<size_t>(infer)] == -1) || numel_of(s) != x.numel())
+    int64_t known = 0;  // checked before it is compared: 4 · (2^62 + 5) wraps round to 20
+    try {
+        known = numel_of(s, "reshape");
+    } catch (const std::invalid_argument&) {
+        fail("reshape", "{} -> {}: the sizes other than 0 multiply to 2^63 or more", shape_str(x.shape()),
+             shape_str(shape));
+    }
+    if (infer >= 0 && known > 0 && x.numel() % known == 0)
+        s[static_cast<size_t>(infer)] = x.numel() / known;
+    else if (infer >= 0 || known != x.numel())
         fail("reshape", "{} ({} elements) -> {}: sizes do not match", shape_str(x.shape()), x.numel(),
              shape_str(shape));
     const Tensor xc = x.contiguous();
@@ -99,8 +106,13 @@ Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
     const int64_t d = wrap_dim("narrow", dim, x.shape());
     const int64_t size = x.shape()[static_cast<size_t>(d)];
-    if (start < 0 || length < 0 || start + length > size)
-        fail("narrow", "start {} length {} out of range for dim {} of {}", start, length, dim, shape_str(x.shape()));
+    if (start < 0 || length < 0)
+        fail("narrow", "start {} and length {} must not be negative (dim {} of {})", start, length, dim,
+             shape_str(x.shape()));
+    int64_t end;
+    if (!checked_add(start, length, end) || end > size)
+        fail("narrow", "start {} + length {} overflows dim {} of size {} in {}", start, length, dim, size,
+             shape_str(x.shape()));
     Shape shape = x.shape();
     shape[static_cast<size_t>(d)] = length;
     Tensor out = make_view(x, shape, x.strides(), x.impl()->offset + start * x.strides()[static_cast<size_t>(d)]);
@@ -126,10 +138,12 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
         if (a.size() != b.size()) fail("cat", "{} and {} have different ranks", shape_str(b), shape_str(a));
         a[static_cast<size_t>(d)] = b[static_cast<size_t>(d)] = 0;
         if (a != b) fail("cat", "{} and {} differ outside dim {}", shape_str(xs[0].shape()), shape_str(x.shape()), dim);
-        total += x.shape()[static_cast<size_t>(d)];
+        if (!checked_add(total, x.shape()[static_cast<size_t>(d)], total))
+            fail("cat", "{} to {}: the sizes along dim {} add up to 2^63 or more", shape_str(xs[0].shape()),
+                 shape_str(x.shape()), dim);
     }
     shape[static_cast<size_t>(d)] = total;
-    Tensor out = empty(shape);
+    Tensor out = empty(shape, "cat");
     const auto [outer, inner] = outer_inner(shape, d);
     int64_t at = 0;  // running offset along dim
     std::vector<int64_t> sizes;
@@ -164,6 +178,9 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
         s.insert(s.begin() + d, 1);
         unsqueezed.push_back(x.reshape(s));
     }
+    Shape out = xs[0].shape();
+    out.insert(out.begin() + d, static_cast<int64_t>(xs.size()));
+    numel_of(out, "stack");
     return cat(unsqueezed, d);
 }
 
@@ -180,7 +197,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
     Shape shape = x.shape();
     shape[static_cast<size_t>(d)] = n;
     const Tensor xc = x.contiguous();
-    Tensor out = empty(shape);
+    Tensor out = empty(shape, "index_select");
     const auto [outer, inner] = outer_inner(shape, d);
     for (int64_t o = 0; o < outer; ++o)
         for (int64_t i = 0; i < n; ++i)
@@ -210,7 +227,7 @@ Tensor embedding(const Tensor& weight, const Tensor& ids) {
     Shape shape = ids.shape();
     shape.push_back(d);
     const Tensor wc = weight.contiguous();
-    Tensor out = empty(shape);
+    Tensor out = empty(shape, "embedding");
     detail::parallel_for(static_cast<int64_t>(rows.size()), 256, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i)
             std::copy_n(wc.data() + rows[static_cast<size_t>(i)] * d, d, out.data() + i * d);

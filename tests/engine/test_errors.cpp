@@ -1,5 +1,7 @@
 // Every op rejects bad shapes with std::invalid_argument, and the message
 // names the op and the shapes it got.
+#include <limits>
+#include <new>
 #include <stdexcept>
 
 #include "engine/helpers.h"
@@ -173,4 +175,111 @@ TEST_CASE("errors: reshape with a -1 that cannot be inferred", "[engine][errors]
     const Tensor a = Z({2, 3});
     CHECK_INVALID(a.view({4, -1}), Contains("reshape") && Contains("[2,3]") && Contains("[4,-1]"));
     CHECK_INVALID(ag::reshape(a, {-1, 5}), Contains("reshape") && Contains("[2,3]") && Contains("[-1,5]"));
+}
+
+// ---- sizes that do not fit in int64 (issue 13) --------------------------------
+// Sizes, strides and offsets are int64. A product or sum of them that does
+// not fit used to wrap round to a small or negative number, which then
+// passed every bounds check: zeros({2^62, 4}) held 0 numbers, and narrow at
+// start INT64_MAX read outside its storage. Each entry point now refuses
+// with its own name. A shape is refused when its sizes other than 0
+// multiply to 2^63 or more, even if it holds no element: its strides would
+// not fit either.
+
+namespace {
+constexpr int64_t kMaxSize = std::numeric_limits<int64_t>::max();
+constexpr int64_t kHuge = int64_t{1} << 62;  // [kHuge, 4] has 2^64 elements
+}  // namespace
+
+TEST_CASE("overflow: factories refuse shapes of 2^63 or more elements", "[engine][errors][overflow]") {
+    CHECK_INVALID(Tensor::zeros({kHuge, 4}), "zeros: shape [4611686018427387904,4] has 2^63 or more elements");
+    CHECK_INVALID(Tensor::ones({4, kHuge}), Contains("ones") && Contains("[4,4611686018427387904]"));
+    CHECK_INVALID(Tensor::full({2, kHuge, 2}, 1.0), Contains("full") && Contains("2^63"));
+    ag::Generator gen(1);
+    CHECK_INVALID(Tensor::randn({kHuge, 2}, gen), Contains("randn") && Contains("2^63"));
+    CHECK_INVALID(Tensor::uniform({kHuge, 2}, gen, 0.0, 1.0), Contains("uniform") && Contains("2^63"));
+    CHECK_INVALID(ag::empty({kHuge, 2}), Contains("empty") && Contains("2^63"));
+    // (4 · (2^62 + 5) wraps round to 20, the number of values given)
+    CHECK_INVALID(Tensor::from({4, kHuge + 5}, std::vector<double>(20)),
+                  Contains("Tensor::from") && Contains("[4,4611686018427387909]"));
+    // no element, but strides of 2^64
+    CHECK_INVALID(
+        Tensor::zeros({0, kHuge, 4}),
+        "zeros: shape [0,4611686018427387904,4] is too large: its sizes other than 0 multiply to 2^63 or more");
+    CHECK(Tensor::zeros({kHuge, 0}).numel() == 0);  // 2^62 fits: a valid empty tensor
+    CHECK_INVALID(Tensor::zeros({2, -3}), "zeros: negative size in shape [2,-3]");
+    CHECK_INVALID(ag::numel_of({kHuge, 4}), Contains("2^63"));
+    CHECK_INVALID(ag::contiguous_strides({0, kHuge, 4}), Contains("contiguous_strides") && Contains("2^63"));
+}
+
+TEST_CASE("overflow: arange refuses a range of 2^63 or more elements", "[engine][errors][overflow]") {
+    CHECK_INVALID(Tensor::arange(0.0, 1e300), Contains("arange") && Contains("2^63"));
+    CHECK_INVALID(Tensor::arange(-1e308, 1e308, 1e-300), Contains("arange") && Contains("2^63"));
+}
+
+// Sizes that fit in int64 but not in memory: a failed allocation, not a
+// wrapped-round small one (nor std::vector's length_error).
+TEST_CASE("overflow: a tensor larger than any memory fails as an allocation", "[engine][errors][overflow]") {
+    CHECK_THROWS_AS(Tensor::zeros({int64_t{1} << 61}), std::bad_alloc);  // 2^64 bytes
+    CHECK_THROWS_AS(ag::detail::pool_allocate(std::numeric_limits<std::size_t>::max() - 1), std::bad_alloc);
+}
+
+TEST_CASE("overflow: reshape to sizes that wrap round to the element count", "[engine][errors][overflow]") {
+    const Tensor a = Z({4, 5});
+    CHECK_INVALID(a.reshape({4, kHuge + 5}),
+                  Contains("reshape") && Contains("[4,5]") && Contains("[4,4611686018427387909]") && Contains("2^63"));
+    CHECK_INVALID(a.reshape({-1, kHuge + 5, 4}), Contains("reshape") && Contains("[-1,4611686018427387909,4]"));
+    CHECK_INVALID(Z({0}).reshape({0, kHuge, 4}), Contains("reshape") && Contains("2^63"));
+}
+
+TEST_CASE("overflow: narrow past the end of a dim", "[engine][errors][overflow]") {
+    CHECK_INVALID(ag::narrow(Z({4, 5}), 1, kMaxSize, 1),
+                  "narrow: start 9223372036854775807 + length 1 overflows dim 1 of size 5 in [4,5]");
+    CHECK_INVALID(Z({4, 5}).narrow(0, 1, kMaxSize), Contains("narrow") && Contains("overflows dim 0 of size 4"));
+}
+
+TEST_CASE("overflow: cat and stack of sizes that add up past int64", "[engine][errors][overflow]") {
+    CHECK_INVALID(ag::cat({Z({0, kMaxSize}), Z({0, 1})}, 1),
+                  Contains("cat") && Contains("dim 1") && Contains("[0,9223372036854775807]") && Contains("2^63"));
+    CHECK_INVALID(ag::cat({Z({1, 0, kHuge}), Z({1, 0, kHuge})}, 0),
+                  Contains("cat") && Contains("[2,0,4611686018427387904]"));
+    CHECK_INVALID(ag::stack({Z({0, kHuge}), Z({0, kHuge})}, 0),
+                  Contains("stack") && Contains("[2,0,4611686018427387904]"));
+}
+
+TEST_CASE("overflow: broadcasting to a shape too large", "[engine][errors][overflow]") {
+    // [0,1,2^32] with [0,2^32,1]: no element, but a stride of 2^64
+    const Tensor a = Z({0, 1, int64_t{1} << 32}), b = Z({0, int64_t{1} << 32, 1});
+    CHECK_INVALID(ag::add(a, b), Contains("add") && Contains("[0,4294967296,4294967296]") && Contains("2^63"));
+    CHECK_INVALID(a * b, Contains("mul") && Contains("2^63"));
+    CHECK_INVALID(ag::where(a, b, Z({1})), Contains("where") && Contains("2^63"));
+}
+
+TEST_CASE("overflow: matmul and linear outputs too large", "[engine][errors][overflow]") {
+    const int64_t n = int64_t{1} << 32;
+    // [2^32, 0] @ [0, 2^32] is [2^32, 2^32] (of zeros): 2^64 numbers
+    CHECK_INVALID(ag::matmul(Z({n, 0}), Z({0, n})),
+                  Contains("matmul") && Contains("[4294967296,4294967296]") && Contains("2^63"));
+    CHECK_INVALID(ag::matmul(Z({2, n, 0}), Z({0, n})), Contains("matmul") && Contains("2^63"));
+    CHECK_INVALID(ag::matmul(Z({n, 1, 1, 0}), Z({1, n, 0, 1})), Contains("matmul") && Contains("2^63"));
+    CHECK_INVALID(ag::linear(Z({n, 0}), Z({n, 0})), Contains("linear") && Contains("2^63"));
+}
+
+// With an inner size of 0 every output is an empty sum: 0, or the bias. The
+// rows used to be counted as numel / inner size = 0: linear's output was
+// left unwritten (whatever the allocator's recycled block held) and a
+// batched matmul's reshape to [-1, 0] failed.
+TEST_CASE("overflow: linear and matmul with an inner size of 0", "[engine][errors][overflow]") {
+    { const Tensor junk = Tensor::full({3, 4}, 7.0); }  // a freed block the output may reuse
+    CHECK(ag::max_abs_diff(ag::linear(Z({3, 0}), Z({4, 0}), Tensor::ones({4})), Tensor::ones({3, 4})) == 0.0);
+    { const Tensor junk = Tensor::full({3, 4}, 7.0); }
+    CHECK(ag::max_abs_diff(ag::linear(Z({3, 0}), Z({4, 0})), Z({3, 4})) == 0.0);
+    CHECK(ag::max_abs_diff(ag::matmul(Z({2, 3, 0}), Z({0, 4})), Z({2, 3, 4})) == 0.0);
+}
+
+TEST_CASE("overflow: index_select and embedding outputs too large", "[engine][errors][overflow]") {
+    CHECK_INVALID(ag::index_select(Z({2, 0, int64_t{1} << 61}), 0, Tensor::from({4}, {0, 1, 0, 1})),
+                  Contains("index_select") && Contains("[4,0,2305843009213693952]") && Contains("2^63"));
+    CHECK_INVALID(ag::embedding(Z({0, kHuge}), Z({0, 4})),
+                  Contains("embedding") && Contains("[0,4,4611686018427387904]") && Contains("2^63"));
 }

@@ -181,6 +181,46 @@ TEST_CASE("a rolling buffer keeps W-1 slots, position p in slot p mod (W-1)", "[
                       Catch::Contains("window"));
 }
 
+// Issue 13 (bounded work): the plain cache grew by concatenation, a new
+// buffer and a copy of every stored key and value at each step (T²/2 rows
+// for T tokens). It is written in place and its room doubles when full: over
+// 40 steps its buffer is replaced 7 times (room 1, 2, 4, ..., 64), each time
+// at the step that finds it full.
+TEST_CASE("the plain KV cache is written in place, not regrown at every step", "[nn][models][cache]") {
+    const nn::LanguageModel m(LMConfig::modern_lm(), 5);
+    auto caches = m.new_caches();
+    const Tensor ids = random_ids(1, 40, 68, 6);
+    int replaced = 0;
+    const ag::Storage* storage = nullptr;
+    for (int64_t t = 0; t < 40; ++t) {
+        const int64_t room = caches[0].k.defined() ? caches[0].k.size(1) : 0;
+        m.forward_cached(ids.narrow(1, t, 1), {t}, caches);
+        REQUIRE(caches[0].slots() == t + 1);
+        if (caches[0].k.impl()->storage.get() == storage) continue;
+        INFO("step " << t << ": a new buffer, with room for " << room << " before");
+        CHECK(t == room);
+        storage = caches[0].k.impl()->storage.get();
+        ++replaced;
+    }
+    CHECK(replaced == 7);
+    CHECK(caches[0].k.shape() == ag::Shape{1, 64, 2, 16});
+}
+
+// Both caches are written in place, at slots computed from the positions.
+TEST_CASE("cached decoding refuses a negative position and a batch of another size", "[nn][models][cache]") {
+    LMConfig c = LMConfig::modern_lm();
+    c.window = 6;
+    const nn::LanguageModel m(c, 4);
+    for (nn::CacheKind kind : {nn::CacheKind::Plain, nn::CacheKind::Rolling}) {
+        auto caches = m.new_caches(kind);
+        CHECK_THROWS_WITH(m.forward_cached(random_ids(1, 1, c.vocab, 1), {-1}, caches),
+                          Catch::Contains("position -1 is negative"));
+        m.forward_cached(random_ids(1, 1, c.vocab, 1), {0}, caches);
+        CHECK_THROWS_WITH(m.forward_cached(random_ids(2, 1, c.vocab, 1), {1}, caches),
+                          Catch::Contains("[2,1,") && Catch::Contains("KV cache of batch size 1"));
+    }
+}
+
 TEST_CASE("bad configs and inputs are refused with clear messages", "[nn][models]") {
     LMConfig c = LMConfig::modern_lm();
     c.n_kv_heads = 3;
