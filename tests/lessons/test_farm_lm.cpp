@@ -430,6 +430,24 @@ TEST_CASE("farm_lm train: a run that diverges is refused, nothing saved, exit st
     }
 }
 
+TEST_CASE("farm_lm: finite weights whose forward pass overflows are refused, not measured as nan",
+          "[lessons][farm_lm]") {
+    // 1e308 in a norm's gain is a finite number the loader accepts; the
+    // model's outputs are NaN, and eval would print "perplexity -nan".
+    nn::Checkpoint ckpt = nn::load_safetensors(trained().checkpoint);
+    for (auto& [name, tensor] : ckpt.tensors)
+        if (name.find("norm.weight") != std::string::npos) {
+            tensor.data()[0] = 1e308;
+            break;
+        }
+    const std::string path = (trained().dir / "overflowing.safetensors").string();
+    nn::save_safetensors(path, ckpt.tensors, ckpt.metadata);
+    for (const char* command : {"eval", "sample"}) {
+        const Result r = check_refused({command, path}, "outputs are not");
+        CHECK(r.out.find("nan") == std::string::npos);
+    }
+}
+
 TEST_CASE("farm_lm: an unknown word is shown escaped, never as raw bytes", "[lessons][farm_lm]") {
     const Trained& t = trained();
     REQUIRE(t.train.status == 0);

@@ -357,6 +357,20 @@ Loaded load_model(const std::string& path) {
     } catch (const std::exception& e) {
         throw InputError(fmt::format("'{}': {}", path, e.what()));
     }
+    // Finite weights can still overflow on the way (1e308 in a norm's gain):
+    // one short sentence through the model, so that no measure or sample
+    // is computed from NaN.
+    ag::NoGradGuard no_grad;
+    const std::vector<int64_t> probe = farm::encode("<s> the farmer sees the cow </s>");
+    const std::vector<double> logits = loaded.model
+                                           ->forward(ag::Tensor::from({1, static_cast<int64_t>(probe.size())},
+                                                                      std::vector<double>(probe.begin(), probe.end())))
+                                           .to_vector();
+    if (!std::all_of(logits.begin(), logits.end(), [](double z) { return std::isfinite(z); }))
+        throw InputError(fmt::format(
+            "'{}': its weights are finite but the model's outputs are not (a weight so large that the forward "
+            "pass overflows); the checkpoint is unusable",
+            path));
     return loaded;
 }
 
