@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "lessons/common/encode.h"
+#include "nn/atomic_file.h"
 
 namespace lessons::svg {
 
@@ -42,15 +42,20 @@ const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#94
 
 std::string label(double v) { return fmt::format("{:.4g}", v); }
 
+// Through a temporary file and a rename, as every output: a reader (the
+// lesson book, a browser) sees the old figure or the new one, never half.
 void save(const std::filesystem::path& path, const std::string& body, double width, double height) {
-    std::ofstream file(path);
-    file << fmt::format(
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
-                "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
-                "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-                width, height, width, height)
-         << body << "</svg>\n";
-    if (!file) throw std::runtime_error("cannot write the figure " + path.string());
+    const std::string svg = fmt::format(
+                                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+                                "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                                "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                                width, height, width, height) +
+                            body + "</svg>\n";
+    try {
+        nn::write_file_atomically(path, {svg});
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot write the figure " + path.string() + ": " + e.what());
+    }
 }
 
 // An axis from data range [lo, hi] to pixels [p0, p1], linear or log10.

@@ -221,7 +221,8 @@ int main(int argc, char** argv) {
     app.add_option("--json", json_path,
                    "also write the scoreboard as JSON; as out/grade.json it shows on the lesson book's out/index.html")
         ->type_name("FILE")
-        ->check(lessons::text_value());
+        ->check(lessons::text_value())
+        ->check(lessons::output_file());
     CLI::Option* timeout = app.add_option("--timeout", seconds, "seconds each exercise may run (default 120)")
                                ->type_name("SECONDS")
                                ->transform(lessons::positive_number(1e6));

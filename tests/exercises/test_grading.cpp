@@ -2,6 +2,7 @@
 // exercise run alone, so that one that crashes, aborts, never ends, ends
 // early, forges its report, prints or allocates without end fails by itself
 // (with a message saying so) while the others are still graded.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -243,6 +244,9 @@ GradeRun run_grade(const std::string& args) {
 
 TEST_CASE("grade: a bad argument is one line naming it, exit status 2", "[grading]") {
     const std::string source = GRADE_SOURCE_DIR;
+    const auto fifo_dir = scratch("grade_fifo");
+    const std::string fifo = (fifo_dir / "board.json").string();
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);  // --json must never replace it with a regular file
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"--bogus", "not expected: --bogus"},
         {"--timeout 5s", "--timeout: wants a number > 0, got '5s'"},
@@ -250,6 +254,8 @@ TEST_CASE("grade: a bad argument is one line naming it, exit status 2", "[gradin
         {"--max-memory 0", "--max-memory: wants a number > 0, got '0'"},
         {"--json --no-build", "--json: needs a value, got the flag '--no-build'"},
         {"--programs /nonexistent", "--programs: Directory does not exist: /nonexistent"},
+        {"--json " + fifo, "exists and is not a regular file"},
+        {"--json /proc/grade.json", "cannot write in the folder '/proc'"},
         // The CI modes are one at a time.
         {"--mutants " + source + "/tests/exercises/mutants.txt --attempts " + source + "/tests/exercises/attempts",
          "--mutants excludes --attempts"},
@@ -264,6 +270,8 @@ TEST_CASE("grade: a bad argument is one line naming it, exit status 2", "[gradin
                               Catch::EndsWith("(grade --help shows the usage)\n"));
         CHECK(r.out.empty());
     }
+    CHECK(std::filesystem::is_fifo(fifo));
+    std::filesystem::remove_all(fifo_dir);
 }
 
 TEST_CASE("grade --help: CLI11's help on stdout, exit status 0", "[grading]") {
