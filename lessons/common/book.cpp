@@ -43,7 +43,8 @@ figure { margin: 1.25rem 0; } figure img { max-width: 100%; height: auto; border
 .takeaway { border: 1px solid #cfd8e3; background: #f3f7fb; padding: .6rem .9rem; border-radius: 4px; }
 .missing { color: #a00; }
 @media (max-width: 600px) { body { font-size: 15px; padding: .75rem .75rem 2rem; } h1 { font-size: 1.3rem; }
-       h2 { font-size: 1.1rem; } table { font-size: .8rem; } th, td { padding: .15rem .35rem; } }
+       h2 { font-size: 1.1rem; } th, td { padding: .15rem .35rem; }
+       table { font-size: .8rem; display: block; max-width: 100%; overflow-x: auto; } }
 @media print { body { max-width: none; } .claim, .takeaway { break-inside: avoid; } nav { display: none; } }
 )";
 
