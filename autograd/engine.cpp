@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -11,6 +12,7 @@
 
 #include "autograd/ops.h"
 #include "autograd/ops/common.h"
+#include "autograd/profile.h"
 
 namespace ag {
 
@@ -57,6 +59,8 @@ Tensor record(const char* op, Tensor out, std::vector<Tensor> inputs, BackwardFn
     bool any = false;
     for (const Tensor& t : inputs) any = any || (t.defined() && t.requires_grad());
     if (!any) return out;
+    const profile::Stopwatch timed(&profile::Counters::graph_seconds);  // bench_train --profile
+    profile::count_node();
     auto node = std::make_shared<Node>();
     node->op = op;
     node->inputs = std::move(inputs);
@@ -154,6 +158,7 @@ void run_backward(const Tensor& root, const Tensor& grad_output) {
         throw std::runtime_error(
             fmt::format("backward: the loss is {} (check the learning rate and inputs)", root.item()));
     NoGradGuard no_grad;  // gradients are plain numbers: no graph of the backward pass
+    std::optional<profile::Stopwatch> sorting(&profile::Counters::graph_seconds);  // bench_train --profile
     const auto order = topological_order(root);
 
     // Gradients of non-leaf tensors live in their .grad slot only until
@@ -167,6 +172,7 @@ void run_backward(const Tensor& root, const Tensor& grad_output) {
     for (const auto& node : order)
         for (const Tensor& in : node->inputs)
             if (in.defined() && in.grad_fn()) output_of[in.grad_fn().get()] = in.impl_ptr();
+    sorting.reset();
 
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         Node& node = **it;

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "autograd/profile.h"
+
 namespace ag::detail {
 
 namespace {
@@ -54,6 +56,8 @@ void* pool_allocate(std::size_t bytes) {
     if (bytes == 0) bytes = 64;
     if (bytes > kLargestBlock) throw std::bad_alloc();
     const std::size_t size = rounded(bytes);
+    const profile::Stopwatch timed(&profile::Counters::alloc_seconds);  // bench_train --profile
+    profile::count_allocation();
     count_allocation(size);
     {
         Pool& p = pool();

@@ -31,7 +31,16 @@ expect 2 "--threads: Value 2147483647 not in range 1 to" --threads 2147483647  #
 expect 2 "--steps: wants a whole number, got '5x'" --steps 5x
 expect 2 "--model: llama not in {gpt,modern_lm}" --model llama
 expect 2 "--steps: 1 required N missing" --steps
+expect 2 "--repeat: Value 0 not in range 1 to 1000" --repeat 0
+expect 2 "--repeat: wants a whole number, got 'x'" --repeat x
+expect 2 "--repeat: 1 required N missing" --repeat
+expect 2 "--pytorch: 1 required PYTHON missing" --pytorch
+expect 2 "--pytorch: needs a value" --pytorch ""
+expect 2 "bench_train: The following argument was not expected: 3" --profile 3
 expect 0 "Usage: bench_train [OPTIONS]" --help
 expect 0 "--model M" -h
+expect 0 "--repeat N" --help
+expect 0 "--profile" --help
+expect 0 "--pytorch PYTHON" --help
 [ "$failures" = 0 ] && echo "bench_train's command line: every case as expected"
 exit "$failures"

@@ -35,6 +35,8 @@
 // rows of C. Hence the result is bitwise the same for any number of threads.
 #include "autograd/kernels/gemm.h"
 
+#include "autograd/profile.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -221,6 +223,8 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
                   int64_t lda, int64_t stride_a, const double* B, int64_t ldb, int64_t stride_b, double* C, int64_t ldc,
                   int64_t stride_c, bool accumulate) {
     if (batch <= 0 || M <= 0 || N <= 0) return;
+    const profile::Stopwatch timed(&profile::Counters::gemm_seconds);  // bench_train --profile
+    profile::count_gemm(2.0 * double(batch) * double(M) * double(N) * double(K));
     if (K <= 0) {  // an empty sum: C = 0, or C unchanged when accumulating
         if (!accumulate)
             for (int64_t b = 0; b < batch; ++b)

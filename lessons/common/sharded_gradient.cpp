@@ -1,6 +1,7 @@
 #include "lessons/common/sharded_gradient.h"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <stdexcept>
 
@@ -17,6 +18,41 @@ static void add_into(Tensor to, const Tensor& from) {
     const double* f = from.data();
     const int64_t n = to.numel();
     for (int64_t j = 0; j < n; ++j) t[j] += f[j];
+}
+
+namespace {
+
+// Adds its scope's seconds and the engine's counters over it (this
+// thread's) to *phase; does nothing when phase is null.
+class PhaseTimer {
+public:
+    explicit PhaseTimer(ShardedGradient::Timing::Phase* phase) : phase_(phase) {
+        if (!phase_) return;
+        engine_ = ag::profile::this_thread();
+        start_ = std::chrono::steady_clock::now();
+    }
+    ~PhaseTimer() {
+        if (!phase_) return;
+        phase_->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        phase_->engine += ag::profile::this_thread() - engine_;
+    }
+    PhaseTimer(const PhaseTimer&) = delete;
+    PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+private:
+    ShardedGradient::Timing::Phase* phase_;
+    ag::profile::Counters engine_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+void ShardedGradient::set_timing(Timing* timing) {
+    timing_ = timing;
+    if (timing_) {
+        timing_->forward.resize(replicas_.size());
+        timing_->backward.resize(replicas_.size());
+    }
 }
 
 ShardedGradient::ShardedGradient(nn::LanguageModel& model, int shards) : model_(model) {
@@ -64,13 +100,20 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
             if (r1 == r0) continue;
             std::vector<int64_t> local;
             for (int64_t b = b0; b <= b1; ++b) local.push_back(starts[static_cast<size_t>(b)] - r0);
-            const Tensor logits = replica.forward(ids.narrow(0, r0, r1 - r0), nn::Packing::from_starts(local));
-            const Tensor loss = ag::cross_entropy(logits, targets.narrow(0, r0, r1 - r0));
+            Tensor loss;
+            {
+                const PhaseTimer timed(timing_ ? &timing_->forward[static_cast<size_t>(r)] : nullptr);
+                const Tensor logits = replica.forward(ids.narrow(0, r0, r1 - r0), nn::Packing::from_starts(local));
+                loss = ag::cross_entropy(logits, targets.narrow(0, r0, r1 - r0));
+            }
             // The batch's mean loss is Σ_r (N_r / N) · (shard r's mean loss),
             // N_r = r1 - r0 its tokens: backward from the shard's mean with
             // weight N_r / N, and the shards' gradients add up to the batch's.
             const double share = static_cast<double>(r1 - r0) / static_cast<double>(N);
-            loss.backward(Tensor::scalar(share));
+            {
+                const PhaseTimer timed(timing_ ? &timing_->backward[static_cast<size_t>(r)] : nullptr);
+                loss.backward(Tensor::scalar(share));
+            }
             losses[static_cast<size_t>(r)] = loss.item() * share;
         } catch (...) {
 #pragma omp critical(sharded_gradient_error)
@@ -80,6 +123,7 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     if (error) std::rethrow_exception(error);
 
     // The model's gradient += Σ_r the replicas' gradients, in shard order.
+    const auto sum_start = std::chrono::steady_clock::now();
     const auto master = model_.parameters();
     std::vector<std::vector<Tensor>> shard_params;
     for (const auto& replica : replicas_) shard_params.push_back(replica->parameters());
@@ -104,6 +148,8 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
         else
             p.set_grad(sum);
     }
+    if (timing_)
+        timing_->sum_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - sum_start).count();
     double total = 0.0;
     for (double l : losses) total += l;
     return total;

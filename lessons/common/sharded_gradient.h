@@ -25,6 +25,7 @@
 #include <memory>
 #include <vector>
 
+#include "autograd/profile.h"
 #include "nn/language_model.h"
 
 namespace lessons {
@@ -39,9 +40,25 @@ public:
     // returns the loss.
     double forward_backward(const ag::Tensor& ids, const ag::Tensor& targets, const std::vector<int64_t>& starts);
 
+    // For bench_train --profile: where forward_backward's time goes. Once
+    // set, every call adds to it each shard's seconds in forward (the model
+    // and the loss) and in backward, with the engine's counters over each
+    // (autograd/profile.h, on the shard's thread), and the seconds of the
+    // final sum of the shards' gradients. Null (the default): no timing.
+    struct Timing {
+        struct Phase {
+            double seconds = 0;
+            ag::profile::Counters engine;
+        };
+        std::vector<Phase> forward, backward;  // one per shard
+        double sum_seconds = 0;
+    };
+    void set_timing(Timing* timing);
+
 private:
     nn::LanguageModel& model_;
     std::vector<std::unique_ptr<nn::LanguageModel>> replicas_;
+    Timing* timing_ = nullptr;
 };
 
 }  // namespace lessons
