@@ -147,15 +147,19 @@ void AdamW::step() {
     const Chunk* all = chunks.data();
     ag::parallel_for(count, 2, [=](int64_t first, int64_t last) {
         for (int64_t c = first; c < last; ++c) {
+            // The chunk's fields as locals: p[j] might alias the Chunk as far
+            // as the compiler knows, and rereading them each iteration keeps
+            // the loop from vectorising.
             const Chunk& k = all[c];
             double *p = k.p, *m = k.m, *v = k.v;
             const double* g = k.g;
-            for (int64_t j = 0; j < k.n; ++j) {
-                p[j] *= k.decay;
+            const double decay = k.decay, step_size = k.step_size, bc2_sqrt = k.bias_correction2_sqrt;
+            for (int64_t j = 0, n = k.n; j < n; ++j) {
+                p[j] *= decay;
                 m[j] = lerp_small ? m[j] + w * (g[j] - m[j]) : g[j] - (g[j] - m[j]) * (1.0 - w);
                 v[j] = v[j] * b2 + one_minus_b2 * g[j] * g[j];
-                const double denom = std::sqrt(v[j]) / k.bias_correction2_sqrt + epsilon;
-                p[j] += -k.step_size * m[j] / denom;
+                const double denom = std::sqrt(v[j]) / bc2_sqrt + epsilon;
+                p[j] += -step_size * m[j] / denom;
             }
         }
     });
