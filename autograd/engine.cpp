@@ -8,7 +8,6 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
-#include <omp.h>
 
 #include "autograd/ops.h"
 #include "autograd/ops/common.h"
@@ -23,13 +22,6 @@ thread_local OpLog* op_log = nullptr;
 
 bool GradMode::is_enabled() { return grad_mode_enabled; }
 void GradMode::set_enabled(bool on) { grad_mode_enabled = on; }
-
-void set_num_threads(int n) {
-    if (n < 1) throw std::invalid_argument(fmt::format("set_num_threads: need at least 1 thread, got {}", n));
-    omp_set_num_threads(n);
-}
-
-int num_threads() { return omp_get_max_threads(); }
 
 // The default destructor would recurse once per node (Node → input Tensor
 // → TensorImpl → its Node → …). Instead, take over the inputs of every node

@@ -88,7 +88,10 @@ std::vector<std::shared_ptr<Node>> topological_order(const Tensor& root);
 // Tensor::backward().
 void run_backward(const Tensor& root, const Tensor& grad_output);
 
-// Threads used by every kernel (OpenMP). Results do not depend on it.
+// Threads used by every kernel: the engine's own pool (autograd/thread_pool.h,
+// which also says how they wait). Results do not depend on the count. The
+// default is the hardware's thread count, or AG_NUM_THREADS when set. One
+// count for the whole process (not per thread, as OpenMP's was).
 void set_num_threads(int n);
 int num_threads();
 

@@ -2,7 +2,7 @@
 // Transformer-sized layer (2048 rows = batch × sequence).
 //
 // For each shape it prints GFLOP/s (2·M·N·K flops per product) of
-// ag::kernels::gemm with 1 and 2 OpenMP threads, as a fraction of the
+// ag::kernels::gemm with 1 and 2 engine threads, as a fraction of the
 // machine's FMA peak at that thread count (measured first, benchmarks/peak.h)
 // and, when built with OpenBLAS (HAVE_CBLAS), of cblas_dgemm with 1 and 2
 // threads and the ratios. Each figure is the best of 5 runs, each run
@@ -12,7 +12,6 @@
 // 1e-12 (relative to the largest |C|) and is bitwise the same with 1 and 2
 // threads; it prints a line for any failure and exits with status 1.
 #include <fmt/core.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/engine.h"
 #include "autograd/kernels/gemm.h"
 #include "benchmarks/peak.h"
 
@@ -93,10 +93,10 @@ double best_seconds(F&& f) {
 // Our result against a naive triple loop, and 1 thread against 2 threads.
 bool verify(const Shape& s, Operands& o) {
     bool ok = true;
-    omp_set_num_threads(1);
+    ag::set_num_threads(1);
     run_ours(s, o);
     const std::vector<double> one_thread = o.C;
-    omp_set_num_threads(2);
+    ag::set_num_threads(2);
     run_ours(s, o);
     if (std::memcmp(one_thread.data(), o.C.data(), o.C.size() * sizeof(double)) != 0) {
         fmt::print("FAILED {}: 1 and 2 threads differ bitwise\n", s.name);
@@ -155,7 +155,7 @@ int main() {
     std::vector<double> ours1, ours2, blas1, blas2;
     for (size_t i = 0; i < shapes.size(); ++i)
         for (int threads : {1, 2}) {
-            omp_set_num_threads(threads);
+            ag::set_num_threads(threads);
             const double sec = best_seconds([&] { run_ours(shapes[i], operands[i]); });
             (threads == 1 ? ours1 : ours2).push_back(shapes[i].flops() / sec * 1e-9);
         }

@@ -1,10 +1,11 @@
 #include "benchmarks/peak.h"
 
-#include <omp.h>
-
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <thread>
+#include <vector>
 
 namespace bench {
 namespace {
@@ -37,34 +38,35 @@ double fma_chains(int64_t iterations) {
     return sum;
 }
 
-// Seconds for `iterations` of the loop on `threads` threads at once, from
-// the moment all of them have started until the last one is done.
+// Seconds for `iterations` of the loop on `threads` threads at once (the
+// caller is one of them), from the moment all of them are running until the
+// last one is done. Plain std::threads: the peak is the machine's, not the
+// engine's thread pool's.
 double timed_run(int threads, int64_t iterations) {
     using clock = std::chrono::steady_clock;
-    clock::time_point start, stop;
-    double total = 0.0;
-#pragma omp parallel num_threads(threads) reduction(+ : total)
-    {
-#pragma omp barrier
-#pragma omp master
-        start = clock::now();
-        total += fma_chains(iterations);
-#pragma omp barrier
-#pragma omp master
-        stop = clock::now();
+    std::atomic<int> ready{0};
+    std::vector<double> sums(static_cast<size_t>(threads), 0.0);
+    std::vector<clock::time_point> ends(static_cast<size_t>(threads));
+    const auto one = [&](int t) {
+        ready.fetch_add(1);
+        while (ready.load() < threads) {  // everyone starts together
+        }
+        sums[static_cast<size_t>(t)] = fma_chains(iterations);
+        ends[static_cast<size_t>(t)] = clock::now();
+    };
+    std::vector<std::thread> team;
+    for (int t = 1; t < threads; ++t) team.emplace_back(one, t);
+    ready.fetch_add(1);
+    while (ready.load() < threads) {
     }
+    const clock::time_point start = clock::now();
+    ready.fetch_sub(1);  // the caller's own share runs as thread 0
+    one(0);
+    for (std::thread& t : team) t.join();
+    double total = 0.0;
+    for (double v : sums) total += v;
     sink = total;
-    return std::chrono::duration<double>(stop - start).count();
-}
-
-// The number of threads a parallel region of `threads` really gets
-// (OMP_THREAD_LIMIT may cap it).
-int team_size(int threads) {
-    int got = 1;
-#pragma omp parallel num_threads(threads)
-#pragma omp master
-    got = omp_get_num_threads();
-    return got;
+    return std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) - start).count();
 }
 
 }  // namespace
@@ -72,7 +74,7 @@ int team_size(int threads) {
 int vector_lanes() { return kLanes; }
 
 double fma_peak_gflops(int threads) {
-    const int team = team_size(std::max(threads, 1));
+    const int team = std::max(threads, 1);
     // Warm up (threads started, clock ramped) and size the runs: ~20 ms each.
     int64_t iterations = int64_t{1} << 18;
     double seconds = timed_run(team, iterations);

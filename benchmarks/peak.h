@@ -30,7 +30,7 @@ namespace bench {
 // Lanes of one vector register, in doubles (8 with AVX-512).
 int vector_lanes();
 
-// Double-precision FMA peak in GFLOP/s with `threads` OpenMP threads, each
+// Double-precision FMA peak in GFLOP/s with `threads` threads (std::thread), each
 // running the loop on its own core: the best of several ~20 ms runs after a
 // warm-up (the clock ramping up, the threads starting), about 0.25 s in
 // all. With other work on the machine the figure drops: it is this

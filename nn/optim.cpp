@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "autograd/engine.h"
+#include "autograd/thread_pool.h"
 
 namespace optim {
 
@@ -73,15 +74,16 @@ void SGD::step() {
         // Hyperparameters as locals: the loop then never rereads them
         // through `this`, which p might alias as far as the compiler knows.
         const double rate = lr, mu = momentum, wd = weight_decay;
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
-        for (int64_t j = 0; j < n; ++j) {
-            double d = wd != 0.0 ? g[j] + wd * p[j] : g[j];
-            if (mu != 0.0) {
-                b[j] = b[j] * mu + d;
-                d = b[j];
+        ag::parallel_for(n, kParallelGrain, [=](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j) {
+                double d = wd != 0.0 ? g[j] + wd * p[j] : g[j];
+                if (mu != 0.0) {
+                    b[j] = b[j] * mu + d;
+                    d = b[j];
+                }
+                p[j] -= rate * d;
             }
-            p[j] -= rate * d;
-        }
+        });
     }
 }
 
@@ -142,19 +144,25 @@ void AdamW::step() {
     const bool lerp_small = w < 0.5;
     const double b2 = beta2, one_minus_b2 = 1.0 - beta2, epsilon = eps;
     const auto count = static_cast<int64_t>(chunks.size());
-#pragma omp parallel for schedule(static) if (count >= 4)
-    for (int64_t c = 0; c < count; ++c) {
-        const Chunk& k = chunks[static_cast<std::size_t>(c)];
-        double *p = k.p, *m = k.m, *v = k.v;
-        const double* g = k.g;
-        for (int64_t j = 0; j < k.n; ++j) {
-            p[j] *= k.decay;
-            m[j] = lerp_small ? m[j] + w * (g[j] - m[j]) : g[j] - (g[j] - m[j]) * (1.0 - w);
-            v[j] = v[j] * b2 + one_minus_b2 * g[j] * g[j];
-            const double denom = std::sqrt(v[j]) / k.bias_correction2_sqrt + epsilon;
-            p[j] += -k.step_size * m[j] / denom;
+    const Chunk* all = chunks.data();
+    ag::parallel_for(count, 2, [=](int64_t first, int64_t last) {
+        for (int64_t c = first; c < last; ++c) {
+            // The chunk's fields as locals: p[j] might alias the Chunk as far
+            // as the compiler knows, and rereading them each iteration keeps
+            // the loop from vectorising.
+            const Chunk& k = all[c];
+            double *p = k.p, *m = k.m, *v = k.v;
+            const double* g = k.g;
+            const double decay = k.decay, step_size = k.step_size, bc2_sqrt = k.bias_correction2_sqrt;
+            for (int64_t j = 0, n = k.n; j < n; ++j) {
+                p[j] *= decay;
+                m[j] = lerp_small ? m[j] + w * (g[j] - m[j]) : g[j] - (g[j] - m[j]) * (1.0 - w);
+                v[j] = v[j] * b2 + one_minus_b2 * g[j] * g[j];
+                const double denom = std::sqrt(v[j]) / bc2_sqrt + epsilon;
+                p[j] += -step_size * m[j] / denom;
+            }
         }
-    }
+    });
 }
 
 // ---- clipping ---------------------------------------------------------------
@@ -175,8 +183,9 @@ double clip_grad_norm(const std::vector<Tensor>& params, double max_norm) {
         for (Tensor& g : grads) {
             double* x = g.data();
             const int64_t n = g.numel();
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
-            for (int64_t j = 0; j < n; ++j) x[j] *= coef;
+            ag::parallel_for(n, kParallelGrain, [=](int64_t begin, int64_t end) {
+                for (int64_t j = begin; j < end; ++j) x[j] *= coef;
+            });
         }
     }
     return total;

@@ -37,11 +37,12 @@
 
 #include "autograd/profile.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+
+#include "autograd/engine.h"
+#include "autograd/thread_pool.h"
 
 namespace ag::kernels {
 namespace {
@@ -241,10 +242,7 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
     const int64_t panels = (M + MR - 1) / MR;
     const int64_t total = batch * panels;
     const double flops = 2.0 * double(batch) * double(M) * double(N) * double(K);
-#pragma omp parallel if (flops > 1e6 && !omp_in_parallel())
-    {
-        const int64_t threads = omp_get_num_threads();
-        const int64_t t = omp_get_thread_num();
+    const auto rows = [&](int64_t t, int64_t threads) {
         const int64_t end = total * (t + 1) / threads;
         for (int64_t p = total * t / threads; p < end;) {
             const int64_t b = p / panels;  // matrix, and its panels [first, last)
@@ -254,7 +252,14 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
                       B + b * stride_b, ldb, C + b * stride_c, ldc, accumulate);
             p += last - first;
         }
+    };
+    const int64_t threads = std::min<int64_t>(ag::num_threads(), total);
+    if (flops <= 1e6 || threads == 1 || ag::detail::in_parallel_region()) {
+        rows(0, 1);
+        return;
     }
+    auto piece = [&](int64_t t) { rows(t, threads); };
+    ag::detail::run_pieces(threads, piece);
 }
 
 }  // namespace ag::kernels

@@ -10,7 +10,7 @@
 //   backward  dX = dY · Wᵀ       gemm(false, true )
 //   backward  dW = Xᵀ · dY       gemm(true,  false)
 //
-// Results are bitwise the same for any OpenMP thread count: every element of
+// Results are bitwise the same for any thread count: every element of
 // C is reduced over k in the same order by exactly one thread.
 #include <cstdint>
 

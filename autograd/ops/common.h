@@ -7,11 +7,10 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <omp.h>
-
 #include "autograd/engine.h"
 #include "autograd/ops.h"
 #include "autograd/tensor.h"
+#include "autograd/thread_pool.h"
 
 // For the per-element lambdas of pointwise kernels: inlined into the loop,
 // so that the loop vectorises (GCC otherwise may keep a big lambda, such as
@@ -46,24 +45,8 @@ inline int64_t leading_rows(const Tensor& x) { return numel_of(Shape(x.shape().b
 // A view of x stretched to `shape` (stride 0 along broadcast dims); no copy.
 Tensor expand_view(const Tensor& x, const Shape& shape);
 
-// Run body(begin, end) over disjoint pieces of [0, n) on the OpenMP threads.
-// Each index belongs to exactly one piece, so any result that is a function
-// of its own index is the same for every thread count. Small n runs inline.
-template <typename Body>
-void parallel_for(int64_t n, int64_t min_per_thread, Body&& body) {
-    const int threads = omp_get_max_threads();
-    if (threads == 1 || n < 2 * min_per_thread || omp_in_parallel()) {
-        body(int64_t{0}, n);
-        return;
-    }
-#pragma omp parallel num_threads(static_cast <int>(std::min <int64_t>(threads, n / min_per_thread)))
-    {
-        const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-        const int64_t chunk = (n + nt - 1) / nt;
-        const int64_t begin = std::min(n, t * chunk), end = std::min(n, begin + chunk);
-        if (begin < end) body(begin, end);
-    }
-}
+// parallel_for(n, min_per_thread, body): autograd/thread_pool.h.
+using ag::parallel_for;
 
 constexpr int64_t kPointwiseGrain = 1 << 12;  // elements per thread at least
 

@@ -4,7 +4,7 @@
 //   --part N      run only part N (default: every part, in order)
 //   --seeds N     how many seeds, 0 … N-1 (default: the program's own)
 //   --quick       tiny settings that finish in seconds (used by the tests)
-//   --threads N   OpenMP threads for the kernels (results do not depend on it)
+//   --threads N   the engine's threads for the kernels (results do not depend on it)
 //   --json FILE   write every reported number to FILE
 //   --out DIR     figures and cached checkpoints (default out/)
 //   and a program's own whole-number flags (CommandLine::flags)
@@ -49,7 +49,7 @@ struct Options {
     int part = 0;  // 0: every part
     int seeds = 1;
     bool quick = false;
-    int threads = 0;   // 0: OpenMP's default
+    int threads = 0;   // 0: the engine's default (the hardware's threads)
     std::string json;  // empty: no JSON file
     std::string out = "out";
     bool help = false;
@@ -103,12 +103,12 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const
 // last value counts (the options added to `app` afterwards).
 void take_last_value(CLI::App& app);
 
-// --threads N: OpenMP threads for the kernels, 1 … max_threads(); `threads`
-// stays 0 (OpenMP's default) when the flag is not given.
+// --threads N: the engine's threads for the kernels, 1 … max_threads();
+// `threads` stays 0 (the engine's default) when the flag is not given.
 CLI::Option* add_threads(CLI::App& app, int& threads,
-                         const std::string& help = "OpenMP threads for the kernels; results do not depend on it");
+                         const std::string& help = "threads for the kernels; results do not depend on it");
 // 4 × the cores (std::thread::hardware_concurrency(), at least 1 core):
-// more only costs (libgomp reserves a stack per thread; 2147483647 threads
+// more only costs (each thread has its own stack; 2147483647 threads
 // ask for 481 GB, 10,000 take a minute for a second's work).
 int max_threads();
 

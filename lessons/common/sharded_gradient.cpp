@@ -6,7 +6,8 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include <omp.h>
+
+#include "autograd/thread_pool.h"
 
 namespace lessons {
 
@@ -88,39 +89,34 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     }
     cut.push_back(B);
     std::vector<double> losses(static_cast<size_t>(shards), 0.0);
-    std::exception_ptr error;
-#pragma omp parallel for schedule(static, 1) num_threads(std::min(shards, omp_get_max_threads()))
-    for (int r = 0; r < shards; ++r) {
-        try {
-            // shard r: sequences b0 … b1-1, rows r0 … r1-1
-            const int64_t b0 = cut[static_cast<size_t>(r)], b1 = cut[static_cast<size_t>(r) + 1];
-            const int64_t r0 = starts[static_cast<size_t>(b0)], r1 = starts[static_cast<size_t>(b1)];
-            nn::LanguageModel& replica = *replicas_[static_cast<size_t>(r)];
-            replica.zero_grad();
-            if (r1 == r0) continue;
-            std::vector<int64_t> local;
-            for (int64_t b = b0; b <= b1; ++b) local.push_back(starts[static_cast<size_t>(b)] - r0);
-            Tensor loss;
-            {
-                const PhaseTimer timed(timing_ ? &timing_->forward[static_cast<size_t>(r)] : nullptr);
-                const Tensor logits = replica.forward(ids.narrow(0, r0, r1 - r0), nn::Packing::from_starts(local));
-                loss = ag::cross_entropy(logits, targets.narrow(0, r0, r1 - r0));
-            }
-            // The batch's mean loss is Σ_r (N_r / N) · (shard r's mean loss),
-            // N_r = r1 - r0 its tokens: backward from the shard's mean with
-            // weight N_r / N, and the shards' gradients add up to the batch's.
-            const double share = static_cast<double>(r1 - r0) / static_cast<double>(N);
-            {
-                const PhaseTimer timed(timing_ ? &timing_->backward[static_cast<size_t>(r)] : nullptr);
-                loss.backward(Tensor::scalar(share));
-            }
-            losses[static_cast<size_t>(r)] = loss.item() * share;
-        } catch (...) {
-#pragma omp critical(sharded_gradient_error)
-            if (!error) error = std::current_exception();
+    // One task per shard on the engine's threads; the kernels inside a shard
+    // run on its thread only. The first exception is rethrown here.
+    ag::parallel_tasks(shards, [&](int64_t shard) {
+        const int r = static_cast<int>(shard);
+        // shard r: sequences b0 … b1-1, rows r0 … r1-1
+        const int64_t b0 = cut[static_cast<size_t>(r)], b1 = cut[static_cast<size_t>(r) + 1];
+        const int64_t r0 = starts[static_cast<size_t>(b0)], r1 = starts[static_cast<size_t>(b1)];
+        nn::LanguageModel& replica = *replicas_[static_cast<size_t>(r)];
+        replica.zero_grad();
+        if (r1 == r0) return;
+        std::vector<int64_t> local;
+        for (int64_t b = b0; b <= b1; ++b) local.push_back(starts[static_cast<size_t>(b)] - r0);
+        Tensor loss;
+        {
+            const PhaseTimer timed(timing_ ? &timing_->forward[static_cast<size_t>(r)] : nullptr);
+            const Tensor logits = replica.forward(ids.narrow(0, r0, r1 - r0), nn::Packing::from_starts(local));
+            loss = ag::cross_entropy(logits, targets.narrow(0, r0, r1 - r0));
         }
-    }
-    if (error) std::rethrow_exception(error);
+        // The batch's mean loss is Σ_r (N_r / N) · (shard r's mean loss),
+        // N_r = r1 - r0 its tokens: backward from the shard's mean with
+        // weight N_r / N, and the shards' gradients add up to the batch's.
+        const double share = static_cast<double>(r1 - r0) / static_cast<double>(N);
+        {
+            const PhaseTimer timed(timing_ ? &timing_->backward[static_cast<size_t>(r)] : nullptr);
+            loss.backward(Tensor::scalar(share));
+        }
+        losses[static_cast<size_t>(r)] = loss.item() * share;
+    });
 
     // The model's gradient += Σ_r the replicas' gradients, in shard order.
     const auto sum_start = std::chrono::steady_clock::now();
@@ -128,10 +124,9 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     std::vector<std::vector<Tensor>> shard_params;
     for (const auto& replica : replicas_) shard_params.push_back(replica->parameters());
     const auto count = static_cast<int64_t>(master.size());
-#pragma omp parallel for schedule(dynamic)
-    for (int64_t i = 0; i < count; ++i) {
+    ag::parallel_tasks(count, [&](int64_t i) {
         Tensor p = master[static_cast<size_t>(i)];
-        if (!p.requires_grad()) continue;
+        if (!p.requires_grad()) return;
         Tensor sum;
         for (const auto& params : shard_params) {
             const Tensor g = params[static_cast<size_t>(i)].grad();
@@ -142,12 +137,12 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
             }
             add_into(sum, g);
         }
-        if (!sum.defined()) continue;
+        if (!sum.defined()) return;
         if (p.grad().defined())
             add_into(p.grad(), sum);
         else
             p.set_grad(sum);
-    }
+    });
     if (timing_)
         timing_->sum_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - sum_start).count();
     double total = 0.0;

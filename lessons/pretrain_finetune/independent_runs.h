@@ -1,6 +1,6 @@
 #pragma once
-// Independent training runs (methods × seeds) spread over the OpenMP
-// threads. Each run is single-threaded inside (the engine's kernels do not
+// Independent training runs (methods × seeds) spread over the engine's
+// threads (ag::parallel_tasks). Each run is single-threaded inside (the engine's kernels do not
 // split work inside an outer parallel region) and writes only its own
 // result, so the numbers are the same for any thread count: two cores
 // train two small models at once instead of sharing every tiny product.

@@ -1,5 +1,6 @@
 #include "lessons/pretrain_finetune/subject_task.h"
 
+#include <mutex>
 #include <stdexcept>
 
 #include "lessons/pretrain_finetune/independent_runs.h"
@@ -133,10 +134,11 @@ std::vector<SubjectRun> run_subject_methods(const std::vector<MethodSpec>& metho
                 tokens.push_back(methods[m].method == Method::Probe ? n : n * steps);
             }
     std::vector<SubjectRun> runs(jobs.size());
+    std::mutex progress;  // on_done is called by one run at a time
     run_independent(tokens, [&](size_t i) {
         const Job& job = jobs[i];
         runs[i] = run_one(methods[job.method], data.train_sets[job.set], job.seed, data, steps, config, pretrained);
-#pragma omp critical(subject_progress)
+        const std::lock_guard<std::mutex> lock(progress);
         if (on_done) on_done(runs[i], tokens[i]);
     });
     return runs;

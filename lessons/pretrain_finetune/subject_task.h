@@ -86,7 +86,7 @@ struct SubjectData {
 SubjectData make_subject_data(const std::vector<int64_t>& sizes, uint64_t train_seed, uint64_t test_seed,
                               int64_t test_prefixes);
 
-// Every method × labelled set × seed, the runs spread over the OpenMP
+// Every method × labelled set × seed, the runs spread over the engine's
 // threads (each run is independent and single-threaded inside, so the
 // numbers do not depend on the thread count). Results in the order
 // method, then set, then seed. `on_done` (may be empty) is called, one

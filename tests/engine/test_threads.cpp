@@ -1,5 +1,5 @@
 // Results do not depend on the thread count: a model-sized forward and
-// backward with 1 and with 2 OpenMP threads must agree bit for bit.
+// backward with 1 and with 2 engine threads must agree bit for bit.
 #include <cstring>
 #include <functional>
 #include <string>

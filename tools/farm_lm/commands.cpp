@@ -70,7 +70,7 @@ struct Flags {
     // several commands
     uint64_t seed = 0, data_seed = 0;
     int64_t limit = 0;  // 0: every sentence
-    int threads = 0;    // 0: OpenMP's default
+    int threads = 0;    // 0: the engine's default
 };
 
 // A name nn:: knows (positions, pairings): nn's own parser is the check.
