@@ -1,5 +1,6 @@
-// Matmul benchmark: our GEMM against OpenBLAS on the products of one
-// Transformer-sized layer (2048 rows = batch × sequence).
+// Matmul benchmark: our GEMM against OpenBLAS on the products training
+// makes (one shard of a batch) and on those of a larger Transformer-sized
+// layer (2048 rows = batch × sequence).
 //
 // For each shape it prints GFLOP/s (2·M·N·K flops per product) of
 // ag::kernels::gemm with 1 and 2 engine threads, as a fraction of the
@@ -127,9 +128,19 @@ bool verify(const Shape& s, Operands& o) {
 }  // namespace
 
 int main() {
-    // One layer Y = X·W with X [2048,64], W [64,256] and its backward products,
-    // the other projections of the model, and attention's batched scores.
+    // First the products nn::Linear makes in training, as it makes them (W is
+    // [out, in]: Y = X·Wᵀ, dX = dY·W, dW = dYᵀ·X), on one shard of a batch
+    // (16 sentences, 164 rows, the mean of bench_train's epoch), for GPT's
+    // feed-forward layers 64 → 256 and 256 → 64. Then one layer Y = X·W with
+    // X [2048,64], W [64,256] and its backward products, the other
+    // projections of the model, and attention's batched scores.
     const std::vector<Shape> shapes = {
+        {"Y = X·Wᵀ", "164x64 @ (256x64)ᵀ", false, true, 1, 164, 256, 64},
+        {"dX = dY·W", "164x256 @ 256x64", false, false, 1, 164, 64, 256},
+        {"dW = dYᵀ·X", "(164x256)ᵀ @ 164x64", true, false, 1, 256, 64, 164},
+        {"Y = X·Wᵀ", "164x256 @ (64x256)ᵀ", false, true, 1, 164, 64, 256},
+        {"dX = dY·W", "164x64 @ 64x256", false, false, 1, 164, 256, 64},
+        {"dW = dYᵀ·X", "(164x64)ᵀ @ 164x256", true, false, 1, 64, 256, 164},
         {"Y = X·W", "2048x64 @ 64x256", false, false, 1, 2048, 256, 64},
         {"Y = X·W", "2048x64 @ 64x64", false, false, 1, 2048, 64, 64},
         {"Y = X·W", "2048x172 @ 172x64", false, false, 1, 2048, 64, 172},

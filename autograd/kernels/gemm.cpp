@@ -12,8 +12,10 @@
 //      about to read into contiguous buffers, in exactly the order they read
 //      them. This is where the transposes go: the micro-kernel always sees
 //      the same layout, whatever the layout of A and B in memory. (A row
-//      panel of an untransposed A already has that layout, MR rows each
-//      contiguous in k, so it is read in place: see gemm_rows.)
+//      panel of an untransposed A is read in place, its MR rows each
+//      contiguous in k; so is a strip of an untransposed B, NR contiguous
+//      columns a row, when few row panels would reuse a packed copy: see
+//      gemm_rows and kBInPlaceRows.)
 //   3. Blocking: the reduction is cut into slices of at most KC values of k,
 //      and the columns into blocks of NC, so that a packed slice of B (KC×NC)
 //      stays in the L2 cache, and a packed row panel of A (MR×KC) in L1 while
@@ -21,10 +23,10 @@
 //
 // Loop order, outermost first (the split between threads is in gemm_batched):
 //   for each column block  jc (NC columns)
-//     for each k slice     pc (≤ KC k-values)  pack op(B)[pc.., jc..] (L2)
+//     for each k slice     pc (≤ KC k-values)  pack op(B)[pc.., jc..] (L2)*
 //       for each row panel ir (MR rows)        pack op(A)[ir.., pc..] (L1)*
 //         for each strip   jr (NR columns)     C tile (+)= A panel · B strip
-//   * unless the panel can be read in place, see point 2.
+//   * unless it can be read in place, see point 2.
 //
 // Determinism: every element C[i][j] is computed by the same instructions in
 // the same order: acc = Σ over one k slice in increasing k, then C (+)= acc,
@@ -58,6 +60,14 @@ constexpr int64_t NR = 16;
 // a packed B slice at most KC×NC doubles = 512 KiB (L2 is 2 MiB).
 constexpr int64_t KC = 256;
 constexpr int64_t NC = 256;
+// An untransposed B is read in place (row stride ldb) instead of packed when
+// a thread's share of C has at most this many rows: packing a slice of B
+// costs a pass over it, repaid only by the row panels that then read the
+// packed copy (M/MR of them). With few panels (dW = dYᵀ·X has M = d_in
+// rows; a training shard has ~164) the copy costs more than the strided
+// reads; with many, the packed strip's contiguous 8-32 KiB stays in L1
+// while a strip of B with a row stride of 2 KiB maps onto a few L1 sets.
+constexpr int64_t kBInPlaceRows = 256;
 
 // A 64-byte aligned scratch buffer that only ever grows; one per thread, so
 // calls after the first allocate nothing.
@@ -82,19 +92,22 @@ thread_local PackBuffer a_buffer;
 thread_local PackBuffer b_buffer;
 
 // Pack rows [i0, i0+m) × k in [k0, k0+kc) of op(A) into an MR×kc panel stored
-// row by row, Ap[i·kc + k] = op(A)[i0+i][k0+k], rows m..MR-1 zero. The
-// micro-kernel reads it one column k at a time (MR broadcasts). Used for a
-// transposed A, and for the last, partial panel of an untransposed one.
+// column by column, Ap[k·MR + i] = op(A)[i0+i][k0+k], rows m..MR-1 zero: the
+// MR numbers the micro-kernel broadcasts at step k lie side by side. For a
+// transposed A they are also side by side in A (op(A)[i][k] = A[k·lda + i]),
+// so each column is one contiguous copy. Used for a transposed A, and for the
+// last, partial panel of an untransposed one.
 void pack_a(bool trans, const double* A, int64_t lda, int64_t i0, int64_t m, int64_t k0, int64_t kc, double* Ap) {
-    if (!trans) {  // op(A)[i][k] = A[i·lda + k]: rows are contiguous, copy them
-        for (int64_t i = 0; i < m; ++i) std::memcpy(Ap + i * kc, A + (i0 + i) * lda + k0, kc * sizeof(double));
-    } else {  // op(A)[i][k] = A[k·lda + i]: transpose, reading A along its rows
-        for (int64_t k = 0; k < kc; ++k) {
+    for (int64_t k = 0; k < kc; ++k) {
+        double* dst = Ap + k * MR;
+        if (trans) {
             const double* a = A + (k0 + k) * lda + i0;
-            for (int64_t i = 0; i < m; ++i) Ap[i * kc + k] = a[i];
+#pragma omp simd
+            for (int64_t i = 0; i < MR; ++i) dst[i] = i < m ? a[i] : 0.0;
+        } else {  // op(A)[i][k] = A[i·lda + k]: one number from each row
+            for (int64_t i = 0; i < MR; ++i) dst[i] = i < m ? A[(i0 + i) * lda + k0 + k] : 0.0;
         }
     }
-    std::memset(Ap + m * kc, 0, (MR - m) * kc * sizeof(double));
 }
 
 // Pack k in [k0, k0+kc) × columns [j0, j0+n) of op(B) into strips of NR
@@ -129,20 +142,22 @@ void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc, in
 }
 
 // The micro-kernel: acc[MR][NR] = Σ_k Ap[:, k] ⊗ Bp[k, :], one outer product
-// per k, then C (+)= acc for a full MR×NR tile of C (row stride ldc). Row i
-// of the A panel starts at Ap + i·a_stride. The compiler unrolls the i and j loops
-// completely, so acc lives in 16 vector registers and each k step is 2
-// vector loads of B, MR broadcasts of A and 2·MR fused multiply-adds.
-// Unrolling k by 4 as well leaves fewer loop-counter instructions competing
-// with the FMAs for execution ports; each acc[i][j] still sums in k order.
-void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t a_stride, const double* __restrict Bp,
-                  double* __restrict C, int64_t ldc, bool add) {
+// per k, then C (+)= acc for a full MR×NR tile of C (row stride ldc). The A
+// panel's element (i, k) is at Ap[i·rs + k·cs]: rs = lda, cs = 1 for a panel
+// read in place from an untransposed A, rs = 1, cs = MR for a packed one.
+// The compiler unrolls the i and j loops completely, so acc lives in 16
+// vector registers and each k step is 2 vector loads of B, MR broadcasts of
+// A and 2·MR fused multiply-adds. Unrolling k by 4 as well leaves fewer
+// loop-counter instructions competing with the FMAs for execution ports;
+// each acc[i][j] still sums in k order.
+void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t cs, const double* __restrict Bp,
+                  int64_t ldb, double* __restrict C, int64_t ldc, bool add) {
     double acc[MR][NR] = {};
 #pragma GCC unroll 4
     for (int64_t k = 0; k < kc; ++k) {
-        const double* b = Bp + k * NR;
+        const double* b = Bp + k * ldb;
         for (int64_t i = 0; i < MR; ++i) {
-            const double a = Ap[i * a_stride + k];
+            const double a = Ap[i * rs + k * cs];
 #pragma omp simd
             for (int64_t j = 0; j < NR; ++j) acc[i][j] += a * b[j];
         }
@@ -158,10 +173,10 @@ void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t a_stride, con
 // micro-kernel computes the full tile from the zero-padded panels into a
 // scratch tile, and only the valid part goes into C, with the same final
 // addition a full tile does.
-void edge_kernel(int64_t kc, const double* Ap, int64_t a_stride, const double* Bp, double* C, int64_t ldc, int64_t m,
-                 int64_t n, bool add) {
+void edge_kernel(int64_t kc, const double* Ap, int64_t rs, int64_t cs, const double* Bp, int64_t ldb, double* C,
+                 int64_t ldc, int64_t m, int64_t n, bool add) {
     alignas(64) double tile[MR * NR];
-    micro_kernel(kc, Ap, a_stride, Bp, tile, NR, false);
+    micro_kernel(kc, Ap, rs, cs, Bp, ldb, tile, NR, false);
     for (int64_t i = 0; i < m; ++i) {
         double* c = C + i * ldc;
         const double* t = tile + i * NR;
@@ -182,6 +197,7 @@ void gemm_rows(bool trans_a, bool trans_b, int64_t i0, int64_t i1, int64_t N, in
     const int64_t kc_max = (K + slices - 1) / slices;
     double* Ap = a_buffer.get(MR * kc_max);
     double* Bp = b_buffer.get(kc_max * std::min((N + NR - 1) / NR * NR, NC));
+    const bool b_in_place = !trans_b && i1 - i0 <= kBInPlaceRows;
     for (int64_t jc = 0; jc < N; jc += NC) {
         const int64_t nc = std::min(NC, N - jc);
         for (int64_t pc = 0; pc < K; pc += kc_max) {
@@ -189,7 +205,12 @@ void gemm_rows(bool trans_a, bool trans_b, int64_t i0, int64_t i1, int64_t N, in
             // The first slice overwrites C unless asked to accumulate; later
             // slices add their partial sums to it.
             const bool add = accumulate || pc > 0;
-            pack_b(trans_b, B, ldb, pc, kc, jc, nc, Bp);
+            if (!b_in_place) {
+                pack_b(trans_b, B, ldb, pc, kc, jc, nc, Bp);
+            } else if (nc % NR != 0) {  // full strips are read in place; pack the ragged last one
+                const int64_t j_last = nc / NR * NR;
+                pack_b(false, B, ldb, pc, kc, jc + j_last, nc - j_last, Bp + j_last * kc);
+            }
             for (int64_t ir = i0; ir < i1; ir += MR) {
                 const int64_t m = std::min(MR, i1 - ir);
                 // A full panel of an untransposed A is read in place (row stride
@@ -199,14 +220,17 @@ void gemm_rows(bool trans_a, bool trans_b, int64_t i0, int64_t i1, int64_t N, in
                 const bool in_place = !trans_a && m == MR;
                 if (!in_place) pack_a(trans_a, A, lda, ir, m, pc, kc, Ap);
                 const double* a = in_place ? A + ir * lda + pc : Ap;
-                const int64_t a_stride = in_place ? lda : kc;
+                const int64_t rs = in_place ? lda : 1, cs = in_place ? 1 : MR;
                 for (int64_t jr = 0; jr < nc; jr += NR) {
                     const int64_t n = std::min(NR, nc - jr);
                     double* Ct = C + ir * ldc + jc + jr;
+                    const bool in_place_strip = b_in_place && n == NR;
+                    const double* b = in_place_strip ? B + pc * ldb + jc + jr : Bp + jr * kc;
+                    const int64_t b_stride = in_place_strip ? ldb : NR;
                     if (m == MR && n == NR)
-                        micro_kernel(kc, a, a_stride, Bp + jr * kc, Ct, ldc, add);
+                        micro_kernel(kc, a, rs, cs, b, b_stride, Ct, ldc, add);
                     else
-                        edge_kernel(kc, a, a_stride, Bp + jr * kc, Ct, ldc, m, n, add);
+                        edge_kernel(kc, a, rs, cs, b, b_stride, Ct, ldc, m, n, add);
                 }
             }
         }
