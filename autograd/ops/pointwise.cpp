@@ -193,21 +193,37 @@ Tensor silu(const Tensor& a) {
 
 // §3.2 SwiGLU's gating, fused: out = silu(a) ⊙ b, so one pass instead of
 // three (silu, multiply, and their backward):
-//   da = g ⊙ b ⊙ silu'(a),   db = g ⊙ silu(a).
+//   da = g ⊙ b ⊙ silu'(a),   db = g ⊙ silu(a),   silu'(a) = σ(a)(1 + a(1 - σ(a))).
+// While a graph is recorded the forward keeps σ(a) for the backward, so σ
+// is evaluated once per element, not twice.
 Tensor swiglu(const Tensor& gate, const Tensor& up) {
     if (gate.shape() != up.shape())
         detail::fail("swiglu", "gate {} and up {} differ", shape_str(gate.shape()), shape_str(up.shape()));
+    const auto silu_times = [](double x, double y) AG_ELEMENTWISE { return x * sigmoid_of(x) * y; };
+    if (!(GradMode::is_enabled() && (gate.requires_grad() || up.requires_grad()))) return zip(gate, up, silu_times);
     const Tensor a = detail::saved(gate), b = detail::saved(up);
-    Tensor out = zip(a, b, [](double x, double y) AG_ELEMENTWISE { return x * sigmoid_of(x) * y; });
-    return record("swiglu", out, {gate, up}, [a, b](const Tensor& g) {
+    Tensor out = empty(a.shape()), sig = empty(a.shape());
+    {
+        const double *pa = a.data(), *pb = b.data();
+        double *po = out.data(), *ps = sig.data();
+        detail::parallel_for(out.numel(), detail::kPointwiseGrain, [=](int64_t s0, int64_t s1) {
+#pragma omp simd
+            for (int64_t i = s0; i < s1; ++i) {
+                const double x = pa[i], s = sigmoid_of(x);
+                ps[i] = s;
+                po[i] = x * s * pb[i];
+            }
+        });
+    }
+    return record("swiglu", out, {gate, up}, [a, b, sig](const Tensor& g) {
         const Tensor gc = g.contiguous();
         Tensor da = empty(a.shape()), db = empty(b.shape());
-        const double *pg = gc.data(), *pa = a.data(), *pb = b.data();
+        const double *pg = gc.data(), *pa = a.data(), *pb = b.data(), *ps = sig.data();
         double *pda = da.data(), *pdb = db.data();
         detail::parallel_for(da.numel(), detail::kPointwiseGrain, [=](int64_t s0, int64_t s1) {
 #pragma omp simd
-            for (int64_t i = s0; i < s1; ++i) {  // one σ per element for both gradients
-                const double x = pa[i], s = sigmoid_of(x);
+            for (int64_t i = s0; i < s1; ++i) {
+                const double x = pa[i], s = ps[i];
                 pda[i] = pg[i] * pb[i] * s * (1.0 + x * (1.0 - s));
                 pdb[i] = pg[i] * x * s;
             }
