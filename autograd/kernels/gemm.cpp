@@ -13,9 +13,9 @@
 //      them. This is where the transposes go: the micro-kernel always sees
 //      the same layout, whatever the layout of A and B in memory. (A row
 //      panel of an untransposed A is read in place, its MR rows each
-//      contiguous in k; so is a strip of an untransposed B, NR contiguous
-//      columns a row, when few row panels would reuse a packed copy: see
-//      gemm_rows and kBInPlaceRows.)
+//      contiguous in k, and so is a panel of a transposed A or a strip of an
+//      untransposed B when few strips or panels would reuse a packed copy:
+//      see gemm_rows, kAInPlaceColumns and kBInPlaceRows.)
 //   3. Blocking: the reduction is cut into slices of at most KC values of k,
 //      and the columns into blocks of NC, so that a packed slice of B (KC×NC)
 //      stays in the L2 cache, and a packed row panel of A (MR×KC) in L1 while
@@ -68,6 +68,9 @@ constexpr int64_t NC = 256;
 // reads; with many, the packed strip's contiguous 8-32 KiB stays in L1
 // while a strip of B with a row stride of 2 KiB maps onto a few L1 sets.
 constexpr int64_t kBInPlaceRows = 256;
+// A transposed A's panel is read in place when at most this many columns
+// (4 strips) reuse it; see gemm_rows.
+constexpr int64_t kAInPlaceColumns = 4 * NR;
 
 // A 64-byte aligned scratch buffer that only ever grows; one per thread, so
 // calls after the first allocate nothing.
@@ -216,11 +219,16 @@ void gemm_rows(bool trans_a, bool trans_b, int64_t i0, int64_t i1, int64_t N, in
                 // A full panel of an untransposed A is read in place (row stride
                 // lda): copying it would only add a pass over A, which is often the
                 // largest operand, while the hardware prefetcher streams its MR rows
-                // during the first micro-kernel. Other panels are packed.
-                const bool in_place = !trans_a && m == MR;
+                // during the first micro-kernel. So is a full panel of a transposed A
+                // when at most kAInPlaceColumns columns of C reuse it: its MR numbers
+                // at step k are side by side in row k of A (rs = 1, cs = lda), and
+                // packing them would cost as much as the few strips that read them
+                // (dW = dYᵀ·X with d_in = 64 columns). Other panels are packed.
+                const bool in_place = m == MR && (!trans_a || nc <= kAInPlaceColumns);
                 if (!in_place) pack_a(trans_a, A, lda, ir, m, pc, kc, Ap);
-                const double* a = in_place ? A + ir * lda + pc : Ap;
-                const int64_t rs = in_place ? lda : 1, cs = in_place ? 1 : MR;
+                const double* a = !in_place ? Ap : trans_a ? A + pc * lda + ir : A + ir * lda + pc;
+                const int64_t rs = !in_place || trans_a ? 1 : lda;
+                const int64_t cs = !in_place ? MR : trans_a ? lda : 1;
                 for (int64_t jr = 0; jr < nc; jr += NR) {
                     const int64_t n = std::min(NR, nc - jr);
                     double* Ct = C + ir * ldc + jc + jr;
