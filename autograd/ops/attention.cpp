@@ -8,10 +8,14 @@
 // Every inner loop runs over dh, contiguous. The probabilities are kept
 // only where a query sees a key (P [B, Hq, nnz], see Visible): with
 // windows or packed sequences most of the T×S matrix is never seen.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
-#include "autograd/kernels/reduce.h"
+#include "autograd/kernels/head_row.h"
 #include "autograd/kernels/vmath.h"
 #include "autograd/ops/common.h"
 
@@ -85,13 +89,6 @@ Visible visible_keys(const std::vector<int64_t>& q_pos, const std::vector<int64_
     return vis;
 }
 
-using kernels::dot;  // lanes in a fixed order: the same bits in every thread
-
-// y += a x over n contiguous numbers (vectorises).
-void axpy(double a, const double* x, double* y, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
-}
-
 // Each parallel task is one (b, head) pair doing about T·S·dh multiply-adds;
 // give a thread at least this much work.
 constexpr int64_t kAttentionGrain = 1 << 15;
@@ -112,46 +109,111 @@ struct Saved {
     int64_t at_p(int64_t b, int64_t h) const { return (b * d.Hq + h) * vis.nnz(); }
 };
 
+using kernels::HeadRow;  // the rows a kernel keeps, in registers for the compiled head sizes
+using kernels::HeadSum;
+
+// The kernels are compiled for each head size that is a multiple of 8 up to
+// kMaxCompiledDH, and once more (DH = 0) for any other. Calls
+// f(std::integral_constant<int64_t, DH>{}) with dh's DH.
+constexpr int64_t kMaxCompiledDH = 64;
+
+template <int64_t DH = kernels::kLanes, typename F>
+void with_head_size(int64_t dh, F&& f) {
+    if constexpr (DH > kMaxCompiledDH) {
+        f(std::integral_constant<int64_t, 0>{});
+    } else if (dh == DH) {
+        f(std::integral_constant<int64_t, DH>{});
+    } else {
+        with_head_size<DH + kernels::kLanes>(dh, std::forward<F>(f));
+    }
+}
+
 // Forward, for each (b, h, t) over the visible keys s:
 //   z_s = q_t·k_s / sqrt(dh),  p_s = exp(z_s - max z) / Σ_s' exp(z_s' - max z),
 //   out_t = Σ_s p_s v_s.
-// Invisible keys keep p = 0; a query that sees no key keeps out = 0.
+// Invisible keys keep p = 0; a query that sees no key gets out = 0.
 // Threads split the (b, h) pairs: each output row has one writer.
-Tensor forward(Saved& sv) {
+//
+// Per (b, h), three sweeps over its P row: per query the scores minus their
+// max (q_t kept in a HeadRow); then exp of the whole P row at once, one
+// vectorised loop rather than ~6 calls a query (vmath::exp gives the same
+// bits at any vector width); then per query the sum, p and out_t, gathered
+// in a HeadSum from 0 and stored once.
+template <int64_t DH>
+void forward_heads(Saved& sv, double* po, int64_t i0, int64_t i1) {
     const Dims& d = sv.d;
     const Visible& vis = sv.vis;
-    Tensor out = Tensor::zeros({d.B, d.T, d.Hq, d.dh});  // sums start at 0; a query without keys stays 0
-    const double *pq = sv.q.data(), *pk = sv.k.data(), *pv = sv.v.data();
-    double *po = out.data(), *pp = sv.P.data();  // P is filled here, read-only afterwards
-    detail::parallel_for(d.B * d.Hq, tasks_per_thread(d), [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1; ++i) {
-            const int64_t b = i / d.Hq, h = i % d.Hq, kvh = h / d.g;
-            for (int64_t t = 0; t < d.T; ++t) {
-                const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
-                if (j0 == j1) continue;
-                const double* qt = pq + d.at_q(b, t, h);
-                double* pt = pp + sv.at_p(b, h);
-                double m = -std::numeric_limits<double>::infinity();
-                for (int64_t j = j0; j < j1; ++j) {
-                    const int64_t s = vis.keys[j];
-                    pt[j] = dot(qt, pk + d.at_k(b, s, kvh), d.dh) * sv.scale;
-                    m = std::max(m, pt[j]);
-                }
-                double sum = 0.0;
-                for (int64_t j = j0; j < j1; ++j) {
-                    pt[j] = vmath::exp(pt[j] - m);
-                    sum += pt[j];
-                }
-                double* ot = po + d.at_q(b, t, h);
-                for (int64_t j = j0; j < j1; ++j) {
-                    const int64_t s = vis.keys[j];
-                    pt[j] /= sum;
-                    axpy(pt[j], pv + d.at_k(b, s, kvh), ot, d.dh);
-                }
+    const int64_t dh = DH > 0 ? DH : d.dh, q_step = d.Hq * dh, kv_step = d.Hkv * dh, nnz = vis.nnz();
+    const double scale = sv.scale;
+    HeadRow<DH> qt(dh);
+    HeadSum<DH> ot(dh);
+    for (int64_t i = i0; i < i1; ++i) {
+        const int64_t b = i / d.Hq, h = i % d.Hq, kvh = h / d.g;
+        // row t of q and out at t·q_step, key s of k and v at s·kv_step
+        const double *qh = sv.q.data() + d.at_q(b, 0, h), *kh = sv.k.data() + d.at_k(b, 0, kvh),
+                     *vh = sv.v.data() + d.at_k(b, 0, kvh);
+        double* oh = po + d.at_q(b, 0, h);
+        double* pt = sv.P.data() + sv.at_p(b, h);  // P is filled here, read-only afterwards
+        for (int64_t t = 0; t < d.T; ++t) {
+            const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
+            qt.load(qh + t * q_step);
+            double m = -std::numeric_limits<double>::infinity();
+            for (int64_t j = j0; j < j1; ++j) {
+                pt[j] = qt.dot(kh + vis.keys[j] * kv_step) * scale;
+                m = std::max(m, pt[j]);
             }
+            for (int64_t j = j0; j < j1; ++j) pt[j] -= m;
         }
+#pragma omp simd
+        for (int64_t j = 0; j < nnz; ++j) pt[j] = vmath::exp(pt[j]);
+        for (int64_t t = 0; t < d.T; ++t) {
+            const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
+            double sum = 0.0;
+            for (int64_t j = j0; j < j1; ++j) sum += pt[j];
+            ot.start(oh + t * q_step);
+            for (int64_t j = j0; j < j1; ++j) {
+                pt[j] /= sum;
+                ot.add(pt[j], vh + vis.keys[j] * kv_step);
+            }
+            ot.finish();
+        }
+    }
+}
+
+Tensor forward(Saved& sv) {
+    const Dims& d = sv.d;
+    Tensor out = empty({d.B, d.T, d.Hq, d.dh});  // every row written, 0 where a query sees no key
+    double* po = out.data();
+    with_head_size(d.dh, [&](auto DH) {
+        constexpr int64_t kDH = decltype(DH)::value;
+        detail::parallel_for(d.B * d.Hq, tasks_per_thread(d),
+                             [&](int64_t i0, int64_t i1) { forward_heads<kDH>(sv, po, i0, i1); });
     });
     return out;
+}
+
+// The pattern by key (compressed columns): key s is seen by the queries
+// query[e], e = first[s] … first[s+1]-1, in increasing t; entry[e] is
+// where that pair's p is in P's row.
+struct SeenBy {
+    std::vector<int64_t> first, query, entry;
+};
+
+SeenBy seen_by(const Visible& vis, int64_t S) {
+    SeenBy by;
+    by.first.assign(static_cast<size_t>(S) + 1, 0);
+    for (const int64_t s : vis.keys) ++by.first[static_cast<size_t>(s) + 1];
+    for (size_t s = 0; s < static_cast<size_t>(S); ++s) by.first[s + 1] += by.first[s];
+    std::vector<int64_t> next(by.first.begin(), by.first.end() - 1);
+    by.query.resize(vis.keys.size());
+    by.entry.resize(vis.keys.size());
+    for (size_t t = 0; t + 1 < vis.first.size(); ++t)
+        for (int64_t j = vis.first[t]; j < vis.first[t + 1]; ++j) {
+            const auto e = static_cast<size_t>(next[static_cast<size_t>(vis.keys[j])]++);
+            by.query[e] = static_cast<int64_t>(t);
+            by.entry[e] = j;
+        }
+    return by;
 }
 
 // Backward, given dO = dL/dout, for each (b, h, t) over the visible s
@@ -161,60 +223,97 @@ Tensor forward(Saved& sv) {
 //   dq_t = Σ_s dZ_s k_s
 //   dk_s = Σ_{h in group} Σ_t dZ[h, t, s] q[t, h]
 //   dv_s = Σ_{h in group} Σ_t P[h, t, s] dO[t, h]
-// Pass 1 (threads over (b, h)) computes dZ and dq. Pass 2 (threads over
-// (b, kv head)) gathers dk and dv: the g query heads of a group add into the
-// same rows, so one thread owns the whole group and adds its heads, then its
-// queries, in a fixed order. Same bits for any thread count.
-Grads backward(const Saved& sv, const Tensor& grad) {
+// Pass 1 (backward_queries, threads over (b, h)) computes dZ and dq. Pass 2
+// (backward_keys, threads over (b, kv head)) gathers dk and dv: the g query
+// heads of a group add into the same rows, so one thread owns the whole
+// group and adds its heads, then its queries, in a fixed order. Same bits
+// for any thread count.
+
+// Pass 1 for the (b, h) pairs i0 … i1-1, query by query: dO_t is kept in a
+// HeadRow while dP is read off the keys' v rows, then dq_t is gathered in a
+// HeadSum from 0 and stored once.
+template <int64_t DH>
+void backward_queries(const Saved& sv, const double* pg, double* pdq, double* pdz, int64_t i0, int64_t i1) {
     const Dims& d = sv.d;
     const Visible& vis = sv.vis;
-    const Tensor gc = grad.contiguous();
-    // dq, dk, dv are sums (and 0 where nothing is seen); dZ is only read where written
-    Tensor dq = Tensor::zeros(sv.q.shape()), dk = Tensor::zeros(sv.k.shape()), dv = Tensor::zeros(sv.v.shape());
-    Tensor dZ = empty(sv.P.shape());
-    const double *pq = sv.q.data(), *pk = sv.k.data(), *pv = sv.v.data(), *pp = sv.P.data(), *pg = gc.data();
-    double *pdq = dq.data(), *pdk = dk.data(), *pdv = dv.data(), *pdz = dZ.data();
+    const int64_t dh = DH > 0 ? DH : d.dh, q_step = d.Hq * dh, kv_step = d.Hkv * dh;
+    const double scale = sv.scale;
+    HeadRow<DH> gt(dh);
+    HeadSum<DH> dqt(dh);
+    for (int64_t i = i0; i < i1; ++i) {
+        const int64_t b = i / d.Hq, h = i % d.Hq, kvh = h / d.g;
+        // row t of dO and dq at t·q_step, key s of k and v at s·kv_step
+        const double *gh = pg + d.at_q(b, 0, h), *kh = sv.k.data() + d.at_k(b, 0, kvh),
+                     *vh = sv.v.data() + d.at_k(b, 0, kvh);
+        double* dqh = pdq + d.at_q(b, 0, h);
+        const double* pt = sv.P.data() + sv.at_p(b, h);
+        double* zt = pdz + sv.at_p(b, h);
+        for (int64_t t = 0; t < d.T; ++t) {
+            const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
+            gt.load(gh + t * q_step);
+            double pdp = 0.0;  // Σ_s P_s dP_s
+            for (int64_t j = j0; j < j1; ++j) {
+                zt[j] = gt.dot(vh + vis.keys[j] * kv_step);
+                pdp += pt[j] * zt[j];
+            }
+            dqt.start(dqh + t * q_step);
+            for (int64_t j = j0; j < j1; ++j) {
+                zt[j] = pt[j] * (zt[j] - pdp) * scale;
+                dqt.add(zt[j], kh + vis.keys[j] * kv_step);
+            }
+            dqt.finish();
+        }
+    }
+}
 
-    detail::parallel_for(d.B * d.Hq, tasks_per_thread(d), [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1; ++i) {
-            const int64_t b = i / d.Hq, h = i % d.Hq, kvh = h / d.g;
-            for (int64_t t = 0; t < d.T; ++t) {
-                const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
-                const double* gt = pg + d.at_q(b, t, h);
-                const double* pt = pp + sv.at_p(b, h);
-                double* zt = pdz + sv.at_p(b, h);
-                double pdp = 0.0;  // Σ_s P_s dP_s
-                for (int64_t j = j0; j < j1; ++j) {
-                    const int64_t s = vis.keys[j];
-                    zt[j] = dot(gt, pv + d.at_k(b, s, kvh), d.dh);
-                    pdp += pt[j] * zt[j];
-                }
-                double* dqt = pdq + d.at_q(b, t, h);
-                for (int64_t j = j0; j < j1; ++j) {
-                    const int64_t s = vis.keys[j];
-                    zt[j] = pt[j] * (zt[j] - pdp) * sv.scale;
-                    axpy(zt[j], pk + d.at_k(b, s, kvh), dqt, d.dh);
-                }
-            }
-        }
-    });
-    detail::parallel_for(d.B * d.Hkv, std::max<int64_t>(1, tasks_per_thread(d) / d.g), [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1; ++i) {
-            const int64_t b = i / d.Hkv, kvh = i % d.Hkv;
+// Pass 2 for the (b, kv head) pairs i0 … i1-1, key by key: dk_s and dv_s
+// are gathered in HeadSums over the group's heads and, for each head, the
+// queries that see s in increasing t (the pattern by key), then stored
+// once, rather than read and written again for every (t, s) pair. For each
+// element that is still the order of the sums above, head, then query,
+// from 0: the same bits as adding the pairs into dk and dv query by query.
+template <int64_t DH>
+void backward_keys(const Saved& sv, const SeenBy& by, const double* pg, const double* pdz, double* pdk, double* pdv,
+                   int64_t i0, int64_t i1) {
+    const Dims& d = sv.d;
+    const int64_t dh = DH > 0 ? DH : d.dh, q_step = d.Hq * dh;
+    HeadSum<DH> dks(dh), dvs(dh);
+    for (int64_t i = i0; i < i1; ++i) {
+        const int64_t b = i / d.Hkv, kvh = i % d.Hkv;
+        for (int64_t s = 0; s < d.S; ++s) {
+            const int64_t e0 = by.first[s], e1 = by.first[s + 1];
+            dks.start(pdk + d.at_k(b, s, kvh));
+            dvs.start(pdv + d.at_k(b, s, kvh));
             for (int64_t h = kvh * d.g; h < (kvh + 1) * d.g; ++h) {
-                for (int64_t t = 0; t < d.T; ++t) {
-                    const double* qt = pq + d.at_q(b, t, h);
-                    const double* gt = pg + d.at_q(b, t, h);
-                    const double* pt = pp + sv.at_p(b, h);
-                    const double* zt = pdz + sv.at_p(b, h);
-                    for (int64_t j = vis.first[t]; j < vis.first[t + 1]; ++j) {
-                        const int64_t s = vis.keys[j];
-                        axpy(zt[j], qt, pdk + d.at_k(b, s, kvh), d.dh);
-                        axpy(pt[j], gt, pdv + d.at_k(b, s, kvh), d.dh);
-                    }
+                // row t of q and dO at t·q_step
+                const double *qh = sv.q.data() + d.at_q(b, 0, h), *gh = pg + d.at_q(b, 0, h);
+                const double *pt = sv.P.data() + sv.at_p(b, h), *zt = pdz + sv.at_p(b, h);
+                for (int64_t e = e0; e < e1; ++e) {
+                    const int64_t j = by.entry[e], at_t = by.query[e] * q_step;
+                    dks.add(zt[j], qh + at_t);
+                    dvs.add(pt[j], gh + at_t);
                 }
             }
+            dks.finish();
+            dvs.finish();
         }
+    }
+}
+
+Grads backward(const Saved& sv, const Tensor& grad) {
+    const Dims& d = sv.d;
+    const Tensor gc = grad.contiguous();
+    // every row of dq, dk, dv is written (0 where nothing is seen); dZ is only read where written
+    Tensor dq = empty(sv.q.shape()), dk = empty(sv.k.shape()), dv = empty(sv.v.shape()), dZ = empty(sv.P.shape());
+    const SeenBy by = seen_by(sv.vis, d.S);
+    const double* pg = gc.data();
+    double *pdq = dq.data(), *pdk = dk.data(), *pdv = dv.data(), *pdz = dZ.data();
+    with_head_size(d.dh, [&](auto DH) {
+        constexpr int64_t kDH = decltype(DH)::value;
+        detail::parallel_for(d.B * d.Hq, tasks_per_thread(d),
+                             [&](int64_t i0, int64_t i1) { backward_queries<kDH>(sv, pg, pdq, pdz, i0, i1); });
+        detail::parallel_for(d.B * d.Hkv, std::max<int64_t>(1, tasks_per_thread(d) / d.g),
+                             [&](int64_t i0, int64_t i1) { backward_keys<kDH>(sv, by, pg, pdz, pdk, pdv, i0, i1); });
     });
     return Grads{dq, dk, dv};
 }
