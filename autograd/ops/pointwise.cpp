@@ -153,11 +153,14 @@ Tensor relu(const Tensor& a) {
 // f(x, slope) returns f(x) and sets slope = f'(x).
 template <typename F>
 static Tensor activation(const char* op, const Tensor& a, F f) {
-    if (!(GradMode::is_enabled() && a.requires_grad()))
-        return map(a, [&](double x) AG_ELEMENTWISE {
-            double unused;
-            return f(x, unused);
-        });
+    if (!(GradMode::is_enabled() && a.requires_grad()))  // logged (OpLog), not recorded
+        return record(op,
+                      map(a,
+                          [&](double x) AG_ELEMENTWISE {
+                              double unused;
+                              return f(x, unused);
+                          }),
+                      {a}, {});
     const Tensor ac = a.contiguous();
     Tensor y = empty(a.shape()), slope = empty(a.shape());
     const double* px = ac.data();
@@ -200,7 +203,8 @@ Tensor swiglu(const Tensor& gate, const Tensor& up) {
     if (gate.shape() != up.shape())
         detail::fail("swiglu", "gate {} and up {} differ", shape_str(gate.shape()), shape_str(up.shape()));
     const auto silu_times = [](double x, double y) AG_ELEMENTWISE { return x * sigmoid_of(x) * y; };
-    if (!(GradMode::is_enabled() && (gate.requires_grad() || up.requires_grad()))) return zip(gate, up, silu_times);
+    if (!(GradMode::is_enabled() && (gate.requires_grad() || up.requires_grad())))
+        return record("swiglu", zip(gate, up, silu_times), {gate, up}, {});  // logged (OpLog), not recorded
     const Tensor a = detail::saved(gate), b = detail::saved(up);
     Tensor out = empty(a.shape()), sig = empty(a.shape());
     {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <sys/wait.h>
@@ -138,6 +139,23 @@ TEST_CASE("OpLog lists the ops run, recorded or not, and nests", "[engine][autog
     CHECK(outer.ops().size() == 2);
     CHECK(outer.ran("sum"));
     CHECK_FALSE(outer.ran("exp"));  // the inner log took it
+}
+
+// The fused ops with a fast path when nothing is recorded (no slope or σ
+// kept for a backward) still log their names: the exercises' tests rely on
+// it to see that a hand-built op does not call the engine's fused one.
+TEST_CASE("OpLog lists the fused activations also when nothing is recorded", "[engine][autograd]") {
+    const Tensor a = Tensor::from({2}, {-1, 2}, true), b = Tensor::from({2}, {3, 4}, true);
+    for (const bool no_grad : {false, true}) {
+        INFO((no_grad ? "under NoGradGuard" : "in grad mode"));
+        std::optional<ag::NoGradGuard> guard;
+        if (no_grad) guard.emplace();
+        ag::OpLog log;
+        ag::gelu(a);
+        ag::silu(a);
+        ag::swiglu(a, b);
+        CHECK(log.ops() == std::vector<std::string>{"gelu", "silu", "swiglu"});
+    }
 }
 
 TEST_CASE("detach shares storage and has no history", "[engine][autograd]") {
