@@ -104,72 +104,59 @@ Tensor time_row(const Tensor& x, int64_t t) { return ag::narrow(x, 1, t, 1).deta
 
 }  // namespace
 
+namespace {
+
+// Causal attention on random q, k, v [B, T, H, dh] against the reference's
+// chain of engine ops: output, weights, the same through positions 0..T-1
+// and packed as B sequences of T (bitwise equal to causal), and gradients.
+void check_causal(const std::string& name, int64_t B, int64_t T, int64_t dh, const Heads& hd, int64_t W,
+                  ag::Generator& gen) {
+    const Tensor q = test::rand_t({B, T, hd.Hq, dh}, gen, -2, 2);
+    const Tensor k = test::rand_t({B, T, hd.Hkv, dh}, gen, -2, 2);
+    const Tensor v = test::rand_t({B, T, hd.Hkv, dh}, gen, -2, 2);
+    const Tensor upstream = test::rand_t({B, T, hd.Hq, dh}, gen, -1, 1, false);
+
+    Tensor weights;
+    const Tensor out = ag::causal_attention(q, k, v, W, &weights);
+    const Reference ref = reference(q, k, v, iota(T), iota(T), W);
+    check_close(name + ": causal_attention output", out, ref.out, 1e-14);
+    check_close(name + ": weights", weights, ref.probs, 1e-14);
+    check_close(name + ": attention with positions 0..T-1", ag::attention(q, k, v, iota(T), iota(T), W), ref.out,
+                1e-14);
+    std::vector<int64_t> starts;
+    for (int64_t b = 0; b <= B; ++b) starts.push_back(b * T);
+    const Tensor packed = ag::attention_packed(q.reshape({B * T, hd.Hq, dh}), k.reshape({B * T, hd.Hkv, dh}),
+                                               v.reshape({B * T, hd.Hkv, dh}), starts, W);
+    INFO(name << ": max |packed - causal| = " << ag::max_abs_diff(packed.reshape(out.shape()), out));
+    CHECK(ag::max_abs_diff(packed.reshape(out.shape()), out) == 0.0);
+
+    // gradients against the reference's chain of ops
+    ag::sum(out * upstream).backward();
+    const Tensor dq = q.grad(), dk = k.grad(), dv = v.grad();
+    for (Tensor x : {q, k, v}) x.zero_grad();
+    ag::sum(ref.out * upstream).backward();
+    check_close(name + ": dq", dq, q.grad(), 1e-13);
+    check_close(name + ": dk", dk, k.grad(), 1e-13);
+    check_close(name + ": dv", dv, v.grad(), 1e-13);
+}
+
+}  // namespace
+
 TEST_CASE("attention equals matmul + mask + softmax + matmul: MHA, GQA, MQA, windows", "[attention]") {
     ag::Generator gen(11);
-    const int64_t B = 2, T = 7, dh = 8;
-    for (const Heads& hd : kHeads) {
-        for (const int64_t W : {0, 1, 2, 3}) {
-            const std::string name = fmt::format("{} Hq={} Hkv={} window={}", hd.name, hd.Hq, hd.Hkv, W);
-            const Tensor q = test::rand_t({B, T, hd.Hq, dh}, gen, -2, 2);
-            const Tensor k = test::rand_t({B, T, hd.Hkv, dh}, gen, -2, 2);
-            const Tensor v = test::rand_t({B, T, hd.Hkv, dh}, gen, -2, 2);
-            const Tensor upstream = test::rand_t({B, T, hd.Hq, dh}, gen, -1, 1, false);
-
-            Tensor weights;
-            const Tensor out = ag::causal_attention(q, k, v, W, &weights);
-            const Reference ref = reference(q, k, v, iota(T), iota(T), W);
-            check_close(name + ": causal_attention output", out, ref.out, 1e-14);
-            check_close(name + ": weights", weights, ref.probs, 1e-14);
-            check_close(name + ": attention with positions 0..T-1", ag::attention(q, k, v, iota(T), iota(T), W),
-                        ref.out, 1e-14);
-
-            // gradients against the reference's chain of ops
-            ag::sum(out * upstream).backward();
-            const Tensor dq = q.grad(), dk = k.grad(), dv = v.grad();
-            for (Tensor x : {q, k, v}) x.zero_grad();
-            ag::sum(ref.out * upstream).backward();
-            check_close(name + ": dq", dq, q.grad(), 1e-13);
-            check_close(name + ": dk", dk, k.grad(), 1e-13);
-            check_close(name + ": dv", dv, v.grad(), 1e-13);
-        }
-    }
+    for (const Heads& hd : kHeads)
+        for (const int64_t W : {0, 1, 2, 3})
+            check_causal(fmt::format("{} Hq={} Hkv={} window={}", hd.name, hd.Hq, hd.Hkv, W), 2, 7, 8, hd, W, gen);
 }
 
 TEST_CASE("attention equals the reference at every head size its kernels are compiled for, and others", "[attention]") {
     // dh = 8, 16, …, 64 run kernels compiled for that size (rows in registers), any other dh the
     // generic ones; both against the chain of engine ops, output and gradients, causal and packed
     ag::Generator gen(18);
-    const int64_t B = 2, T = 6;
-    for (const int64_t dh : {8, 16, 24, 32, 40, 48, 56, 64, 12, 5}) {
-        for (const Heads& hd : kHeads) {
-            for (const int64_t W : {0, 3}) {
-                const std::string name = fmt::format("dh={} {} window={}", dh, hd.name, W);
-                const Tensor q = test::rand_t({B, T, hd.Hq, dh}, gen, -2, 2);
-                const Tensor k = test::rand_t({B, T, hd.Hkv, dh}, gen, -2, 2);
-                const Tensor v = test::rand_t({B, T, hd.Hkv, dh}, gen, -2, 2);
-                const Tensor upstream = test::rand_t({B, T, hd.Hq, dh}, gen, -1, 1, false);
-
-                Tensor weights;
-                const Tensor out = ag::causal_attention(q, k, v, W, &weights);
-                const Reference ref = reference(q, k, v, iota(T), iota(T), W);
-                check_close(name + ": output", out, ref.out, 1e-14);
-                check_close(name + ": weights", weights, ref.probs, 1e-14);
-                const Tensor packed =
-                    ag::attention_packed(q.reshape({B * T, hd.Hq, dh}), k.reshape({B * T, hd.Hkv, dh}),
-                                         v.reshape({B * T, hd.Hkv, dh}), {0, T, 2 * T}, W);
-                INFO(name << ": max |packed - causal| = " << ag::max_abs_diff(packed.reshape(out.shape()), out));
-                CHECK(ag::max_abs_diff(packed.reshape(out.shape()), out) == 0.0);
-
-                ag::sum(out * upstream).backward();
-                const Tensor dq = q.grad(), dk = k.grad(), dv = v.grad();
-                for (Tensor x : {q, k, v}) x.zero_grad();
-                ag::sum(ref.out * upstream).backward();
-                check_close(name + ": dq", dq, q.grad(), 1e-13);
-                check_close(name + ": dk", dk, k.grad(), 1e-13);
-                check_close(name + ": dv", dv, v.grad(), 1e-13);
-            }
-        }
-    }
+    for (const int64_t dh : {8, 16, 24, 32, 40, 48, 56, 64, 12, 5})
+        for (const Heads& hd : kHeads)
+            for (const int64_t W : {0, 3})
+                check_causal(fmt::format("dh={} {} window={}", dh, hd.name, W), 2, 6, dh, hd, W, gen);
 }
 
 TEST_CASE("attention with explicit positions equals the reference: a later block of queries", "[attention]") {
