@@ -136,8 +136,13 @@ public:
     // With owner_ held: pieces on `threads` threads, the caller included.
     void run(int64_t pieces, int threads, detail::PieceFn piece) {
         const std::lock_guard<std::mutex> owned(owner_, std::adopt_lock);
+        // A new worker starts with the generation before this region's as
+        // the last one it saw, so it joins this region as soon as it runs
+        // (had it read the state itself, it could see this region already
+        // published and wait for the next one: a first region that is one
+        // long parallel_tasks would then run on the caller alone).
         while (static_cast<int>(workers_.size()) < threads - 1)
-            workers_.emplace_back([this, w = workers_.size()] { work(static_cast<int>(w)); });
+            workers_.emplace_back([this, seen = generation_] { work(seen); });
         piece_ = &piece;
         pieces_ = pieces;
         unfinished_.store(pieces, std::memory_order_relaxed);
@@ -181,9 +186,9 @@ private:
         }
     }
 
-    void work(int /*index*/) {
+    // `seen`: the last generation this worker has taken part in.
+    void work(uint64_t seen) {
         in_region = true;  // everything a worker runs is inside a region
-        uint64_t seen = state_.load(std::memory_order_acquire) >> 32;
         for (;;) {
             const auto news = [&] { return (state_.load(std::memory_order_acquire) >> 32) != seen; };
             if (!spin_until(news)) {

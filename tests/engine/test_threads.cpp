@@ -1,10 +1,16 @@
 // Results do not depend on the thread count: a model-sized forward and
 // backward with 1 and with 2 engine threads must agree bit for bit.
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <functional>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <utility>
 
+#include "autograd/thread_pool.h"
 #include "engine/helpers.h"
 
 using ag::Tensor;
@@ -250,4 +256,33 @@ TEST_CASE("each op is bitwise equal for 1 and 2 threads", "[engine][threads]") {
         CAPTURE(op.name);
         check_bitwise_equal(run_op(op, 1), run_op(op, 2));
     }
+}
+
+// The pool starts its workers when a region first asks for them. Each task
+// here waits (up to 5 s) until every task has started, so they all run at
+// once only if every thread, the new workers included, joined this region.
+// A worker that starts late and takes this region for one it has already
+// seen leaves the caller to run the tasks one after the other (a process
+// whose first region was one long parallel_tasks ran on one core).
+TEST_CASE("parallel_tasks runs on every thread, also threads started for that region", "[engine][threads]") {
+    const int threads = 6;  // more than any other test uses: the pool starts new workers here
+    const ag::ThreadCountGuard use(threads);
+    std::atomic<int> started{0};
+    std::atomic<int> saw_all{0};
+    std::mutex ids_mutex;
+    std::set<std::thread::id> ids;
+    ag::parallel_tasks(threads, [&](int64_t) {
+        {
+            const std::lock_guard<std::mutex> lock(ids_mutex);
+            ids.insert(std::this_thread::get_id());
+        }
+        started.fetch_add(1);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (started.load() < threads && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+        if (started.load() == threads) saw_all.fetch_add(1);
+    });
+    INFO("tasks that saw all " << threads << " tasks running at once (each waits for the others)");
+    CHECK(saw_all.load() == threads);
+    INFO("distinct threads that ran the tasks");
+    CHECK(ids.size() == static_cast<size_t>(threads));
 }
