@@ -23,7 +23,8 @@ class GptBlock final : public Block {
 public:
     GptBlock(const LMConfig& cfg, ag::Generator& gen);
     Tensor forward(const Tensor& x, const Attend& attend) const override {
-        const Tensor h = attend.residual(x) + attend(*attn, ln1->forward(x));
+        const Tensor attended = attend(*attn, ln1->forward(x));  // first: it checks the rows attend picks
+        const Tensor h = attend.residual(x) + attended;
         return h + mlp->forward(ln2->forward(h));
     }
 
@@ -38,7 +39,8 @@ class ModernBlock final : public Block {
 public:
     ModernBlock(const LMConfig& cfg, ag::Generator& gen);
     Tensor forward(const Tensor& x, const Attend& attend) const override {
-        const Tensor h = attend.residual(x) + attend(*attn, attn_norm->forward(x));
+        const Tensor attended = attend(*attn, attn_norm->forward(x));  // first: it checks the rows attend picks
+        const Tensor h = attend.residual(x) + attended;
         return h + mlp->forward(mlp_norm->forward(h));
     }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Vectorisable double-precision exp, erf, sigmoid and log.
+// Vectorisable double-precision exp, erf, sigmoid, tanh, log and log1p.
 //
 // glibc's std::exp / std::erf / std::log are scalar calls, so a loop such as
 //
@@ -30,7 +30,8 @@
 // Accuracy, measured by tests/engine/test_vmath.cpp against long double
 // references (and glibc): exp within 0.87 ulp (relative error <= 1.4e-16),
 // erf within 0.92 ulp (absolute error <= 1.1e-16), log within 0.84 ulp,
-// sigmoid within ~2 ulp; glibc is within 0.5-1.2 ulp on the same points. The
+// sigmoid within ~2 ulp, tanh and log1p within ~1.5 ulp (bounds in the
+// tests); glibc is within 0.5-1.2 ulp on the same points. The
 // results are deterministic (the same bits for the same input, whatever the
 // vector width or thread count; a test checks SIMD against scalar calls) but
 // not always bitwise equal to glibc's.
@@ -38,12 +39,14 @@
 // Special values: exp(+inf) = +inf, exp(-inf) = 0, overflow to +inf above
 // ln(DBL_MAX) ≈ 709.78, gradual underflow through the subnormals down to 0
 // below ≈ -745.13; erf(±0) = ±0, erf(±inf) = ±1; sigmoid(±inf) = 1, 0;
-// log(±0) = -inf, log(+inf) = +inf, log(x < 0) = NaN; NaN in gives NaN out
+// tanh(±0) = ±0, tanh(±inf) = ±1; log(±0) = -inf, log(+inf) = +inf,
+// log(x < 0) = NaN; log1p(-1) = -inf, log1p(+inf) = +inf, log1p(x < -1) =
+// NaN; NaN in gives NaN out
 // everywhere. Floating-point exception flags are not meant to be meaningful
 // (lanes that are computed and then discarded may raise them).
 //
 // Sources: W. J. Cody and W. Waite, "Software Manual for the Elementary
-// Functions" (1980) for the range reduction; W. J. Cody, "Rational Chebyshev
+// Functions" (1980) for the range reduction and tanh; W. J. Cody, "Rational Chebyshev
 // approximations for the error function", Math. Comp. 23 (1969) 631-638, and
 // his netlib routine specfun/CALERF (1990) for erfc's coefficients; Sun's
 // fdlibm s_erf.c, e_exp.c and e_log.c for erf's coefficients near 0, the
@@ -348,6 +351,41 @@ AG_VMATH_INLINE double sigmoid(double x) {
 }
 
 // ---------------------------------------------------------------------------
+// tanh
+// ---------------------------------------------------------------------------
+//
+// Cody & Waite's method (chapter 13 of their manual), on f = |x| with the
+// sign of x copied at the end (tanh is odd; tanh(-0) = -0):
+//
+//   f > ln(3)/2 ≈ 0.549:  tanh f = 1 - 2/(e^(2f) + 1), computed as
+//                         2·(1/2 - 1/(e^(2f) + 1)) (the doubling is exact).
+//                         Here tanh f > 1/2, so the subtraction cancels
+//                         nothing; exp's error and three roundings remain.
+//                         For f > ~19 the fraction is below half an ulp of
+//                         1 and the result rounds to 1; e^(2f) overflows to
+//                         +inf past f ≈ 355 and gives exactly 1 too.
+//   f <= ln(3)/2:         tanh f = f + f·R(g), g = f², with R = g·P(g)/Q(g)
+//                         their rational approximation of (tanh f - f)/f
+//                         for 49-60 bit mantissas (P of degree 2, Q monic of
+//                         degree 3). |R| <= 0.09 there, so its rounding
+//                         errors reach the result scaled down >= 10x.
+//
+// Both sides are computed for every lane and one is selected (the top of
+// this file); f = NaN fails f > ln(3)/2 and propagates through the second.
+AG_VMATH_INLINE double tanh(double x) {
+    constexpr double kHalfLn3 = 0.54930614433405484570;
+    constexpr double P0 = -0.16134119023996228053e+4, P1 = -0.99225929672236083313e+2, P2 = -0.96437492777225469787e+0;
+    constexpr double Q0 = 0.48402357071988688686e+4, Q1 = 0.22337720718962312926e+4, Q2 = 0.11274474380534949335e+3;
+    const double f = std::fabs(x);
+    const double half = 0.5 - 1.0 / (exp(f + f) + 1.0);
+    const double large = half + half;
+    const double g = f * f;
+    const double R = g * std::fma(std::fma(P2, g, P1), g, P0) / std::fma(std::fma(g + Q2, g, Q1), g, Q0);
+    const double small = std::fma(f, R, f);
+    return std::copysign(f > kHalfLn3 ? large : small, x);
+}
+
+// ---------------------------------------------------------------------------
 // log
 // ---------------------------------------------------------------------------
 //
@@ -416,6 +454,28 @@ AG_VMATH_INLINE double log(double x) {
     fix = x < 0.0 ? std::numeric_limits<double>::quiet_NaN() : fix;
     fix = x != x ? x : fix;
     return y + fix;
+}
+
+// ---------------------------------------------------------------------------
+// log1p
+// ---------------------------------------------------------------------------
+//
+// log(1 + x) for small x, where log(fl(1 + x)) would lose x's low bits:
+// with u = fl(1 + x), u's rounding error is e = (u - 1) - x (for |x| < 1
+// both subtractions are exact, by Sterbenz's lemma; for larger x, e is
+// negligible beside log u anyway), and log(1 + x) = log(u - e) ≈ log u - e/u
+// to first order (|e/u| <= 2^-53: the dropped e²/2u² is far below an ulp). So
+//   log1p x = log u - ((u - 1) - x)/u,
+// which is x itself when u rounds to 1 (log 1 = 0, e = -x), and log u for
+// large x, where e is negligible. Within ~1.5 ulp (log's error plus the
+// correction's roundings). Edges: u = 0 (x = -1) and u = +inf would make
+// the correction 0/0 or inf/inf, so it is set to 0 there and log gives
+// -inf and +inf; x < -1 makes u < 0 and log NaN; NaN propagates.
+AG_VMATH_INLINE double log1p(double x) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    const double u = 1.0 + x;
+    const double correction = ((u - 1.0) - x) / u;
+    return log(u) - (u == 0.0 || u == kInf ? 0.0 : correction);
 }
 
 }  // namespace ag::vmath

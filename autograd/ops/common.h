@@ -50,8 +50,14 @@ using ag::parallel_for;
 
 constexpr int64_t kPointwiseGrain = 1 << 12;  // elements per thread at least
 
+// map's and zip's loops are `#pragma omp simd`: f must vectorise
+// (arithmetic, vmath's functions; Clang warns when a loop does not, so its
+// build checks this). An f that cannot, a libm call such as std::pow, asks
+// for a plain loop with Loop::Scalar.
+enum class Loop { Simd, Scalar };
+
 // y[i] = f(x[i]) for a tensor of any layout; the result is contiguous.
-template <typename F>
+template <Loop loop = Loop::Simd, typename F>
 Tensor map(const Tensor& x, F f) {
     const Tensor xc = x.contiguous();
     Tensor y = empty(x.shape());
@@ -60,23 +66,31 @@ Tensor map(const Tensor& x, F f) {
     // (the lambdas copy the pointers they capture: a loop that reads them
     // through the closure does not vectorise)
     parallel_for(y.numel(), kPointwiseGrain, [&, px, py](int64_t b, int64_t e) {
+        if constexpr (loop == Loop::Simd) {
 #pragma omp simd
-        for (int64_t i = b; i < e; ++i) py[i] = f(px[i]);
+            for (int64_t i = b; i < e; ++i) py[i] = f(px[i]);
+        } else {
+            for (int64_t i = b; i < e; ++i) py[i] = f(px[i]);
+        }
     });
     return y;
 }
 
 // out[i] = f(a[i], b[i]) for two tensors of the SAME shape (a backward's
 // gradient and a saved input, typically).
-template <typename F>
+template <Loop loop = Loop::Simd, typename F>
 Tensor zip(const Tensor& a, const Tensor& b, F f) {
     const Tensor ac = a.contiguous(), bc = b.contiguous();
     Tensor out = empty(a.shape());
     const double *pa = ac.data(), *pb = bc.data();
     double* po = out.data();
     parallel_for(out.numel(), kPointwiseGrain, [&, pa, pb, po](int64_t s, int64_t e) {
+        if constexpr (loop == Loop::Simd) {
 #pragma omp simd
-        for (int64_t i = s; i < e; ++i) po[i] = f(pa[i], pb[i]);
+            for (int64_t i = s; i < e; ++i) po[i] = f(pa[i], pb[i]);
+        } else {
+            for (int64_t i = s; i < e; ++i) po[i] = f(pa[i], pb[i]);
+        }
     });
     return out;
 }

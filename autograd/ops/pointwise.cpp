@@ -10,6 +10,7 @@ namespace ag {
 
 using detail::broadcast_zip;
 using detail::Grads;
+using detail::Loop;
 using detail::map;
 using detail::zip;
 
@@ -93,9 +94,9 @@ Tensor neg(const Tensor& a) {
 
 // d(xᵖ) = p xᵖ⁻¹ dx
 Tensor pow(const Tensor& a, double p) {
-    Tensor out = map(a, [p](double x) { return std::pow(x, p); });
+    Tensor out = map<Loop::Scalar>(a, [p](double x) { return std::pow(x, p); });
     return record("pow", out, {a}, [a, p](const Tensor& g) {
-        return Grads{zip(g, a, [p](double gi, double x) { return gi * p * std::pow(x, p - 1.0); })};
+        return Grads{zip<Loop::Scalar>(g, a, [p](double gi, double x) { return gi * p * std::pow(x, p - 1.0); })};
     });
 }
 
@@ -123,7 +124,7 @@ Tensor sqrt(const Tensor& a) {
 
 // d(tanh x) = (1 - tanh² x) dx
 Tensor tanh(const Tensor& a) {
-    Tensor y = map(a, [](double x) { return std::tanh(x); });
+    Tensor y = map(a, [](double x) AG_ELEMENTWISE { return vmath::tanh(x); });
     return record("tanh", y, {a}, [y = y.detach()](const Tensor& g) {
         return Grads{zip(g, y, [](double gi, double yi) { return gi * (1.0 - yi * yi); })};
     });
@@ -133,7 +134,7 @@ Tensor tanh(const Tensor& a) {
 static inline AG_ELEMENTWISE double sigmoid_of(double x) { return vmath::sigmoid(x); }
 
 Tensor sigmoid(const Tensor& a) {
-    Tensor y = map(a, sigmoid_of);
+    Tensor y = map(a, [](double x) AG_ELEMENTWISE { return sigmoid_of(x); });
     return record("sigmoid", y, {a}, [y = y.detach()](const Tensor& g) {
         return Grads{zip(g, y, [](double gi, double s) { return gi * s * (1.0 - s); })};
     });

@@ -203,18 +203,19 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
         for (int64_t i = 0; i < n; ++i)
             std::copy_n(xc.data() + (o * size + idx[static_cast<size_t>(i)]) * inner, inner,
                         out.data() + (o * n + i) * inner);
-    return record("index_select", out, {x}, [idx, shape = x.shape(), d, n, outer, inner](const Tensor& g) {
-        Tensor dx = Tensor::zeros(shape);
-        const Tensor gc = g.contiguous();
-        const int64_t rows = shape[static_cast<size_t>(d)];
-        for (int64_t o = 0; o < outer; ++o)
-            for (int64_t i = 0; i < n; ++i) {
-                double* dst = dx.data() + (o * rows + idx[static_cast<size_t>(i)]) * inner;
-                const double* src = gc.data() + (o * n + i) * inner;
-                for (int64_t j = 0; j < inner; ++j) dst[j] += src[j];
-            }
-        return Grads{dx};
-    });
+    return record("index_select", out, {x},
+                  [idx, shape = x.shape(), d, n, outer = outer, inner = inner](const Tensor& g) {
+                      Tensor dx = Tensor::zeros(shape);
+                      const Tensor gc = g.contiguous();
+                      const int64_t rows = shape[static_cast<size_t>(d)];
+                      for (int64_t o = 0; o < outer; ++o)
+                          for (int64_t i = 0; i < n; ++i) {
+                              double* dst = dx.data() + (o * rows + idx[static_cast<size_t>(i)]) * inner;
+                              const double* src = gc.data() + (o * n + i) * inner;
+                              for (int64_t j = 0; j < inner; ++j) dst[j] += src[j];
+                          }
+                      return Grads{dx};
+                  });
 }
 
 // embedding: out[..., :] = weight[ids[...], :]. Backward: scatter-add the

@@ -176,8 +176,9 @@ Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& targ
         fail(op, "logits {} and target {} differ", shape_str(logits.shape()), shape_str(target.shape()));
     if (logits.numel() == 0) fail(op, "of empty tensors {}", shape_str(logits.shape()));
     const Tensor a = logits.contiguous().detach(), t = target.contiguous().detach();
-    const Tensor terms = detail::zip(
-        a, t, [](double x, double y) { return std::max(x, 0.0) - y * x + std::log1p(std::exp(-std::abs(x))); });
+    const Tensor terms = detail::zip(a, t, [](double x, double y) AG_ELEMENTWISE {
+        return std::max(x, 0.0) - y * x + vmath::log1p(vmath::exp(-std::fabs(x)));
+    });
     double total = 0.0;
     for (int64_t i = 0; i < terms.numel(); ++i) total += terms.data()[i];
     const double n = static_cast<double>(terms.numel());

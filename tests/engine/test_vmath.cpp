@@ -1,5 +1,5 @@
-// ag::vmath (autograd/kernels/vmath.h): exp, erf, sigmoid and log against
-// glibc (std::exp, …) and against long double references (x87 80-bit on
+// ag::vmath (autograd/kernels/vmath.h): exp, erf, sigmoid, tanh, log and
+// log1p against glibc (std::exp, …) and against long double references (x87 80-bit on
 // x86-64, 11 more bits than double), on dense sweeps, seeded random points
 // and the places where the algorithms switch (range-reduction ties, the erf
 // interval boundaries, the subnormal range), plus special values, and the
@@ -271,6 +271,85 @@ TEST_CASE("vmath::sigmoid is accurate and stable for both signs", "[engine][vmat
     CHECK(std::isnan(vmath::sigmoid(kNaN)));
 }
 
+TEST_CASE("vmath::tanh matches std::tanh", "[engine][vmath]") {
+    std::vector<double> xs;
+    for (int i = 0; i <= 800000; ++i) xs.push_back(-40.0 + 1e-4 * i);
+    std::mt19937_64 rng(1980);
+    std::uniform_real_distribution<double> u(-3.0, 3.0), mant(1.0, 2.0);
+    std::uniform_int_distribution<int> ex(-1074, -1);
+    for (int i = 0; i < 300000; ++i) xs.push_back(u(rng));
+    for (int i = 0; i < 50000; ++i) xs.push_back((i % 2 ? 1 : -1) * std::ldexp(mant(rng), ex(rng)));  // tiny |x|
+    add_around(xs, 0.54930614433405484570);  // where the two formulas meet
+    add_around(xs, -0.54930614433405484570);
+
+    Worst vs_std, vs_ld;
+    for (const double x : xs) {
+        const double v = vmath::tanh(x);
+        const double s = std::tanh(x);
+        if (s == 0.0) {
+            vs_std.add(std::fabs(v), x);
+            continue;
+        }
+        vs_std.add(rel(v, s), x);
+        if (kWideLongDouble) vs_ld.add(ulps(v, std::tanh(static_cast<long double>(x))), x);
+    }
+    INFO(xs.size() << " points");
+    INFO(vs_std.str("relative error against std::tanh"));
+    INFO(vs_ld.str("error against tanhl, in ulp,"));
+    CHECK(vs_std.err <= 4.5e-16);  // at most two ulps apart
+    if (kWideLongDouble) CHECK(vs_ld.err <= 1.5);
+
+    CHECK(vmath::tanh(0.0) == 0.0);
+    CHECK(std::signbit(vmath::tanh(-0.0)));
+    CHECK(vmath::tanh(kInf) == 1.0);
+    CHECK(vmath::tanh(-kInf) == -1.0);
+    CHECK(vmath::tanh(800.0) == 1.0);  // e^1600 overflows: still exactly 1
+    CHECK(vmath::tanh(-20.0) == -1.0);
+    CHECK(vmath::tanh(1e-300) == 1e-300);
+    CHECK(vmath::tanh(-5e-324) == -5e-324);
+    CHECK(std::isnan(vmath::tanh(kNaN)));
+    for (const double x : xs) {  // odd, bit for bit
+        if (bits(vmath::tanh(-x)) != (bits(vmath::tanh(x)) ^ (std::uint64_t{1} << 63))) {
+            FAIL("tanh(-x) is not -tanh(x) at x = " << x);
+        }
+    }
+}
+
+TEST_CASE("vmath::log1p matches std::log1p", "[engine][vmath]") {
+    std::vector<double> xs;
+    std::mt19937_64 rng(1986);
+    std::uniform_real_distribution<double> mant(1.0, 2.0), above_minus1(-1.0, 1.0);
+    std::uniform_int_distribution<int> ex(-1074, 1023);
+    // Every binade of positive x, tiny ones of both signs, and (-1, 1).
+    for (int i = 0; i < 400000; ++i) xs.push_back(std::ldexp(mant(rng), ex(rng)));
+    for (int i = 0; i < 100000; ++i) xs.push_back(-std::ldexp(mant(rng), -1 - (i % 60)));
+    for (int i = 0; i < 300000; ++i) xs.push_back(above_minus1(rng));
+    for (int e = -1074; e <= 1023; ++e) xs.push_back(std::ldexp(1.0, e));
+    xs.push_back(std::nextafter(-1.0, 0.0));
+    xs.push_back(DBL_MAX);
+
+    Worst vs_std, vs_ld;
+    for (const double x : xs) {
+        const double v = vmath::log1p(x);
+        const double s = std::log1p(x);
+        vs_std.add(rel(v, s), x);
+        if (kWideLongDouble) vs_ld.add(ulps(v, std::log1p(static_cast<long double>(x))), x);
+    }
+    INFO(xs.size() << " points");
+    INFO(vs_std.str("relative error against std::log1p"));
+    INFO(vs_ld.str("error against log1pl, in ulp,"));
+    CHECK(vs_std.err <= 4.5e-16);
+    if (kWideLongDouble) CHECK(vs_ld.err <= 1.5);
+
+    CHECK(vmath::log1p(0.0) == 0.0);
+    CHECK(vmath::log1p(1e-300) == 1e-300);
+    CHECK(vmath::log1p(-1.0) == -kInf);
+    CHECK(vmath::log1p(kInf) == kInf);
+    CHECK(std::isnan(vmath::log1p(-1.5)));
+    CHECK(std::isnan(vmath::log1p(-kInf)));
+    CHECK(std::isnan(vmath::log1p(kNaN)));
+}
+
 TEST_CASE("vmath::log matches std::log", "[engine][vmath]") {
     std::vector<double> xs;
     std::mt19937_64 rng(1993);
@@ -335,6 +414,8 @@ TEST_CASE("vmath functions give the same bits in a SIMD loop and in a scalar cal
     double (*volatile f_erf)(double) = [](double v) { return vmath::erf(v); };
     double (*volatile f_sigmoid)(double) = [](double v) { return vmath::sigmoid(v); };
     double (*volatile f_log)(double) = [](double v) { return vmath::log(std::fabs(v)); };
+    double (*volatile f_tanh)(double) = [](double v) { return vmath::tanh(v); };
+    double (*volatile f_log1p)(double) = [](double v) { return vmath::log1p(std::fabs(v)); };
 
     const auto same = [&](const char* name, double (*volatile f)(double)) {
         int64_t differ = 0;
@@ -360,4 +441,10 @@ TEST_CASE("vmath functions give the same bits in a SIMD loop and in a scalar cal
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = vmath::log(std::fabs(x[i]));
     same("log", f_log);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = vmath::tanh(x[i]);
+    same("tanh", f_tanh);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = vmath::log1p(std::fabs(x[i]));
+    same("log1p", f_log1p);
 }
