@@ -114,8 +114,13 @@ using kernels::HeadSum;
 
 // The kernels are compiled for each head size that is a multiple of 8 up to
 // kMaxCompiledDH, and once more (DH = 0) for any other. Calls
-// f(std::integral_constant<int64_t, DH>{}) with dh's DH.
+// f(std::integral_constant<int64_t, DH>{}) with dh's DH. The scalar build
+// (SIMD=OFF, CMakeLists.txt) runs every head size through DH = 0.
+#if defined(AG_NO_SIMD)
+constexpr int64_t kMaxCompiledDH = 0;
+#else
 constexpr int64_t kMaxCompiledDH = 64;
+#endif
 
 template <int64_t DH = kernels::kLanes, typename F>
 void with_head_size(int64_t dh, F&& f) {

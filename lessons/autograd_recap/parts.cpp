@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 
+#include <fmt/ranges.h>
+
 #include "autograd/autograd.h"
 #include "lessons/autograd_recap/graph_picture.h"
 #include "lessons/autograd_recap/hand_modules.h"

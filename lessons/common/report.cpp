@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/ranges.h>
+
 namespace lessons {
 namespace {
 

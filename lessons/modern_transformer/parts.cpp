@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/ranges.h>
+
 #include "lessons/common/evaluation.h"
 #include "lessons/common/progress.h"
 #include "lessons/common/svg.h"

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <map>
 
+#include <fmt/ranges.h>
+
 #include "lessons/common/progress.h"
 #include "lessons/common/svg.h"
 #include "lessons/pretrain_finetune/digits_comparison.h"

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include <fmt/ranges.h>
+
 #include "lessons/common/evaluation.h"
 #include "lessons/common/model_cache.h"
 #include "lessons/common/svg.h"

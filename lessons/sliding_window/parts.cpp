@@ -5,6 +5,8 @@
 #include <limits>
 #include <numeric>
 
+#include <fmt/ranges.h>
+
 #include "data/farm_language.h"
 #include "lessons/common/svg.h"
 #include "lessons/sliding_window/implementation_check.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "autograd/autograd.h"
 #include "data/batching.h"

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "data/farm_language.h"
 #include "farm_checks.h"

@@ -7,13 +7,14 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include <unistd.h>
 #include <zlib.h>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "data/mnist.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "autograd/autograd.h"
 #include "tests/close.h"

@@ -10,6 +10,8 @@
 #include <string>
 #include <utility>
 
+#include <fmt/ranges.h>
+
 #include "engine/helpers.h"
 
 using ag::Shape;

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "autograd/autograd.h"
 #include "tests/occurrences.h"

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/ranges.h>
+
 #include "engine/helpers.h"
 
 using ag::RopePairing;

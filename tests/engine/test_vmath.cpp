@@ -17,7 +17,7 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "autograd/kernels/vmath.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 // The "student's" functions (fake_student.cpp, built like a student's file).
 namespace ex99 {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "autograd/generator.h"
 #include "tests/close.h"

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch.h"
 
 #include "grading.h"
 

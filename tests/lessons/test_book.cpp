@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch.h"
 
 #include "lesson_helpers.h"
 #include "lessons/common/book.h"

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include <fmt/ranges.h>
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch.h"
 
 #include "lesson_helpers.h"
 #include "lessons/common/evaluation.h"

@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "lesson_helpers.h"
 #include "lessons/autograd_recap/parts.h"

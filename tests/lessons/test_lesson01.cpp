@@ -11,8 +11,8 @@
 #include <set>
 #include <tuple>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch.h"
 
 #include "autograd/engine.h"
 #include "lesson_helpers.h"

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch.h"
 
 #include "lesson_helpers.h"
 #include "lessons/rope/pairing_swap.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "data/batching.h"
 #include "lesson_helpers.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "lesson_helpers.h"
 #include "lessons/sliding_window/parts.h"

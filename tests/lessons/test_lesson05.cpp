@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "lesson_helpers.h"
 #include "lessons/common/evaluation.h"

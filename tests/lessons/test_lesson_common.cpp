@@ -13,8 +13,10 @@
 #include <thread>
 
 #include <zlib.h>
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+
+#include <fmt/ranges.h>
+#include "catch.h"
 
 #include "autograd/engine.h"
 #include "lesson_helpers.h"

@@ -1,7 +1,7 @@
 // The sharded training gradient (lessons/common/sharded_gradient.h): the
 // shards' gradients add up to the whole batch's gradient, the model's
 // numbers are shared (not copied), and 1 and 2 threads give the same bits.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "lessons/common/sharded_gradient.h"
 

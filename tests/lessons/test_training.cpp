@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "lesson_helpers.h"
 #include "lessons/common/evaluation.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "nn/atomic_file.h"
 

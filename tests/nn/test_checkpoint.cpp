@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <unistd.h>
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "engine/helpers.h"
 #include "nn/checkpoint.h"

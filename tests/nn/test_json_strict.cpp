@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <string>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch.h"
 
 #include "nn/json_strict.h"
 

@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "nn/autoencoder.h"
 #include "nn/language_model.h"

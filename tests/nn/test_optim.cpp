@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "engine/helpers.h"
 #include "nn/optim.h"
