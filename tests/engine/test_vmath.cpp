@@ -60,6 +60,27 @@ double ulps(double v, long double ref) {
 
 double rel(double v, double ref) { return std::fabs(v - ref) / std::fabs(ref); }
 
+// The worst errors of f (a vmath function) over xs: relative against g
+// (the same function of glibc; absolute where g gives 0) and in ulp against
+// g on long double.
+struct Errors {
+    Worst vs_std, vs_ld;
+};
+template <typename F, typename G>
+Errors errors_of(const std::vector<double>& xs, F f, G g) {
+    Errors e;
+    for (const double x : xs) {
+        const double v = f(x), s = g(x);
+        if (s == 0.0) {
+            e.vs_std.add(std::fabs(v), x);
+            continue;
+        }
+        e.vs_std.add(rel(v, s), x);
+        if (kWideLongDouble) e.vs_ld.add(ulps(v, g(static_cast<long double>(x))), x);
+    }
+    return e;
+}
+
 // Points just around b: b itself, its neighbours a few ulps away, and a
 // window of ±1e-3·max(1, |b|) sampled densely.
 void add_around(std::vector<double>& xs, double b, int n = 2000) {
@@ -282,17 +303,8 @@ TEST_CASE("vmath::tanh matches std::tanh", "[engine][vmath]") {
     add_around(xs, 0.54930614433405484570);  // where the two formulas meet
     add_around(xs, -0.54930614433405484570);
 
-    Worst vs_std, vs_ld;
-    for (const double x : xs) {
-        const double v = vmath::tanh(x);
-        const double s = std::tanh(x);
-        if (s == 0.0) {
-            vs_std.add(std::fabs(v), x);
-            continue;
-        }
-        vs_std.add(rel(v, s), x);
-        if (kWideLongDouble) vs_ld.add(ulps(v, std::tanh(static_cast<long double>(x))), x);
-    }
+    const auto [vs_std, vs_ld] = errors_of(
+        xs, [](double x) { return vmath::tanh(x); }, [](auto x) { return std::tanh(x); });
     INFO(xs.size() << " points");
     INFO(vs_std.str("relative error against std::tanh"));
     INFO(vs_ld.str("error against tanhl, in ulp,"));
@@ -328,13 +340,8 @@ TEST_CASE("vmath::log1p matches std::log1p", "[engine][vmath]") {
     xs.push_back(std::nextafter(-1.0, 0.0));
     xs.push_back(DBL_MAX);
 
-    Worst vs_std, vs_ld;
-    for (const double x : xs) {
-        const double v = vmath::log1p(x);
-        const double s = std::log1p(x);
-        vs_std.add(rel(v, s), x);
-        if (kWideLongDouble) vs_ld.add(ulps(v, std::log1p(static_cast<long double>(x))), x);
-    }
+    const auto [vs_std, vs_ld] = errors_of(
+        xs, [](double x) { return vmath::log1p(x); }, [](auto x) { return std::log1p(x); });
     INFO(xs.size() << " points");
     INFO(vs_std.str("relative error against std::log1p"));
     INFO(vs_ld.str("error against log1pl, in ulp,"));
@@ -366,17 +373,8 @@ TEST_CASE("vmath::log matches std::log", "[engine][vmath]") {
     for (int e = -1074; e <= 1023; ++e) xs.push_back(std::ldexp(1.0, e));
     xs.push_back(DBL_MAX);
 
-    Worst vs_std, vs_ld;
-    for (const double x : xs) {
-        const double v = vmath::log(x);
-        const double s = std::log(x);
-        if (s == 0.0) {
-            vs_std.add(std::fabs(v), x);
-            continue;
-        }
-        vs_std.add(rel(v, s), x);
-        if (kWideLongDouble) vs_ld.add(ulps(v, std::log(static_cast<long double>(x))), x);
-    }
+    const auto [vs_std, vs_ld] = errors_of(
+        xs, [](double x) { return vmath::log(x); }, [](auto x) { return std::log(x); });
     INFO(xs.size() << " points");
     INFO(vs_std.str("relative error against std::log"));
     INFO(vs_ld.str("error against logl, in ulp,"));
