@@ -4,7 +4,8 @@
 //
 // For each shape it prints GFLOP/s (2·M·N·K flops per product) of
 // ag::kernels::gemm with 1 and 2 engine threads, as a fraction of the
-// machine's FMA peak at that thread count (measured first, benchmarks/peak.h)
+// machine's FMA peak at that thread count (measured first, and again after
+// the runs to see whether the machine held still: benchmarks/peak.h)
 // and, when built with OpenBLAS (HAVE_CBLAS), of cblas_dgemm with 1 and 2
 // threads and the ratios. Each figure is the best of 5 runs, each run
 // repeating the product for ~0.2 s.
@@ -157,9 +158,8 @@ int main() {
         ok = verify(s, operands.back()) && ok;
     }
     if (ok) fmt::print("verified: matches the naive loop to 1e-12, 1 thread == 2 threads bitwise\n");
-    const double peak1 = bench::fma_peak_gflops(1), peak2 = bench::fma_peak_gflops(2);
-    fmt::print("peak: FMA loop in double precision ({} lanes a vector): {:.1f} GFLOP/s at 1 thread, {:.1f} at 2\n",
-               bench::vector_lanes(), peak1, peak2);
+    bench::Peak peak({1, 2});
+    fmt::print("peak: FMA loop in double precision ({} lanes a vector): {}\n", bench::vector_lanes(), peak.readings());
 
     // All our runs first, then all OpenBLAS runs: each library's idle threads
     // spin for a while after a call and would steal the other's second core.
@@ -180,6 +180,9 @@ int main() {
             (threads == 1 ? blas1 : blas2).push_back(shapes[i].flops() / sec * 1e-9);
         }
 #endif
+    peak.measure_again();
+    fmt::print("peak, before and after the runs: {}\n", peak.readings());
+    for (const std::string& line : peak.warnings()) fmt::print("warning: {}\n", line);
 
     fmt::print("\nGFLOP/s (double precision; 1T/2T = 1/2 threads; peak: ours as a fraction of the FMA peak)\n");
     fmt::print("{:<11} {:<24} {:>8} {:>8} {:>7} {:>7}", "product", "shape", "ours 1T", "ours 2T", "peak 1T", "peak 2T");
@@ -188,7 +191,7 @@ int main() {
     for (size_t i = 0; i < shapes.size(); ++i) {
         // fmt pads by code points; "·" and "ᵀ" are one each, as wanted.
         fmt::print("{:<11} {:<24} {:>8.1f} {:>8.1f} {:>6.1f}% {:>6.1f}%", shapes[i].name, shapes[i].what, ours1[i],
-                   ours2[i], 100.0 * ours1[i] / peak1, 100.0 * ours2[i] / peak2);
+                   ours2[i], 100.0 * ours1[i] / peak.gflops(1), 100.0 * ours2[i] / peak.gflops(2));
         if (!blas1.empty())
             fmt::print(" {:>8.1f} {:>8.1f} {:>9.2f} {:>9.2f}", blas1[i], blas2[i], ours1[i] / blas1[i],
                        ours2[i] / blas2[i]);

@@ -331,13 +331,9 @@ int main(int argc, char** argv) {
     if (steps <= 0) steps = static_cast<int64_t>(batches.size());
 
     // The limit: the FMA peak at each thread count.
-    std::map<int, double> peak;
-    fmt::print("peak: FMA loop in double precision ({} lanes a vector, benchmarks/peak.h):", bench::vector_lanes());
-    for (int threads : thread_counts) {
-        peak[threads] = bench::fma_peak_gflops(threads);
-        fmt::print(" {:.1f} GFLOP/s at {} thread{}", peak[threads], threads, threads == 1 ? "" : "s");
-    }
-    fmt::print("\n");
+    bench::Peak peak(thread_counts);
+    fmt::print("peak: FMA loop in double precision ({} lanes a vector, benchmarks/peak.h): {}\n", bench::vector_lanes(),
+               peak.readings());
 
     // What a token costs, over the batches the runs train on.
     const std::vector<farm::LmBatch> used(batches.begin(),
@@ -379,7 +375,7 @@ int main(int argc, char** argv) {
                 rates.push_back(r.tokens / r.seconds);
             }
             const double mid = median(rates);
-            const double limit = peak[threads] * 1e9 / cost[nn::to_string(cfg.model)].per_token();
+            const double limit = peak.gflops(threads) * 1e9 / cost[nn::to_string(cfg.model)].per_token();
             const double per_epoch = r.tokens / mid * static_cast<double>(batches.size()) / static_cast<double>(steps);
             fmt::print("{:<10} {:>7} {:>10.0f} {:>10.0f} {:>10.0f} {:>11.0f} {:>9.1f}% {:>9.2f} {:>10.4f}\n",
                        nn::to_string(cfg.model), threads, *std::min_element(rates.begin(), rates.end()), mid,
@@ -392,6 +388,10 @@ int main(int argc, char** argv) {
                         "", it->second, dtype, mid / it->second);
             }
         }
+    // Did the machine hold still while the rows above were timed?
+    peak.measure_again();
+    fmt::print("peak, before and after the runs: {}\n", peak.readings());
+    for (const std::string& line : peak.warnings()) fmt::print("warning: {}\n", line);
 
     if (profile) {
         ag::profile::set_enabled(true);

@@ -7,6 +7,9 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace bench {
 namespace {
 
@@ -87,6 +90,49 @@ double fma_peak_gflops(int threads) {
     for (int run = 0; run < 10; ++run) best = std::min(best, timed_run(team, iterations));
     const double flops = 2.0 * kLanes * kChains * static_cast<double>(iterations) * team;
     return flops / best * 1e-9;
+}
+
+Peak::Peak(const std::vector<int>& thread_counts) {
+    for (int threads : thread_counts) readings_[threads].push_back(fma_peak_gflops(threads));
+}
+
+void Peak::measure_again() {
+    for (auto& [threads, r] : readings_) r.push_back(fma_peak_gflops(threads));
+}
+
+double Peak::gflops(int threads) const { return readings_.at(threads).front(); }
+
+std::string Peak::readings() const {
+    std::vector<std::string> parts;
+    for (const auto& [threads, r] : readings_) {
+        std::string part = fmt::format("{:.1f}", r.front());
+        if (r.size() > 1) part += fmt::format(" then {:.1f}", r.back());
+        parts.push_back(fmt::format("{}{} at {} thread{}", part, parts.empty() ? " GFLOP/s" : "", threads,
+                                    threads == 1 ? "" : "s"));
+    }
+    return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::vector<std::string> Peak::warnings() const {
+    std::vector<std::string> lines;
+    for (const auto& [threads, r] : readings_) {
+        const auto [low, high] = std::minmax_element(r.begin(), r.end());
+        if (*high > 1.1 * *low)
+            lines.push_back(
+                fmt::format("the peak at {} thread{} moved by {:.0f}% during the runs ({:.1f} to {:.1f} "
+                            "GFLOP/s): figures measured in between are uncertain by about as much",
+                            threads, threads == 1 ? "" : "s", 100.0 * (*high / *low - 1.0), *low, *high));
+    }
+    if (readings_.count(1) != 0 && readings_.count(2) != 0) {
+        const double ratio = *std::max_element(readings_.at(2).begin(), readings_.at(2).end()) /
+                             *std::max_element(readings_.at(1).begin(), readings_.at(1).end());
+        if (ratio < 1.8)
+            lines.push_back(
+                fmt::format("2 threads reach only {:.2f}x the peak of 1 (two free cores give 2x): they "
+                            "do not have a core each here (another process, or hyperthreads of one core)",
+                            ratio));
+    }
+    return lines;
 }
 
 }  // namespace bench

@@ -25,6 +25,10 @@
 // -ffp-contract=fast (the project turns contraction off elsewhere), so that
 // a·b + c is one FMA instruction; `objdump -d` of peak.cpp.o shows
 // vfmadd...pd on x86.
+#include <map>
+#include <string>
+#include <vector>
+
 namespace bench {
 
 // Lanes of one vector register, in doubles (8 with AVX-512).
@@ -36,5 +40,30 @@ int vector_lanes();
 // all. With other work on the machine the figure drops: it is this
 // moment's limit, the one a benchmark run next to it meets.
 double fma_peak_gflops(int threads);
+
+// The limit of one benchmark run: the peak at each thread count it uses,
+// measured before the timed work (gflops(), what fractions are taken of)
+// and again after it, because on a shared machine (a virtual machine's
+// cores are threads of another machine) the peak itself moves. warnings()
+// says, a line each, where the readings show that the machine did not hold
+// still:
+// - a thread count's two readings differ by more than 10%: every figure
+//   measured between them is uncertain by about as much;
+// - 2 threads reach less than 1.8 × the peak of 1: the two threads do not
+//   have a core each (another process, or two hyperthreads of one core), so
+//   2-thread figures are fractions of a limit that is not two cores'.
+class Peak {
+public:
+    explicit Peak(const std::vector<int>& thread_counts);  // the first reading
+    void measure_again();                                  // after the timed work
+    double gflops(int threads) const;                      // the first reading
+    // "79.0 GFLOP/s at 1 thread, 154.2 at 2 threads", with " then 77.5" after
+    // each first reading once measured again.
+    std::string readings() const;
+    std::vector<std::string> warnings() const;
+
+private:
+    std::map<int, std::vector<double>> readings_;
+};
 
 }  // namespace bench

@@ -46,7 +46,8 @@ if ! "$program" --steps 2 --repeat 2 --profile --pytorch "$scratch/python" > "$s
 fi
 out="$scratch/out"
 number='[0-9]+(\.[0-9]+)?'
-check "the peak at 1 and 2 threads" 1 "^peak: FMA loop .* $number GFLOP/s at 1 thread $number GFLOP/s at 2 threads$" "$out"
+check "the peak at 1 and 2 threads" 1 "^peak: FMA loop .*: $number GFLOP/s at 1 thread, $number at 2 threads$" "$out"
+check "the peak again after the runs" 1 "^peak, before and after the runs: $number then $number GFLOP/s at 1 thread, $number then $number at 2 threads$" "$out"
 check "the FLOP count's header" 1 '^model +weights +6 x weights +keys seen +attention +FLOP/token$' "$out"
 check "GPT's product weights" 1 "^gpt +102656 +615936 +$number +$number +$number$" "$out"
 check "ModernLM's product weights" 1 "^modern_lm +94976 +569856 +$number +$number +$number$" "$out"
