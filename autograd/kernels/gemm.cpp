@@ -135,15 +135,22 @@ void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc, in
                 for (int64_t j = 0; j < NR; ++j) dst[j] = j < rest ? b[full * NR + j] : 0.0;
             }
         }
-    } else {  // op(B)[k][j] = B[j·ldb + k]: transpose, reading B along its rows
-        for (int64_t j = 0; j < n; ++j) {
-            const double* b = B + (j0 + j) * ldb + k0;
-            double* dst = Bp + (j / NR) * kc * NR + j % NR;
-            for (int64_t k = 0; k < kc; ++k) dst[k * NR] = b[k];
+    } else {  // op(B)[k][j] = B[j·ldb + k]: transpose
+        // Row k of a strip is element k of NR rows of B: written as one
+        // contiguous row, read from NR rows that each advance by one double
+        // per k (NR sequential streams). Column by column instead (each row
+        // of B copied contiguously, written NR doubles apart) was 2-7%
+        // slower for Y = X·Wᵀ at the training shards, 20% at 2 threads.
+        for (int64_t s = 0; s <= full; ++s) {
+            const int64_t cols = s < full ? NR : rest;
+            if (cols == 0) break;
+            const double* b = B + (j0 + s * NR) * ldb + k0;
+            double* dst = Bp + s * kc * NR;
+            for (int64_t k = 0; k < kc; ++k) {
+#pragma omp simd
+                for (int64_t j = 0; j < NR; ++j) dst[k * NR + j] = j < cols ? b[j * ldb + k] : 0.0;
+            }
         }
-        if (rest > 0)
-            for (int64_t k = 0; k < kc; ++k)
-                for (int64_t j = rest; j < NR; ++j) Bp[(full * kc + k) * NR + j] = 0.0;
     }
 }
 
