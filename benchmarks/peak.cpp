@@ -113,9 +113,11 @@ std::string Peak::readings() const {
     return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::vector<std::string> Peak::warnings() const {
+std::vector<std::string> Peak::warnings() const { return peak_warnings(readings_); }
+
+std::vector<std::string> peak_warnings(const std::map<int, std::vector<double>>& readings) {
     std::vector<std::string> lines;
-    for (const auto& [threads, r] : readings_) {
+    for (const auto& [threads, r] : readings) {
         const auto [low, high] = std::minmax_element(r.begin(), r.end());
         if (*high > 1.1 * *low)
             lines.push_back(
@@ -123,9 +125,9 @@ std::vector<std::string> Peak::warnings() const {
                             "GFLOP/s): figures measured in between are uncertain by about as much",
                             threads, threads == 1 ? "" : "s", 100.0 * (*high / *low - 1.0), *low, *high));
     }
-    if (readings_.count(1) != 0 && readings_.count(2) != 0) {
-        const double ratio = *std::max_element(readings_.at(2).begin(), readings_.at(2).end()) /
-                             *std::max_element(readings_.at(1).begin(), readings_.at(1).end());
+    if (readings.count(1) != 0 && readings.count(2) != 0) {
+        const double ratio = *std::max_element(readings.at(2).begin(), readings.at(2).end()) /
+                             *std::max_element(readings.at(1).begin(), readings.at(1).end());
         if (ratio < 1.8)
             lines.push_back(
                 fmt::format("2 threads reach only {:.2f}x the peak of 1 (two free cores give 2x): they "

@@ -66,4 +66,8 @@ private:
     std::map<int, std::vector<double>> readings_;
 };
 
+// What Peak::warnings() says of its readings (thread count → readings, in
+// order); apart so that it is tested without measuring.
+std::vector<std::string> peak_warnings(const std::map<int, std::vector<double>>& readings);
+
 }  // namespace bench
