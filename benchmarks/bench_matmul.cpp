@@ -180,9 +180,7 @@ int main() {
             (threads == 1 ? blas1 : blas2).push_back(shapes[i].flops() / sec * 1e-9);
         }
 #endif
-    peak.measure_again();
-    fmt::print("peak, before and after the runs: {}\n", peak.readings());
-    for (const std::string& line : peak.warnings()) fmt::print("warning: {}\n", line);
+    fmt::print("{}", peak.measure_again());
 
     fmt::print("\nGFLOP/s (double precision; 1T/2T = 1/2 threads; peak: ours as a fraction of the FMA peak)\n");
     fmt::print("{:<11} {:<24} {:>8} {:>8} {:>7} {:>7}", "product", "shape", "ours 1T", "ours 2T", "peak 1T", "peak 2T");

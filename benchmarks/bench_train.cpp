@@ -389,9 +389,7 @@ int main(int argc, char** argv) {
             }
         }
     // Did the machine hold still while the rows above were timed?
-    peak.measure_again();
-    fmt::print("peak, before and after the runs: {}\n", peak.readings());
-    for (const std::string& line : peak.warnings()) fmt::print("warning: {}\n", line);
+    fmt::print("{}", peak.measure_again());
 
     if (profile) {
         ag::profile::set_enabled(true);

@@ -96,8 +96,11 @@ Peak::Peak(const std::vector<int>& thread_counts) {
     for (int threads : thread_counts) readings_[threads].push_back(fma_peak_gflops(threads));
 }
 
-void Peak::measure_again() {
+std::string Peak::measure_again() {
     for (auto& [threads, r] : readings_) r.push_back(fma_peak_gflops(threads));
+    std::string text = fmt::format("peak, before and after the runs: {}\n", readings());
+    for (const std::string& line : peak_warnings(readings_)) text += fmt::format("warning: {}\n", line);
+    return text;
 }
 
 double Peak::gflops(int threads) const { return readings_.at(threads).front(); }
@@ -112,8 +115,6 @@ std::string Peak::readings() const {
     }
     return fmt::format("{}", fmt::join(parts, ", "));
 }
-
-std::vector<std::string> Peak::warnings() const { return peak_warnings(readings_); }
 
 std::vector<std::string> peak_warnings(const std::map<int, std::vector<double>>& readings) {
     std::vector<std::string> lines;

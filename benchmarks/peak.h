@@ -44,9 +44,8 @@ double fma_peak_gflops(int threads);
 // The limit of one benchmark run: the peak at each thread count it uses,
 // measured before the timed work (gflops(), what fractions are taken of)
 // and again after it, because on a shared machine (a virtual machine's
-// cores are threads of another machine) the peak itself moves. warnings()
-// says, a line each, where the readings show that the machine did not hold
-// still:
+// cores are threads of another machine) the peak itself moves. After the
+// second reading it says, a line each, where the machine did not hold still:
 // - a thread count's two readings differ by more than 10%: every figure
 //   measured between them is uncertain by about as much;
 // - 2 threads reach less than 1.8 × the peak of 1: the two threads do not
@@ -55,18 +54,20 @@ double fma_peak_gflops(int threads);
 class Peak {
 public:
     explicit Peak(const std::vector<int>& thread_counts);  // the first reading
-    void measure_again();                                  // after the timed work
     double gflops(int threads) const;                      // the first reading
     // "79.0 GFLOP/s at 1 thread, 154.2 at 2 threads", with " then 77.5" after
     // each first reading once measured again.
     std::string readings() const;
-    std::vector<std::string> warnings() const;
+    // After the timed work: measures again and returns what to print, the
+    // line "peak, before and after the runs: …" and a "warning: …" line for
+    // each of peak_warnings().
+    std::string measure_again();
 
 private:
     std::map<int, std::vector<double>> readings_;
 };
 
-// What Peak::warnings() says of its readings (thread count → readings, in
+// The warnings of Peak::measure_again() from given readings (thread count → readings, in
 // order); apart so that it is tested without measuring.
 std::vector<std::string> peak_warnings(const std::map<int, std::vector<double>>& readings);
 
