@@ -51,6 +51,11 @@ Tensor record(const char* op, Tensor out, std::vector<Tensor> inputs, BackwardFn
     bool any = false;
     for (const Tensor& t : inputs) any = any || (t.defined() && t.requires_grad());
     if (!any) return out;
+    // bench_train --profile: the time since the previous node is this op's
+    // forward (an untracked step inside an op, a reshape of its result
+    // before it records, belongs to the op; so does a backward's own ops,
+    // which run under NoGradGuard and stop above)
+    profile::count_forward(op);
     const profile::Stopwatch timed(&profile::Counters::graph_seconds);  // bench_train --profile
     profile::count_node();
     auto node = std::make_shared<Node>();
@@ -171,6 +176,7 @@ void run_backward(const Tensor& root, const Tensor& grad_output) {
         const auto out_ptr = std::move(output_of.at(&node));
         TensorImpl* out = out_ptr.get();
         if (out->grad) {
+            const auto started = profile::now();
             Tensor g(out->grad);
             if (!out->retains_grad) out->grad.reset();  // a non-leaf's gradient is only needed here
             std::vector<Tensor> grads = node.backward(g);
@@ -182,6 +188,7 @@ void run_backward(const Tensor& root, const Tensor& grad_output) {
                 if (in.defined() && in.requires_grad() && grads[i].defined())
                     accumulate(*in.impl(), std::move(grads[i]), node.op);
             }
+            profile::count_backward(node.op, started);  // bench_train --profile
         }
         // Free the graph: what the node saved for backward is no longer needed.
         node.released = true;

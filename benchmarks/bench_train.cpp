@@ -17,7 +17,9 @@
 // once more with the engine's timers on (autograd/profile.h) and prints
 // where a step's time goes: forward, backward, the sum of the shards'
 // gradients, the optimizer, and inside forward and backward the GEMM, the
-// storage pool and the graph. The timed runs have the timers off.
+// storage pool and the graph; then each op's forward and backward, slowest
+// first, so the next thing to make faster is the first row of that table.
+// The timed runs have the timers off.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -222,6 +224,31 @@ void print_profile(const std::string& model, int threads, const Profile& p) {
     row("optimizer (zero_grad, AdamW step)", p.optimizer);
     const double waiting = p.forward_backward - p.timing.sum_seconds - shard_seconds;
     row(side_by_side > 1 ? "waiting (slower shard, threads), rest" : "rest (shard set-up)", waiting);
+
+    // The ops, slowest first: forward and backward per step (the mean over
+    // the shards side by side, as above), each with its GEMM and allocations.
+    std::map<std::string, ag::profile::OpTime> ops;
+    for (const auto* phases : {&p.timing.forward, &p.timing.backward})
+        for (const auto& phase : *phases)
+            for (const auto& [op, t] : phase.engine.ops) {
+                if (t.calls == 0 && t.backward_seconds == 0) continue;  // an op of another model's run
+                ag::profile::OpTime& sum = ops[op];
+                sum.forward_seconds += t.forward_seconds;
+                sum.backward_seconds += t.backward_seconds;
+                sum.calls += t.calls;
+            }
+    std::vector<std::pair<std::string, ag::profile::OpTime>> slowest(ops.begin(), ops.end());
+    const auto total = [](const ag::profile::OpTime& t) { return t.forward_seconds + t.backward_seconds; };
+    std::stable_sort(slowest.begin(), slowest.end(),
+                     [&](const auto& a, const auto& b) { return total(a.second) > total(b.second); });
+    fmt::print("{:<26} {:>9} {:>11} {:>11} {:>7}\n", "op (with its GEMM)", "calls", "forward ms", "backward ms",
+               "share");
+    for (const auto& [op, t] : slowest) {
+        const double fwd = 1e3 * t.forward_seconds / side_by_side / steps,
+                     bwd = 1e3 * t.backward_seconds / side_by_side / steps;
+        fmt::print("{:<26} {:>9} {:>11.3f} {:>11.3f} {:>6.1f}%\n", op, t.calls / p.steps, fwd, bwd,
+                   100.0 * (fwd + bwd) / step_ms);
+    }
 }
 
 // ---------------------------------------------------------------- PyTorch

@@ -63,6 +63,10 @@ check "the graph in forward and backward" 8 '^  graph \((record: nodes|topologic
 check "the shards' sum in every profile" 4 "^sum of the shards' gradients +$number +$number%$" "$out"
 check "the optimizer in every profile" 4 "^optimizer \(zero_grad, AdamW step\) +$number +$number%$" "$out"
 check "the rest in every profile" 4 '^(waiting \(slower shard, threads\), rest|rest \(shard set-up\)) ' "$out"
+check "the ops' table in every profile" 4 '^op \(with its GEMM\) +calls +forward ms +backward ms +share$' "$out"
+check "linear's row in every profile" 4 "^linear +[0-9]+ +$number +$number +$number%$" "$out"
+check "GPT's GELU, ModernLM's SwiGLU" 4 "^(gelu|swiglu) +4 +$number +$number +$number%$" "$out"
+check "attention in every profile" 4 "^attention_packed +4 +$number +$number +$number%$" "$out"
 check "what PyTorch was asked for" 1 \
     'pytorch/bench_train.py --model gpt modern_lm --dtype float32 float64 --threads 1 2 --steps 2 --repeats 2 --json ' \
     "$scratch/args"

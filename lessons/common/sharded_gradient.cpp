@@ -31,6 +31,7 @@ public:
         if (!phase_) return;
         engine_ = ag::profile::this_thread();
         start_ = std::chrono::steady_clock::now();
+        ag::profile::start_forward();  // the phase's first op is timed from here
     }
     ~PhaseTimer() {
         if (!phase_) return;
