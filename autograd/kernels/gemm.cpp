@@ -41,7 +41,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 
 #include "autograd/engine.h"
 #include "autograd/thread_pool.h"
@@ -166,8 +165,10 @@ void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc, in
 // (kc >= 1), which is what a first step from acc = 0 computes, down to the
 // sign of a zero: `acc = {}` made GCC zero a 1 KiB copy of acc on the stack
 // with `rep stos` on every call, 0-7% of the products at training shapes.
+// The store is C = C + acc (add), bias + acc (given a bias: the tile's NR
+// entries of a row added to every row of C), or acc.
 void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t cs, const double* __restrict Bp,
-                  int64_t ldb, double* __restrict C, int64_t ldc, bool add) {
+                  int64_t ldb, double* __restrict C, int64_t ldc, bool add, const double* __restrict bias) {
     double acc[MR][NR];
     for (int64_t i = 0; i < MR; ++i) {
         const double a = Ap[i * rs];
@@ -186,7 +187,7 @@ void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t c
     for (int64_t i = 0; i < MR; ++i) {
         double* c = C + i * ldc;
 #pragma omp simd
-        for (int64_t j = 0; j < NR; ++j) c[j] = add ? c[j] + acc[i][j] : acc[i][j];
+        for (int64_t j = 0; j < NR; ++j) c[j] = add ? c[j] + acc[i][j] : bias ? bias[j] + acc[i][j] : acc[i][j];
     }
 }
 
@@ -195,14 +196,16 @@ void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t c
 // scratch tile, and only the valid part goes into C, with the same final
 // addition a full tile does.
 void edge_kernel(int64_t kc, const double* Ap, int64_t rs, int64_t cs, const double* Bp, int64_t ldb, double* C,
-                 int64_t ldc, int64_t m, int64_t n, bool add) {
+                 int64_t ldc, int64_t m, int64_t n, bool add, const double* bias) {
     alignas(64) double tile[MR * NR];
-    micro_kernel(kc, Ap, rs, cs, Bp, ldb, tile, NR, false);
+    micro_kernel(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
     for (int64_t i = 0; i < m; ++i) {
         double* c = C + i * ldc;
         const double* t = tile + i * NR;
         if (add) {
             for (int64_t j = 0; j < n; ++j) c[j] += t[j];
+        } else if (bias) {
+            for (int64_t j = 0; j < n; ++j) c[j] = bias[j] + t[j];
         } else {
             for (int64_t j = 0; j < n; ++j) c[j] = t[j];
         }
@@ -211,7 +214,7 @@ void edge_kernel(int64_t kc, const double* Ap, int64_t rs, int64_t cs, const dou
 
 // Rows [i0, i1) of one product, on the calling thread: the loop nest above.
 void gemm_rows(bool trans_a, bool trans_b, int64_t i0, int64_t i1, int64_t N, int64_t K, const double* A, int64_t lda,
-               const double* B, int64_t ldb, double* C, int64_t ldc, bool accumulate) {
+               const double* B, int64_t ldb, double* C, int64_t ldc, bool accumulate, const double* bias) {
     // K is cut into equal slices of at most KC (K = 300 gives 150 + 150, not
     // 256 + 44), so no slice is too short to amortise writing its C tiles.
     const int64_t slices = (K + KC - 1) / KC;
@@ -223,8 +226,9 @@ void gemm_rows(bool trans_a, bool trans_b, int64_t i0, int64_t i1, int64_t N, in
         const int64_t nc = std::min(NC, N - jc);
         for (int64_t pc = 0; pc < K; pc += kc_max) {
             const int64_t kc = std::min(kc_max, K - pc);
-            // The first slice overwrites C unless asked to accumulate; later
-            // slices add their partial sums to it.
+            // The first slice overwrites C (with bias + its sums, given a
+            // bias) unless asked to accumulate; later slices add their
+            // partial sums to it.
             const bool add = accumulate || pc > 0;
             if (!b_in_place) {
                 pack_b(trans_b, B, ldb, pc, kc, jc, nc, Bp);
@@ -253,10 +257,11 @@ void gemm_rows(bool trans_a, bool trans_b, int64_t i0, int64_t i1, int64_t N, in
                     const bool in_place_strip = b_in_place && n == NR;
                     const double* b = in_place_strip ? B + pc * ldb + jc + jr : Bp + jr * kc;
                     const int64_t b_stride = in_place_strip ? ldb : NR;
+                    const double* bias_t = bias ? bias + jc + jr : nullptr;
                     if (m == MR && n == NR)
-                        micro_kernel(kc, a, rs, cs, b, b_stride, Ct, ldc, add);
+                        micro_kernel(kc, a, rs, cs, b, b_stride, Ct, ldc, add, bias_t);
                     else
-                        edge_kernel(kc, a, rs, cs, b, b_stride, Ct, ldc, m, n, add);
+                        edge_kernel(kc, a, rs, cs, b, b_stride, Ct, ldc, m, n, add, bias_t);
                 }
             }
         }
@@ -266,20 +271,26 @@ void gemm_rows(bool trans_a, bool trans_b, int64_t i0, int64_t i1, int64_t N, in
 }  // namespace
 
 void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
-          int64_t ldb, double* C, int64_t ldc, bool accumulate) {
-    gemm_batched(trans_a, trans_b, 1, M, N, K, A, lda, 0, B, ldb, 0, C, ldc, 0, accumulate);
+          int64_t ldb, double* C, int64_t ldc, bool accumulate, const double* bias) {
+    gemm_batched(trans_a, trans_b, 1, M, N, K, A, lda, 0, B, ldb, 0, C, ldc, 0, accumulate, bias);
 }
 
 void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const double* A,
                   int64_t lda, int64_t stride_a, const double* B, int64_t ldb, int64_t stride_b, double* C, int64_t ldc,
-                  int64_t stride_c, bool accumulate) {
+                  int64_t stride_c, bool accumulate, const double* bias) {
     if (batch <= 0 || M <= 0 || N <= 0) return;
     const profile::Stopwatch timed(&profile::Counters::gemm_seconds);  // bench_train --profile
     profile::count_gemm(2.0 * double(batch) * double(M) * double(N) * double(K));
-    if (K <= 0) {  // an empty sum: C = 0, or C unchanged when accumulating
+    if (K <= 0) {  // an empty sum: C = 0 (or the bias in every row), or C unchanged when accumulating
         if (!accumulate)
             for (int64_t b = 0; b < batch; ++b)
-                for (int64_t i = 0; i < M; ++i) std::memset(C + b * stride_c + i * ldc, 0, N * sizeof(double));
+                for (int64_t i = 0; i < M; ++i) {
+                    double* c = C + b * stride_c + i * ldc;
+                    if (bias)
+                        std::copy_n(bias, N, c);
+                    else
+                        std::fill_n(c, N, 0.0);
+                }
         return;
     }
     // The work is batch × panels row panels of MR rows, numbered matrix by
@@ -299,7 +310,7 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
             const int64_t first = p % panels;
             const int64_t last = std::min(panels, first + (end - p));
             gemm_rows(trans_a, trans_b, first * MR, std::min(M, last * MR), N, K, A + b * stride_a, lda,
-                      B + b * stride_b, ldb, C + b * stride_c, ldc, accumulate);
+                      B + b * stride_b, ldb, C + b * stride_c, ldc, accumulate, bias);
             p += last - first;
         }
     };

@@ -12,12 +12,18 @@
 //
 // Results are bitwise the same for any thread count: every element of
 // C is reduced over k in the same order by exactly one thread.
+//
+// Given a bias (N numbers) and accumulate false, C = bias + op(A)·op(B),
+// the bias added to every row (nn::Linear's y = x Wᵀ + b): bitwise what
+// copying the bias into each row of C and accumulating onto it gives,
+// without that extra pass over C. bias + C's first k slice is the store
+// of the micro-kernel, which adds C + acc when accumulating.
 #include <cstdint>
 
 namespace ag::kernels {
 
 void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
-          int64_t ldb, double* C, int64_t ldc, bool accumulate);
+          int64_t ldb, double* C, int64_t ldc, bool accumulate, const double* bias = nullptr);
 
 // A batch of independent products: C_b (+)= op(A_b) · op(B_b) for
 // b = 0 … batch-1, with A_b = A + b·stride_a (likewise B, C). A stride of 0
@@ -26,6 +32,6 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const dou
 // attention's per-head [T,d]·[d,T] still use every core.
 void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const double* A,
                   int64_t lda, int64_t stride_a, const double* B, int64_t ldb, int64_t stride_b, double* C, int64_t ldc,
-                  int64_t stride_c, bool accumulate);
+                  int64_t stride_c, bool accumulate, const double* bias = nullptr);
 
 }  // namespace ag::kernels

@@ -141,13 +141,9 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     Shape out_shape = x.shape();
     out_shape.back() = out;
     Tensor y = empty(out_shape, "linear");
-    if (bias.defined()) {  // start every row at b, then accumulate x Wᵀ onto it
-        const Tensor bc = bias.contiguous();
-        const double* pb = bc.data();
-        double* py = y.data();
-        for (int64_t r = 0; r < M; ++r) std::copy_n(pb, out, py + r * out);
-    }
-    kernels::gemm(false, true, M, out, in, xc.data(), in, wc.data(), in, y.data(), out, bias.defined());
+    const Tensor bc = bias.defined() ? bias.contiguous() : Tensor();  // every row of y starts at b
+    kernels::gemm(false, true, M, out, in, xc.data(), in, wc.data(), in, y.data(), out, false,
+                  bc.defined() ? bc.data() : nullptr);
     return record("linear", y, {x, weight, bias}, [=](const Tensor& g) {
         const Tensor gc = g.contiguous();
         Tensor dx, dw, db;

@@ -143,6 +143,32 @@ TEST_CASE("gemm with K = 0 sets or keeps C", "[engine][gemm]") {
     }
 }
 
+TEST_CASE("gemm with a bias is bitwise the bias copied into C, then accumulated onto", "[engine][gemm]") {
+    // nn::Linear's y = x Wᵀ + b: the bias enters in the store of the first
+    // k slice (K = 600: three slices) and the edge tiles (M, N not multiples
+    // of the tile), and C's old numbers (NaN here) are never read.
+    ag::Generator gen(34);
+    int cases = 0;
+    for (int t = 0; t < 4; ++t)
+        for (int64_t M : {1, 9, 164})
+            for (int64_t N : {3, 16, 70})
+                for (int64_t K : {0, 1, 64, 600}) {
+                    const bool ta = t & 1, tb = t & 2;
+                    const auto A = make_matrix(ta ? K : M, ta ? M : K, ta ? M : K, gen, 0.0);
+                    const auto B = make_matrix(tb ? N : K, tb ? K : N, tb ? K : N, gen, 0.0);
+                    const auto bias = make_matrix(1, N, N, gen, 0.0);
+                    std::vector<double> copied(static_cast<std::size_t>(M * N)), C(copied.size(), kNaN);
+                    for (int64_t i = 0; i < M; ++i) std::copy_n(bias.data(), N, copied.data() + i * N);
+                    const int64_t lda = std::max<int64_t>(ta ? M : K, 1), ldb = std::max<int64_t>(tb ? K : N, 1);
+                    ag::kernels::gemm(ta, tb, M, N, K, A.data(), lda, B.data(), ldb, copied.data(), N, true);
+                    ag::kernels::gemm(ta, tb, M, N, K, A.data(), lda, B.data(), ldb, C.data(), N, false, bias.data());
+                    CAPTURE(ta, tb, M, N, K);
+                    REQUIRE(std::memcmp(C.data(), copied.data(), C.size() * sizeof(double)) == 0);
+                    ++cases;
+                }
+    CHECK(cases == 144);
+}
+
 TEST_CASE("gemm without accumulate overwrites C even if it holds NaN", "[engine][gemm]") {
     // accumulate=false means C = op(A)·op(B): C's old numbers are never read
     ag::Generator gen(33);
