@@ -41,8 +41,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "autograd/engine.h"
+#include "autograd/kernels/reduce.h"
 #include "autograd/thread_pool.h"
 
 namespace ag::kernels {
@@ -157,38 +159,58 @@ void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc, in
 // per k, then C (+)= acc for a full MR×NR tile of C (row stride ldc). The A
 // panel's element (i, k) is at Ap[i·rs + k·cs]: rs = lda, cs = 1 for a panel
 // read in place from an untransposed A, rs = 1, cs = MR for a packed one.
-// The compiler unrolls the i and j loops completely, so acc lives in 16
-// vector registers and each k step is 2 vector loads of B, MR broadcasts of
-// A and 2·MR fused multiply-adds. Unrolling k by 4 as well leaves fewer
-// loop-counter instructions competing with the FMAs for execution ports;
-// each acc[i][j] still sums in k order. Step k = 0 sets acc to 0 + a·b
-// (kc >= 1), which is what a first step from acc = 0 computes, down to the
-// sign of a zero: `acc = {}` made GCC zero a 1 KiB copy of acc on the stack
-// with `rep stos` on every call, 0-7% of the products at training shapes.
-// The store is C = C + acc (add), bias + acc (given a bias: the tile's NR
-// entries of a row added to every row of C), or acc.
+// A row of the tile is NR / kLanes = 2 vectors (GCC's vector extension, one
+// AVX-512 register each), so acc is 16 vector registers and each k step is
+// 2 vector loads of B, MR broadcasts of A and 2·MR fused multiply-adds.
+// Every loop over the rows is unrolled whole, so acc's indices are
+// constants and it stays in registers for the whole call (as an array of
+// doubles with `omp simd` loops GCC kept it on the stack between the
+// loops: 16 vector stores and loads more per call). Unrolling k by 4 as
+// well leaves fewer loop-counter instructions competing with the FMAs for
+// execution ports; each acc[i][j] still sums in k order. Step k = 0 sets
+// acc to 0 + a·b (kc >= 1), which is what a first step from acc = 0
+// computes, down to the sign of a zero. The store is C = C + acc (add),
+// bias + acc (given a bias: the tile's NR entries of a row added to every
+// row of C), or acc.
+using Vector = double __attribute__((vector_size(kLanes * sizeof(double))));
+constexpr int64_t NV = NR / kLanes;  // vectors per row of the tile
+
+// (By reference: a function that returns or takes a 64-byte vector by value
+// has another ABI with AVX-512 than without, which GCC warns about.)
+inline void load(Vector& v, const double* p) { std::memcpy(&v, p, sizeof v); }
+inline void store(double* p, const Vector& v) { std::memcpy(p, &v, sizeof v); }
+
 void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t cs, const double* __restrict Bp,
                   int64_t ldb, double* __restrict C, int64_t ldc, bool add, const double* __restrict bias) {
-    double acc[MR][NR];
-    for (int64_t i = 0; i < MR; ++i) {
-        const double a = Ap[i * rs];
-#pragma omp simd
-        for (int64_t j = 0; j < NR; ++j) acc[i][j] = 0.0 + a * Bp[j];
-    }
+    Vector acc[MR][NV], b[NV];
+    for (int64_t v = 0; v < NV; ++v) load(b[v], Bp + v * kLanes);
+#pragma GCC unroll 8
+    for (int64_t i = 0; i < MR; ++i)
+        for (int64_t v = 0; v < NV; ++v) acc[i][v] = 0.0 + Ap[i * rs] * b[v];
 #pragma GCC unroll 4
     for (int64_t k = 1; k < kc; ++k) {
-        const double* b = Bp + k * ldb;
+        for (int64_t v = 0; v < NV; ++v) load(b[v], Bp + k * ldb + v * kLanes);
+#pragma GCC unroll 8
         for (int64_t i = 0; i < MR; ++i) {
             const double a = Ap[i * rs + k * cs];
-#pragma omp simd
-            for (int64_t j = 0; j < NR; ++j) acc[i][j] += a * b[j];
+            for (int64_t v = 0; v < NV; ++v) acc[i][v] += a * b[v];
         }
     }
-    for (int64_t i = 0; i < MR; ++i) {
-        double* c = C + i * ldc;
-#pragma omp simd
-        for (int64_t j = 0; j < NR; ++j) c[j] = add ? c[j] + acc[i][j] : bias ? bias[j] + acc[i][j] : acc[i][j];
-    }
+#pragma GCC unroll 8
+    for (int64_t i = 0; i < MR; ++i)
+        for (int64_t v = 0; v < NV; ++v) {
+            double* c = C + i * ldc + v * kLanes;
+            Vector base;  // what acc is added to: C itself, or the bias
+            if (add) {
+                load(base, c);
+                store(c, base + acc[i][v]);
+            } else if (bias) {
+                load(base, bias + v * kLanes);
+                store(c, base + acc[i][v]);
+            } else {
+                store(c, acc[i][v]);
+            }
+        }
 }
 
 // An m×n tile on the bottom or right edge of C (m < MR or n < NR): the
