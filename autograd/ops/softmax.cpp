@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include "autograd/kernels/vmath.h"
 #include "autograd/ops/common.h"
@@ -42,14 +44,22 @@ void for_rows(const Rows& r, Body&& body) {
 struct RowExp {
     double max, sum;
     double lse() const { return max + std::log(sum); }
-    double prob(double x) const { return vmath::exp(x - max) / sum; }
+    AG_ELEMENTWISE double prob(double x) const { return vmath::exp(x - max) / sum; }
 };
 
+// The exponentials are computed in one vectorised loop into a scratch row
+// (the sum, in j order, cannot vectorise: a reordered sum rounds
+// differently), then summed in order: the same bits as one loop doing both.
 RowExp row_exp(const double* x, int64_t n) {
     double m = -std::numeric_limits<double>::infinity();
     for (int64_t j = 0; j < n; ++j) m = std::max(m, x[j]);
+    thread_local std::vector<double> scratch;
+    if (static_cast<int64_t>(scratch.size()) < n) scratch.resize(static_cast<size_t>(n));
+    double* e = scratch.data();
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) e[j] = vmath::exp(x[j] - m);
     double s = 0.0;
-    for (int64_t j = 0; j < n; ++j) s += vmath::exp(x[j] - m);
+    for (int64_t j = 0; j < n; ++j) s += e[j];
     return {m, s};
 }
 
@@ -64,6 +74,7 @@ Tensor softmax(const Tensor& x) {
         const double* xi = xc.data() + i * r.n;
         double* yi = y.data() + i * r.n;
         const RowExp e = row_exp(xi, r.n);
+#pragma omp simd
         for (int64_t j = 0; j < r.n; ++j) yi[j] = e.prob(xi[j]);
     });
     return record("softmax", y, {x}, [r, y = y.detach()](const Tensor& g) {
@@ -123,15 +134,18 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, int64_t ignore
     if (count == 0) fail("cross_entropy", "every one of the {} targets is ignore_index {}", t.size(), ignore_index);
     const Tensor xc = detail::saved(logits);
     std::vector<double> row_loss(static_cast<size_t>(r.rows), 0.0);
+    auto exps = std::make_shared<std::vector<RowExp>>(static_cast<size_t>(r.rows));  // for the backward
     for_rows(r, [&](int64_t i) {
         const int64_t ti = t[static_cast<size_t>(i)];
-        if (ti >= 0)
-            row_loss[static_cast<size_t>(i)] = row_exp(xc.data() + i * r.n, r.n).lse() - xc.data()[i * r.n + ti];
+        if (ti < 0) return;
+        const RowExp e = row_exp(xc.data() + i * r.n, r.n);
+        (*exps)[static_cast<size_t>(i)] = e;
+        row_loss[static_cast<size_t>(i)] = e.lse() - xc.data()[i * r.n + ti];
     });
     double total = 0.0;  // summed in row order: the same for any thread count
     for (double l : row_loss) total += l;
     Tensor loss = Tensor::scalar(total / static_cast<double>(count));
-    return record("cross_entropy", loss, {logits}, [xc, t, r, count](const Tensor& g) {
+    return record("cross_entropy", loss, {logits}, [xc, t, r, count, exps](const Tensor& g) {
         const double scale = g.item() / static_cast<double>(count);
         Tensor dx = empty(xc.shape());
         for_rows(r, [&](int64_t i) {
@@ -142,7 +156,8 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, int64_t ignore
                 std::fill_n(di, r.n, 0.0);
                 return;
             }
-            const RowExp e = row_exp(xi, r.n);
+            const RowExp e = (*exps)[static_cast<size_t>(i)];  // the forward's max and sum
+#pragma omp simd
             for (int64_t j = 0; j < r.n; ++j) di[j] = scale * (e.prob(xi[j]) - (j == ti ? 1.0 : 0.0));
         });
         return Grads{dx};
