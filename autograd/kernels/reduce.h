@@ -8,7 +8,9 @@
 // end: one AVX-512 vector of independent sums. The order is fixed by this
 // code, never by the thread count, so results stay the same for any number
 // of threads.
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 
 namespace ag::kernels {
 
@@ -49,6 +51,22 @@ inline double sum_sq_dev(const double* x, double c, int64_t n) {
     double s = combine_lanes(lane);
     for (; i < n; ++i) s += (x[i] - c) * (x[i] - c);
     return s;
+}
+
+// max_i x[i] (-inf for n = 0), NaNs skipped as std::max skips them when
+// they come second. A maximum is exact, so lanes give the same number as
+// one chain of comparisons (up to the sign of a zero maximum), without
+// waiting on each comparison in turn.
+inline double max(const double* x, int64_t n) {
+    constexpr double kLowest = -std::numeric_limits<double>::infinity();
+    double lane[kLanes] = {kLowest, kLowest, kLowest, kLowest, kLowest, kLowest, kLowest, kLowest};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) lane[l] = std::max(lane[l], x[i + l]);
+    double m = kLowest;
+    for (int l = 0; l < kLanes; ++l) m = std::max(m, lane[l]);
+    for (; i < n; ++i) m = std::max(m, x[i]);
+    return m;
 }
 
 }  // namespace ag::kernels

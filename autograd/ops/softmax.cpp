@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "autograd/kernels/reduce.h"
 #include "autograd/kernels/vmath.h"
 #include "autograd/ops/common.h"
 
@@ -47,12 +48,14 @@ struct RowExp {
     AG_ELEMENTWISE double prob(double x) const { return vmath::exp(x - max) / sum; }
 };
 
-// The exponentials are computed in one vectorised loop into a scratch row
-// (the sum, in j order, cannot vectorise: a reordered sum rounds
-// differently), then summed in order: the same bits as one loop doing both.
+// The max is exact in any order, so it is taken in vector lanes
+// (kernels::max; only the sign of a zero maximum could change, and
+// exp(x - m) and m + log(sum) are the same for m = ±0). The exponentials are
+// computed in one vectorised loop into a scratch row, then summed in j
+// order (a reordered sum rounds differently): the same bits as one scalar
+// loop doing all three.
 RowExp row_exp(const double* x, int64_t n) {
-    double m = -std::numeric_limits<double>::infinity();
-    for (int64_t j = 0; j < n; ++j) m = std::max(m, x[j]);
+    const double m = kernels::max(x, n);
     thread_local std::vector<double> scratch;
     if (static_cast<int64_t>(scratch.size()) < n) scratch.resize(static_cast<size_t>(n));
     double* e = scratch.data();
