@@ -52,9 +52,9 @@ Tensor record(const char* op, Tensor out, std::vector<Tensor> inputs, BackwardFn
     for (const Tensor& t : inputs) any = any || (t.defined() && t.requires_grad());
     if (!any) return out;
     // bench_train --profile: the time since the previous node is this op's
-    // forward (an untracked step inside an op, a reshape of its result
-    // before it records, belongs to the op; so does a backward's own ops,
-    // which run under NoGradGuard and stop above)
+    // forward (an untracked step inside an op, such as a reshape of its
+    // result before it records, belongs to the op; the ops a backward runs,
+    // under NoGradGuard, returned above and count in that op's backward)
     profile::count_forward(op);
     const profile::Stopwatch timed(&profile::Counters::graph_seconds);  // bench_train --profile
     profile::count_node();

@@ -1,5 +1,5 @@
 #pragma once
-// Sums along a row, vectorised but deterministic.
+// Sums and a maximum along a row, vectorised but deterministic.
 //
 // A plain `for (i) s += x[i]` is one chain of dependent additions: the CPU
 // waits for each before starting the next, and the compiler may not reorder

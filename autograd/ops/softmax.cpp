@@ -2,7 +2,6 @@
 // dim; rows are independent, so threads split the rows.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <vector>
 
