@@ -44,6 +44,8 @@ Counters& Counters::operator-=(const Counters& o) {
         mine.forward_seconds -= t.forward_seconds;
         mine.backward_seconds -= t.backward_seconds;
         mine.calls -= t.calls;
+        // an op that did not run in between (after - before): no entry
+        if (mine.calls == 0 && mine.forward_seconds == 0 && mine.backward_seconds == 0) ops.erase(op);
     }
     return *this;
 }

@@ -46,7 +46,7 @@ struct Counters {
     int64_t allocations = 0;
     double graph_seconds = 0;           // record() (graph nodes); run_backward's sort of the graph
     int64_t nodes = 0;                  // graph nodes recorded
-    std::map<std::string, OpTime> ops;  // by op name, as record() names it
+    std::map<std::string, OpTime> ops;  // by op name, as record() names it; only ops that ran
 
     Counters& operator-=(const Counters& o);
     Counters& operator+=(const Counters& o);

@@ -197,6 +197,7 @@ void print_profile(const std::string& model, int threads, const Profile& p) {
         fmt::print("{:<40} {:>9.3f} {:>6.1f}%{}\n", what, ms, 100.0 * ms / step_ms, note);
     };
     double shard_seconds = 0;
+    ag::profile::Counters both;  // forward and backward, for the ops' table
     for (const auto& [name, phases] :
          {std::pair{"forward (model and loss)", &p.timing.forward}, std::pair{"backward", &p.timing.backward}}) {
         double seconds = 0;
@@ -205,6 +206,7 @@ void print_profile(const std::string& model, int threads, const Profile& p) {
             seconds += phase.seconds;
             engine += phase.engine;
         }
+        both += engine;
         seconds /= side_by_side;
         shard_seconds += seconds;
         const double gemm = engine.gemm_seconds / side_by_side, alloc = engine.alloc_seconds / side_by_side,
@@ -227,17 +229,7 @@ void print_profile(const std::string& model, int threads, const Profile& p) {
 
     // The ops, slowest first: forward and backward per step (the mean over
     // the shards side by side, as above), each with its GEMM and allocations.
-    std::map<std::string, ag::profile::OpTime> ops;
-    for (const auto* phases : {&p.timing.forward, &p.timing.backward})
-        for (const auto& phase : *phases)
-            for (const auto& [op, t] : phase.engine.ops) {
-                if (t.calls == 0 && t.backward_seconds == 0) continue;  // an op of another model's run
-                ag::profile::OpTime& sum = ops[op];
-                sum.forward_seconds += t.forward_seconds;
-                sum.backward_seconds += t.backward_seconds;
-                sum.calls += t.calls;
-            }
-    std::vector<std::pair<std::string, ag::profile::OpTime>> slowest(ops.begin(), ops.end());
+    std::vector<std::pair<std::string, ag::profile::OpTime>> slowest(both.ops.begin(), both.ops.end());
     const auto total = [](const ag::profile::OpTime& t) { return t.forward_seconds + t.backward_seconds; };
     std::stable_sort(slowest.begin(), slowest.end(),
                      [&](const auto& a, const auto& b) { return total(a.second) > total(b.second); });

@@ -48,17 +48,11 @@ TEST_CASE("profile: each op of a step counts one call, its forward and its backw
         CHECK(t.forward_seconds > 0);
         CHECK(t.backward_seconds > 0);
     }
-    CHECK(spent.ops.size() == 3);
+    CHECK(spent.ops.size() == 3);  // and no other op: a difference of counters keeps only ops that ran
 }
 
 TEST_CASE("profile: off, no op is counted", "[engine][profile]") {
     const ag::profile::Counters spent = run_step();
-    int64_t calls = 0;
-    double seconds = 0;
-    for (const auto& [op, t] : spent.ops) {
-        calls += t.calls;
-        seconds += t.forward_seconds + t.backward_seconds;
-    }
-    CHECK(calls == 0);
-    CHECK(seconds == 0);
+    INFO(spent.ops.size() << " ops counted, the first " << (spent.ops.empty() ? "" : spent.ops.begin()->first));
+    CHECK(spent.ops.empty());
 }
