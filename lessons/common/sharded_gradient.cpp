@@ -13,14 +13,6 @@ namespace lessons {
 
 using ag::Tensor;
 
-// to += from (same shapes, contiguous gradients)
-static void add_into(Tensor to, const Tensor& from) {
-    double* t = to.data();
-    const double* f = from.data();
-    const int64_t n = to.numel();
-    for (int64_t j = 0; j < n; ++j) t[j] += f[j];
-}
-
 namespace {
 
 // Adds its scope's seconds and the engine's counters over it (this
@@ -119,7 +111,8 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
         losses[static_cast<size_t>(r)] = loss.item() * share;
     });
 
-    // The model's gradient += Σ_r the replicas' gradients, in shard order.
+    // The model's gradient += Σ_r the replicas' gradients, in shard order,
+    // in one pass per parameter: grad[j] (+)= (g_0[j] + g_1[j]) + …
     const auto sum_start = std::chrono::steady_clock::now();
     const auto master = model_.parameters();
     std::vector<std::vector<Tensor>> shard_params;
@@ -128,21 +121,28 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     ag::parallel_tasks(count, [&](int64_t i) {
         Tensor p = master[static_cast<size_t>(i)];
         if (!p.requires_grad()) return;
-        Tensor sum;
-        for (const auto& params : shard_params) {
-            const Tensor g = params[static_cast<size_t>(i)].grad();
-            if (!g.defined()) continue;
-            if (!sum.defined()) {
-                sum = g.clone();
-                continue;
-            }
-            add_into(sum, g);
+        std::vector<Tensor> grads;  // the shards' (contiguous) gradients of p, in shard order
+        for (const auto& params : shard_params)
+            if (Tensor g = params[static_cast<size_t>(i)].grad(); g.defined()) grads.push_back(g);
+        if (grads.empty()) return;
+        // sum = (g_0 + g_1) + …, one pass per shard after the first (no
+        // copy of g_0), then the model's gradient += sum, or = sum after
+        // zero_grad() dropped it
+        Tensor sum = ag::empty(p.shape());
+        double* s = sum.data();
+        const int64_t n = sum.numel();
+        const double* prev = grads[0].data();
+        if (grads.size() == 1) std::copy_n(prev, n, s);
+        for (size_t r = 1; r < grads.size(); ++r, prev = s) {
+            const double* g = grads[r].data();
+            for (int64_t j = 0; j < n; ++j) s[j] = prev[j] + g[j];
         }
-        if (!sum.defined()) return;
-        if (p.grad().defined())
-            add_into(p.grad(), sum);
-        else
+        if (!p.grad().defined()) {
             p.set_grad(sum);
+            return;
+        }
+        double* out = p.grad().data();
+        for (int64_t j = 0; j < n; ++j) out[j] += s[j];
     });
     if (timing_)
         timing_->sum_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - sum_start).count();

@@ -94,3 +94,25 @@ TEST_CASE("ShardedGradient leaves frozen parameters alone and refuses a bad batc
     CHECK_THROWS_WITH(gradient.forward_backward(b.ids.narrow(0, 1, b.ids.size(0) - 1), b.targets, b.starts),
                       Catch::Contains("ShardedGradient: ids") && Catch::Contains("packed rows"));
 }
+
+TEST_CASE("ShardedGradient sums any number of shards, empty ones included", "[lessons][sharded_gradient]") {
+    const nn::LMConfig cfg = nn::LMConfig::gpt();
+    const Batch five = random_batch(11);
+    Batch one;  // a single sequence: with 2 shards, the second is empty
+    one.starts = {0, five.starts[1]};
+    one.ids = five.ids.narrow(0, 0, one.starts[1]);
+    one.targets = five.targets.narrow(0, 0, one.starts[1]);
+    for (const auto& [b, shards] :
+         {std::pair{&five, 1}, std::pair{&five, 3}, std::pair{static_cast<const Batch*>(&one), 2}}) {
+        INFO(shards << " shards, " << b->starts.size() - 1 << " sequences");
+        nn::LanguageModel whole(cfg, 2), sharded(cfg, 2);
+        ag::cross_entropy(whole.forward(b->ids, nn::Packing::from_starts(b->starts)), b->targets).backward();
+        lessons::ShardedGradient gradient(sharded, shards);
+        gradient.forward_backward(b->ids, b->targets, b->starts);
+        const auto g1 = grads_of(whole), g2 = grads_of(sharded);
+        double worst = 0.0;
+        for (size_t i = 0; i < g1.size(); ++i)
+            for (size_t j = 0; j < g1[i].size(); ++j) worst = std::max(worst, std::abs(g1[i][j] - g2[i][j]));
+        CHECK(worst < 1e-14);
+    }
+}
