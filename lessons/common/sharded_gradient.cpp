@@ -111,8 +111,8 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
         losses[static_cast<size_t>(r)] = loss.item() * share;
     });
 
-    // The model's gradient += Σ_r the replicas' gradients, in shard order,
-    // in one pass per parameter: grad[j] (+)= (g_0[j] + g_1[j]) + …
+    // The model's gradient += Σ_r the replicas' gradients, in shard order:
+    // grad[j] (+)= (g_0[j] + g_1[j]) + …
     const auto sum_start = std::chrono::steady_clock::now();
     const auto master = model_.parameters();
     std::vector<std::vector<Tensor>> shard_params;
