@@ -84,10 +84,26 @@ fi
 check "one line without PyTorch" 1 "^PyTorch: not measured \($scratch/no-such-python cannot import torch" "$scratch/out2"
 check "its one row" 1 "^gpt +1( +$number){5}%" "$scratch/out2"
 
+# --beside-busy: the rows run beside a busy child process (stopped for the
+# peak's second reading, started again for the profile), gone when
+# bench_train ends.
+if ! "$program" --steps 1 --model gpt --threads 2 --profile --beside-busy --pytorch none > "$scratch/out3" 2>&1; then
+    echo "FAILED: bench_train --beside-busy exited with status $?"
+    failures=$((failures + 1))
+fi
+check "the busy process named" 1 '^beside a busy process \(pid [0-9]+, spinning on one core while the rows and profiles run\)$' "$scratch/out3"
+check "its row" 1 "^gpt +2( +$number){5}%" "$scratch/out3"
+for pid in $(sed -n 's/^beside a busy process (pid \([0-9]*\),.*/\1/p' "$scratch/out3"); do
+    if [ "$(ps -o comm= -p "$pid" 2> /dev/null)" = bench_train ]; then
+        echo "FAILED: the busy process $pid still runs after bench_train ended"
+        failures=$((failures + 1))
+    fi
+done
+
 if [ "$failures" = 0 ]; then
     echo "bench_train's output: every part as expected"
 else
     echo "bench_train printed:"
-    cat "$scratch/out" "$scratch/out2"
+    cat "$scratch/out" "$scratch/out2" "$scratch/out3"
 fi
 exit "$failures"
