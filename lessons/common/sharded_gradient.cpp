@@ -128,11 +128,10 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
         // sum = (g_0 + g_1) + …, one pass per shard after the first (no
         // copy of g_0), then the model's gradient += sum, or = sum after
         // zero_grad() dropped it
-        Tensor sum = ag::empty(p.shape());
+        Tensor sum = grads.size() == 1 ? grads[0].clone() : ag::empty(p.shape());
         double* s = sum.data();
         const int64_t n = sum.numel();
         const double* prev = grads[0].data();
-        if (grads.size() == 1) std::copy_n(prev, n, s);
         for (size_t r = 1; r < grads.size(); ++r, prev = s) {
             const double* g = grads[r].data();
             for (int64_t j = 0; j < n; ++j) s[j] = prev[j] + g[j];
