@@ -50,17 +50,40 @@
 namespace ag::kernels {
 namespace {
 
-// The register tile of C: MR rows × NR columns. NR = 16 doubles is two
-// AVX-512 vectors, so the tile is 16 vector accumulators out of the 32
-// registers, leaving room for the two vectors of B and the broadcast A value.
-// 16 independent FMA chains cover the FMA latency (4 cycles × 2 units), and
-// MR = 8 divides the row counts that occur in practice (64, 2048, ...).
-constexpr int64_t MR = 8;
-constexpr int64_t NR = 16;
-// Cache blocking: a packed A panel is MR×KC doubles = 16 KiB (L1 is 48 KiB),
-// a packed B slice at most KC×NC doubles = 512 KiB (L2 is 2 MiB).
+// The target's vector register, in doubles: the compiler's widest vector
+// (__BIGGEST_ALIGNMENT__ bytes: 8 doubles with AVX-512, 4 with AVX/AVX2,
+// 2 with SSE or NEON), and how many such registers there are.
+constexpr int64_t kVectorLanes = __BIGGEST_ALIGNMENT__ / sizeof(double);
+#if defined(__AVX512F__) || defined(__aarch64__)
+constexpr int64_t kRegisters = 32;
+#else
+constexpr int64_t kRegisters = 16;
+#endif
+// The register tile of C: MR rows × NR columns, a row being NV vectors. The
+// tile's MR·NV accumulators, the NV vectors of B and the broadcast A value
+// must fit in the registers together, or the compiler keeps accumulators on
+// the stack and the kernel runs at a twentieth of its speed (measured: a
+// 16-vector tile on AVX2's 16 registers, 5% of the FMA peak).
+// - 32 registers (AVX-512, AArch64): 8 × 2 vectors, 16 accumulators.
+// - 16 registers (AVX2, SSE): 4 × 2 vectors, 8 accumulators: 8 independent
+//   FMA chains, as many as 2 FMA units with a 4-cycle latency need. Measured
+//   on an AMD Zen 1 (AVX2) at the training shapes: 77-100% of the FMA peak,
+//   against 59-92% for 6 × 2, 55-81% for 8 × 1, 57-81% for 3 × 4 and 52-73%
+//   for 4 × 3 (whose 12-column strips leave ragged edges at N = 64 and 256).
+// Each k step loads NV vectors of B and MR values of A for MR·NV FMAs.
+// MR = 8 and 4 and NR = 16 and 8 divide the sizes that occur in practice
+// (64, 164, 256, 2048, ...). The tile's shape does not
+// change any result: each element of C sums the same products in the same
+// order whatever tile it lies in (see "Determinism" above).
+constexpr int64_t MR = kRegisters == 32 ? 8 : 4;
+constexpr int64_t NV = 2;
+constexpr int64_t NR = NV * kVectorLanes;
+static_assert(MR * NV + NV + 1 <= kRegisters, "the register tile must fit in the vector registers");
+// Cache blocking: a packed A panel is MR×KC doubles = 8-16 KiB (L1 is 32-48
+// KiB), a packed B slice at most KC×NC doubles = 512 KiB (L2 is 0.5-2 MiB).
 constexpr int64_t KC = 256;
 constexpr int64_t NC = 256;
+static_assert(NC % NR == 0, "a column block is whole strips");
 // An untransposed B is read in place (row stride ldb) instead of packed when
 // a thread's share of C has at most this many rows: packing a slice of B
 // costs a pass over it, repaid only by the row panels that then read the
@@ -159,9 +182,9 @@ void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc, in
 // per k, then C (+)= acc for a full MR×NR tile of C (row stride ldc). The A
 // panel's element (i, k) is at Ap[i·rs + k·cs]: rs = lda, cs = 1 for a panel
 // read in place from an untransposed A, rs = 1, cs = MR for a packed one.
-// A row of the tile is NR / kLanes = 2 vectors (GCC's vector extension, one
-// AVX-512 register each), so acc is 16 vector registers and each k step is
-// 2 vector loads of B, MR broadcasts of A and 2·MR fused multiply-adds.
+// A row of the tile is NV vectors (GCC's vector extension, one register
+// each), and each k step is NV vector loads of B, MR broadcasts of A and
+// MR·NV fused multiply-adds.
 // Every loop over the rows is unrolled whole, so acc's indices are
 // constants and it stays in registers for the whole call (as an array of
 // doubles with `omp simd` loops GCC kept it on the stack between the
@@ -172,8 +195,7 @@ void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc, in
 // computes, down to the sign of a zero. The store is C = C + acc (add),
 // bias + acc (given a bias: the tile's NR entries of a row added to every
 // row of C), or acc.
-using Vector = double __attribute__((vector_size(kLanes * sizeof(double))));
-constexpr int64_t NV = NR / kLanes;  // vectors per row of the tile
+using Vector = double __attribute__((vector_size(kVectorLanes * sizeof(double))));
 
 // (By reference: a function that returns or takes a 64-byte vector by value
 // has another ABI with AVX-512 than without, which GCC warns about.)
@@ -183,13 +205,13 @@ inline void store(double* p, const Vector& v) { std::memcpy(p, &v, sizeof v); }
 void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t cs, const double* __restrict Bp,
                   int64_t ldb, double* __restrict C, int64_t ldc, bool add, const double* __restrict bias) {
     Vector acc[MR][NV], b[NV];
-    for (int64_t v = 0; v < NV; ++v) load(b[v], Bp + v * kLanes);
+    for (int64_t v = 0; v < NV; ++v) load(b[v], Bp + v * kVectorLanes);
 #pragma GCC unroll 8
     for (int64_t i = 0; i < MR; ++i)
         for (int64_t v = 0; v < NV; ++v) acc[i][v] = 0.0 + Ap[i * rs] * b[v];
 #pragma GCC unroll 4
     for (int64_t k = 1; k < kc; ++k) {
-        for (int64_t v = 0; v < NV; ++v) load(b[v], Bp + k * ldb + v * kLanes);
+        for (int64_t v = 0; v < NV; ++v) load(b[v], Bp + k * ldb + v * kVectorLanes);
 #pragma GCC unroll 8
         for (int64_t i = 0; i < MR; ++i) {
             const double a = Ap[i * rs + k * cs];
@@ -199,13 +221,13 @@ void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t c
 #pragma GCC unroll 8
     for (int64_t i = 0; i < MR; ++i)
         for (int64_t v = 0; v < NV; ++v) {
-            double* c = C + i * ldc + v * kLanes;
+            double* c = C + i * ldc + v * kVectorLanes;
             Vector base;  // what acc is added to: C itself, or the bias
             if (add) {
                 load(base, c);
                 store(c, base + acc[i][v]);
             } else if (bias) {
-                load(base, bias + v * kLanes);
+                load(base, bias + v * kVectorLanes);
                 store(c, base + acc[i][v]);
             } else {
                 store(c, acc[i][v]);
