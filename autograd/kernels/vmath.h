@@ -19,13 +19,15 @@
 // against ~9 ns for std::erf).
 //
 // Keeping it vectorisable: GCC does not if-convert a *conditional*
-// floating-point operation (under the default -ftrapping-math it might
-// trap), and it will sink a value that only one arm of `c ? a : b` uses into
-// that arm, which makes a branch and the loop stays scalar. So every select
-// here chooses between values that are computed unconditionally anyway, or
-// between constants, and the arithmetic after it is unconditional. Check a
-// change with -fopt-info-vec-optimized ("loop vectorized using 64 byte
-// vectors") on a `#pragma omp simd` loop that calls it.
+// floating-point operation, and it will sink a value that only one arm of
+// `c ? a : b` uses into that arm, which makes a branch and the loop stays
+// scalar. So every select here chooses between values that are computed
+// unconditionally anyway, or between constants, and the arithmetic after it
+// is unconditional. The project compiles with -fno-trapping-math: under
+// GCC's default -ftrapping-math even these selects stay branches on a CPU
+// without mask registers (AVX2), and every loop here runs scalar there.
+// Check a change with -fopt-info-vec-optimized ("loop vectorized using 64
+// byte vectors"; 32 with AVX2) on a `#pragma omp simd` loop that calls it.
 //
 // Accuracy, measured by tests/engine/test_vmath.cpp against long double
 // references (and glibc): exp within 0.87 ulp (relative error <= 1.4e-16),
