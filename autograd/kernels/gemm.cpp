@@ -44,7 +44,6 @@
 #include <cstring>
 
 #include "autograd/engine.h"
-#include "autograd/kernels/reduce.h"
 #include "autograd/thread_pool.h"
 
 namespace ag::kernels {
@@ -72,9 +71,9 @@ constexpr int64_t kRegisters = 16;
 //   for 4 × 3 (whose 12-column strips leave ragged edges at N = 64 and 256).
 // Each k step loads NV vectors of B and MR values of A for MR·NV FMAs.
 // MR = 8 and 4 and NR = 16 and 8 divide the sizes that occur in practice
-// (64, 164, 256, 2048, ...). The tile's shape does not
-// change any result: each element of C sums the same products in the same
-// order whatever tile it lies in (see "Determinism" above).
+// (64, 164, 256, 2048, ...). The tile's shape does not change any result:
+// each element of C sums the same products in the same order whatever tile
+// it lies in (see "Determinism" above).
 constexpr int64_t MR = kRegisters == 32 ? 8 : 4;
 constexpr int64_t NV = 2;
 constexpr int64_t NR = NV * kVectorLanes;
