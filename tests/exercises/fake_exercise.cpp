@@ -1,6 +1,6 @@
 // A stand-in for an exercise's test program, for the grader's own tests
 // (test_grading.cpp): real Catch2 tests with the real listener
-// (grading_main.cpp), each behaving like a student's code that passes,
+// (grading_listener.cpp), each behaving like a student's code that passes,
 // fails, is a stub, or misbehaves. The grading tests pick them by tag:
 //   fake_exercise "[pass]"   fake_exercise "[crash]"   ...
 #include <unistd.h>

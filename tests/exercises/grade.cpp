@@ -13,7 +13,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -64,31 +66,59 @@ std::filesystem::path scratch_candidates() {
     return candidates;
 }
 
-// Exercise e's file replaced by `text` in the candidates folder, built and
-// graded; then the solution put back.
-grading::Result grade_variant(const grading::Exercise& e, const std::string& text, const grading::Limits& limits,
-                              const std::filesystem::path& logs) {
-    namespace fs = std::filesystem;
-    const std::string stem = e.id() + "_" + e.name + ".cpp";
-    const fs::path target = fs::path(GRADE_CANDIDATES) / stem;
-    write_file(target, text);
-    grading::Result r;
-    r.exercise = e;
-    const std::string errors = grading::build_exercise(e, GRADE_BUILD_DIR, (logs / "variant.build.log").string());
-    if (errors.empty())
-        r = grading::run_exercise(e, {std::string(GRADE_BUILD_DIR) + "/tests/exercises/" + e.id() + "_tests"}, limits,
-                                  (logs / "variant.log").string());
-    else
-        r.why = "does not compile: " + errors;
-    write_file(target, read_file(fs::path(GRADE_SOURCE_DIR) / "solutions" / stem));
-    return r;
-}
+// A file graded in the place of an exercise's solution: a mutant of it, or
+// an attempt from the corpus.
+struct Variant {
+    grading::Exercise exercise;
+    std::string name;  // for the report line
+    std::string text;
+};
 
-// Leaves the programs of these exercises built from the plain solutions again.
-void rebuild(const std::vector<int>& numbers, const std::filesystem::path& logs) {
+// Grades the variants in rounds. Each round puts at most one variant per
+// exercise into the candidates folder and builds them all with one `cmake
+// --build --target grade_all` (their compiles share the cores: half the time
+// of one build each on two), then runs each program alone. A round whose
+// build fails builds its exercises one at a time, to tell whose file does
+// not compile (and puts the solution back in its place). `report` gets each result as it comes. At the end the
+// candidates are the solutions again, built.
+void grade_variants(const std::vector<Variant>& variants, const grading::Limits& limits,
+                    const std::filesystem::path& logs,
+                    const std::function<void(const Variant&, const grading::Result&)>& report) {
+    namespace fs = std::filesystem;
+    const fs::path candidates = GRADE_CANDIDATES, solutions = fs::path(GRADE_SOURCE_DIR) / "solutions";
+    const auto file = [](const grading::Exercise& e) { return e.id() + "_" + e.name + ".cpp"; };
+    // Round r holds the r-th variant of each exercise.
+    std::vector<std::vector<const Variant*>> rounds;
+    std::map<int, size_t> per_exercise;
+    for (const Variant& v : variants) {
+        const size_t round = per_exercise[v.exercise.number]++;
+        if (round == rounds.size()) rounds.emplace_back();
+        rounds[round].push_back(&v);
+    }
+    const std::string build_log = (logs / "variant.build.log").string();
+    for (const std::vector<const Variant*>& round : rounds) {
+        for (const Variant* v : round) write_file(candidates / file(v->exercise), v->text);
+        const bool built = grading::build_target("grade_all", GRADE_BUILD_DIR, build_log).empty();
+        for (const Variant* v : round) {
+            const std::string errors =
+                built ? "" : grading::build_target(v->exercise.id() + "_tests", GRADE_BUILD_DIR, build_log);
+            grading::Result r;
+            r.exercise = v->exercise;
+            if (errors.empty())
+                r = grading::run_exercise(
+                    v->exercise, {std::string(GRADE_BUILD_DIR) + "/tests/exercises/" + v->exercise.id() + "_tests"},
+                    limits, (logs / "variant.log").string());
+            else {
+                r.why = "does not compile: " + errors;
+                // The solution back in its place, or every later round's build fails too.
+                write_file(candidates / file(v->exercise), read_file(solutions / file(v->exercise)));
+            }
+            report(*v, r);
+        }
+    }
     for (const grading::Exercise& e : grading::exercises())
-        if (std::find(numbers.begin(), numbers.end(), e.number) != numbers.end())
-            grading::build_exercise(e, GRADE_BUILD_DIR, (logs / "variant.build.log").string());
+        if (per_exercise.count(e.number)) write_file(candidates / file(e), read_file(solutions / file(e)));
+    grading::build_target("grade_all", GRADE_BUILD_DIR, build_log);
 }
 
 // What a failure says in one line: its innermost message (a FAIL's text or
@@ -102,6 +132,10 @@ std::string one_line(const grading::Result& r) {
     return text.substr(0, text.find('\n'));
 }
 
+bool is_chosen(const grading::Exercise& e, const std::vector<grading::Exercise>& chosen) {
+    return std::any_of(chosen.begin(), chosen.end(), [&](const grading::Exercise& c) { return c.number == e.number; });
+}
+
 // Every mutant applied in turn to its solution: a mutant whose exercise
 // still passes survived.
 int check_mutants(const std::string& file, const std::vector<grading::Exercise>& chosen, const grading::Limits& limits,
@@ -109,33 +143,30 @@ int check_mutants(const std::string& file, const std::vector<grading::Exercise>&
     namespace fs = std::filesystem;
     scratch_candidates();
     const fs::path solutions = fs::path(GRADE_SOURCE_DIR) / "solutions";
-    int problems = 0, checked = 0;
-    std::vector<int> count(grading::exercises().size() + 1, 0), touched;
+    std::vector<int> count(grading::exercises().size() + 1, 0);
+    std::vector<Variant> variants;
     for (const grading::Mutant& m : grading::read_mutants(file)) {
         const grading::Exercise& e = grading::exercises().at(static_cast<size_t>(m.number - 1));
         ++count[static_cast<size_t>(m.number)];
-        if (std::none_of(chosen.begin(), chosen.end(),
-                         [&](const grading::Exercise& c) { return c.number == e.number; }))
-            continue;
-        touched.push_back(e.number);
-        ++checked;
-        const grading::Result r =
-            grade_variant(e, grading::apply(m, read_file(solutions / (e.id() + "_" + e.name + ".cpp"))), limits, logs);
+        if (is_chosen(e, chosen))
+            variants.push_back({e, m.what, grading::apply(m, read_file(solutions / (e.id() + "_" + e.name + ".cpp")))});
+    }
+    int problems = 0;
+    grade_variants(variants, limits, logs, [&](const Variant& v, const grading::Result& r) {
         std::string verdict = "caught: " + one_line(r);
         if (r.status == grading::Status::passed) {
             verdict = "SURVIVED: no test fails";
             ++problems;
         }
-        std::printf("%s %-45s %s\n", e.id().c_str(), m.what.c_str(), verdict.c_str());
+        std::printf("%s %-45s %s\n", v.exercise.id().c_str(), v.name.c_str(), verdict.c_str());
         std::fflush(stdout);
-    }
-    rebuild(touched, logs);
+    });
     for (const grading::Exercise& e : chosen)
         if (count[static_cast<size_t>(e.number)] < 2)
             std::printf("%s has %d mutant(s); every exercise needs at least two\n", e.id().c_str(),
                         count[static_cast<size_t>(e.number)]),
                 ++problems;
-    std::printf("%d mutants, %d problem(s)\n", checked, problems);
+    std::printf("%zu mutants, %d problem(s)\n", variants.size(), problems);
     return problems == 0 ? 0 : 1;
 }
 
@@ -151,8 +182,10 @@ int check_attempts(const std::string& dir, const std::vector<grading::Exercise>&
                          [&](const grading::Exercise& e) { return entry.path().filename() == e.id() + "_" + e.name; }))
             throw std::invalid_argument("--attempts: " + entry.path().string() +
                                         " is not named after an exercise (exNN_<name>)");
-    int problems = 0, checked = 0;
-    std::vector<int> touched;
+    const auto is_wrong = [](const std::string& name) { return name.rfind("wrong_", 0) == 0; };
+    const auto is_right = [](const std::string& name) { return name.rfind("right_", 0) == 0; };
+    int problems = 0;
+    std::vector<Variant> variants;
     for (const grading::Exercise& e : chosen) {
         const fs::path folder = fs::path(dir) / (e.id() + "_" + e.name);
         std::vector<fs::path> files;
@@ -162,33 +195,14 @@ int check_attempts(const std::string& dir, const std::vector<grading::Exercise>&
         int wrong = 0, right = 0;
         for (const fs::path& file : files) {
             const std::string name = file.filename().string();
-            const bool is_wrong = name.rfind("wrong_", 0) == 0, is_right = name.rfind("right_", 0) == 0;
-            if ((!is_wrong && !is_right) || file.extension() != ".cpp") {
+            if ((!is_wrong(name) && !is_right(name)) || file.extension() != ".cpp") {
                 std::printf("%s %-45s not an attempt: name it wrong_*.cpp or right_*.cpp\n", e.id().c_str(),
                             name.c_str());
                 ++problems;
                 continue;
             }
-            touched.push_back(e.number);
-            ++checked;
-            const grading::Result r = grade_variant(e, read_file(file), limits, logs);
-            std::string verdict;
-            if (is_wrong) {
-                ++wrong;
-                const bool compiles = r.why.rfind("does not compile", 0) != 0;
-                const bool caught = compiles && r.status == grading::Status::failed;
-                verdict = caught      ? "caught: " + one_line(r)
-                          : !compiles ? "BROKEN: a wrong attempt must compile (" + one_line(r) + ")"
-                                      : "NOT CAUGHT: graded " + grading::to_string(r.status);
-                problems += caught ? 0 : 1;
-            } else {
-                ++right;
-                const bool passed = r.status == grading::Status::passed;
-                verdict = passed ? "passed" : "REJECTED: " + grading::to_string(r.status) + ": " + one_line(r);
-                problems += passed ? 0 : 1;
-            }
-            std::printf("%s %-45s %s\n", e.id().c_str(), name.c_str(), verdict.c_str());
-            std::fflush(stdout);
+            (is_wrong(name) ? wrong : right) += 1;
+            variants.push_back({e, name, read_file(file)});
         }
         if (wrong < 4 || right < 1) {
             std::printf("%s has %d wrong and %d right attempt(s); every exercise needs at least four and one\n",
@@ -196,8 +210,24 @@ int check_attempts(const std::string& dir, const std::vector<grading::Exercise>&
             ++problems;
         }
     }
-    rebuild(touched, logs);
-    std::printf("%d attempts, %d problem(s)\n", checked, problems);
+    grade_variants(variants, limits, logs, [&](const Variant& v, const grading::Result& r) {
+        std::string verdict;
+        if (is_wrong(v.name)) {
+            const bool compiles = r.why.rfind("does not compile", 0) != 0;
+            const bool caught = compiles && r.status == grading::Status::failed;
+            verdict = caught      ? "caught: " + one_line(r)
+                      : !compiles ? "BROKEN: a wrong attempt must compile (" + one_line(r) + ")"
+                                  : "NOT CAUGHT: graded " + grading::to_string(r.status);
+            problems += caught ? 0 : 1;
+        } else {
+            const bool passed = r.status == grading::Status::passed;
+            verdict = passed ? "passed" : "REJECTED: " + grading::to_string(r.status) + ": " + one_line(r);
+            problems += passed ? 0 : 1;
+        }
+        std::printf("%s %-45s %s\n", v.exercise.id().c_str(), v.name.c_str(), verdict.c_str());
+        std::fflush(stdout);
+    });
+    std::printf("%zu attempts, %d problem(s)\n", variants.size(), problems);
     return problems == 0 ? 0 : 1;
 }
 
@@ -288,7 +318,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "grading %s %s ...\n", e.id().c_str(), e.name.c_str());
         if (build) {
             const std::string errors =
-                grading::build_exercise(e, GRADE_BUILD_DIR, (logs / (e.id() + ".build.log")).string());
+                grading::build_target(e.id() + "_tests", GRADE_BUILD_DIR, (logs / (e.id() + ".build.log")).string());
             if (!errors.empty()) {
                 grading::Result r;
                 r.exercise = e;

@@ -404,9 +404,10 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
     return result;
 }
 
-std::string build_exercise(const Exercise& exercise, const std::string& build_dir, const std::string& log_path) {
+std::string build_target(const std::string& target, const std::string& build_dir, const std::string& log_path) {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const std::string command =
-        fmt::format("cmake --build \"{}\" --target {}_tests > \"{}\" 2>&1", build_dir, exercise.id(), log_path);
+        fmt::format("cmake --build \"{}\" --parallel {} --target {} > \"{}\" 2>&1", build_dir, cores, target, log_path);
     if (std::system(command.c_str()) == 0) return "";
     std::ifstream log(log_path);
     std::string errors;

@@ -5,7 +5,7 @@
 //
 // Each exercise's tests are one program (exNN_tests). It runs as a child
 // process with limits on time, output and memory, and its Catch2 listener
-// (grading_main.cpp) reports each event through a channel the student's
+// (grading_listener.cpp) reports each event through a channel the student's
 // code cannot forge (report_channel.h). An exercise passes only when the
 // program ran every registered test to its end, every one passed, and
 // every line of the report is the listener's. A program that crashes,
@@ -58,9 +58,11 @@ struct Limits {
 Result run_exercise(const Exercise& exercise, const std::vector<std::string>& command, const Limits& limits,
                     const std::string& log_path);
 
-// Builds target exNN_tests in `build_dir` (cmake --build), its output to
-// `log_path`. Returns "" on success, else the first compiler error lines.
-std::string build_exercise(const Exercise& exercise, const std::string& build_dir, const std::string& log_path);
+// Builds `target` in `build_dir` (cmake --build, one compile per core): an
+// exercise's program exNN_tests, or grade_all for every exercise's at once.
+// Its output goes to `log_path`. Returns "" on success, else the first
+// compiler error lines.
+std::string build_target(const std::string& target, const std::string& build_dir, const std::string& log_path);
 
 // The table printed by `grade`: one row per exercise, and under a failed
 // one its first failing check and the hint.

@@ -8,7 +8,7 @@
 // before any of the student's code, the program reads the key off the
 // socket and removes the variable from its environment. From then
 // on the key exists only in this file's memory: every line the listener
-// writes (grading_main.cpp) starts with it,
+// writes (grading_listener.cpp) starts with it,
 //
 //     <key> {"event": "start", "test": "..."}
 //
@@ -17,7 +17,7 @@
 // exit(0) half way, after which the listener never writes its "end" event)
 // all fail the exercise instead of passing it.
 //
-// The writing end lives in grading_main.cpp with internal linkage, so the
+// The writing end lives in grading_listener.cpp with internal linkage, so the
 // student's code cannot call it by name either.
 namespace grading::report_channel {
 

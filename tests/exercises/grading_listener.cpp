@@ -1,6 +1,7 @@
-// The Catch2 main() of every exercise's grading tests, with a listener that
-// tells the grader (tests/exercises/grade.cpp) what happened, one line of
-// JSON per event through the report channel (report_channel.h):
+// The Catch2 listener linked into every exercise's grading tests (beside
+// the shared main(), tests/main.cpp): it tells the grader (grade.cpp) what
+// happened, one line of JSON per event through the report channel
+// (report_channel.h):
 //
 //   {"event": "run", "registered": 6}             before the first test
 //   {"event": "start", "test": "..."}
@@ -14,7 +15,10 @@
 // The grader reads the lines as they come, so it knows where a program that
 // crashes half way died; a run without its "end" event did not finish,
 // whatever its exit status.
-#include "catch_main.h"
+// Version 2 declares what a listener needs only when asked to, outside
+// the file of its main().
+#define CATCH_CONFIG_EXTERNAL_INTERFACES
+#include "catch.h"
 #if AG_CATCH2_MAJOR >= 3
 #include <catch2/catch_test_case_info.hpp>
 #include <catch2/interfaces/catch_interfaces_config.hpp>
