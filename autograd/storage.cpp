@@ -13,15 +13,15 @@ namespace {
 
 // Freed blocks by size, kept up to a budget; beyond it they go back to the
 // system. Blocks are 64-byte aligned (one cache line, an AVX-512 vector).
-struct Pool {
+struct BlockCache {
     static constexpr std::size_t kBudget = std::size_t{1} << 30;  // 1 GiB of cached blocks at most
     std::mutex mutex;
     std::unordered_map<std::size_t, std::vector<void*>> free_blocks;
     std::size_t cached = 0;
 };
 
-Pool& pool() {
-    static Pool* p = new Pool;  // never destroyed: tensors may die after static destructors run
+BlockCache& block_cache() {
+    static BlockCache* p = new BlockCache;  // never destroyed: tensors may die after static destructors run
     return *p;
 }
 
@@ -60,7 +60,7 @@ void* pool_allocate(std::size_t bytes) {
     profile::count_allocation();
     count_allocation(size);
     {
-        Pool& p = pool();
+        BlockCache& p = block_cache();
         std::lock_guard<std::mutex> lock(p.mutex);
         auto it = p.free_blocks.find(size);
         if (it != p.free_blocks.end() && !it->second.empty()) {
@@ -83,10 +83,10 @@ void pool_deallocate(void* block, std::size_t bytes) noexcept {
     if (bytes == 0) bytes = 64;
     const std::size_t size = rounded(bytes);
     live.fetch_sub(size, std::memory_order_relaxed);
-    Pool& p = pool();
+    BlockCache& p = block_cache();
     {
         std::lock_guard<std::mutex> lock(p.mutex);
-        if (p.cached + size <= Pool::kBudget) {
+        if (p.cached + size <= BlockCache::kBudget) {
             try {
                 p.free_blocks[size].push_back(block);
                 p.cached += size;

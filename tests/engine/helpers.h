@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include "catch.h"
 
 #include "autograd/autograd.h"
@@ -48,6 +49,9 @@ inline std::string compare(const ag::Tensor& t, const ag::Shape& shape, const st
     return fmt::format("shape {}\n  expected {}\n  actual   {}{}", ag::shape_str(shape), values_str(expected),
                        values_str(actual), bad);
 }
+
+// Positions as {0, 3, 11}, for a case's name.
+inline std::string positions_str(const std::vector<int64_t>& p) { return fmt::format("{{{}}}", fmt::join(p, ", ")); }
 
 inline std::vector<double> range_values(int64_t n, double start = 0.0) {
     std::vector<double> v(static_cast<std::size_t>(n));
@@ -97,3 +101,15 @@ inline ag::Tensor rand_ids(const ag::Shape& shape, ag::Generator& gen, int64_t n
         CHECK_THROWS_AS(expr, std::invalid_argument); \
         CHECK_THROWS_WITH(expr, matcher);             \
     } while (0)
+
+namespace test {
+
+// actual ≈ expected elementwise (tol · max(1, |expected|)), naming the case
+// and the largest difference.
+inline void check_close(const std::string& what, const ag::Tensor& actual, const ag::Tensor& expected, double tol) {
+    INFO(what << " (tolerance " << tol << ", max |diff| "
+              << (actual.shape() == expected.shape() ? ag::max_abs_diff(actual, expected) : -1.0) << ")");
+    CHECK_TENSOR(actual, expected.shape(), expected.to_vector(), tol);
+}
+
+}  // namespace test

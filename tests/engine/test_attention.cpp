@@ -28,8 +28,6 @@ Positions iota(int64_t n, int64_t start = 0) {
     return p;
 }
 
-std::string positions_str(const Positions& p) { return fmt::format("{{{}}}", fmt::join(p, ", ")); }
-
 // The visibility rule of ops.h, written out again: query at qp sees the key
 // at kp iff 0 <= kp <= qp and (W == 0 or qp - kp < W).
 bool sees(int64_t qp, int64_t kp, int64_t window) { return kp >= 0 && kp <= qp && (window == 0 || qp - kp < window); }
@@ -66,13 +64,6 @@ Reference reference(const Tensor& q, const Tensor& k, const Tensor& v, const Pos
     const Tensor p =
         ag::softmax(ag::masked_fill(scores, Tensor::from({T, S}, hidden), -std::numeric_limits<double>::infinity()));
     return {ag::permute(ag::matmul(p, vh), {0, 2, 1, 3}), p.detach()};
-}
-
-// actual ≈ expected elementwise (tol · max(1, |expected|)), naming the case.
-void check_close(const std::string& what, const Tensor& actual, const Tensor& expected, double tol) {
-    INFO(what << " (tolerance " << tol << ", max |diff| "
-              << (actual.shape() == expected.shape() ? ag::max_abs_diff(actual, expected) : -1.0) << ")");
-    CHECK_TENSOR(actual, expected.shape(), expected.to_vector(), tol);
 }
 
 void check_grad(const std::string& what, const ag::TensorFunction& f, const In& inputs) {
@@ -121,10 +112,10 @@ void check_causal(const std::string& name, int64_t B, int64_t T, int64_t dh, con
     Tensor weights;
     const Tensor out = ag::causal_attention(q, k, v, W, &weights);
     const Reference ref = reference(q, k, v, iota(T), iota(T), W);
-    check_close(name + ": causal_attention output", out, ref.out, 1e-14);
-    check_close(name + ": weights", weights, ref.probs, 1e-14);
-    check_close(name + ": attention with positions 0..T-1", ag::attention(q, k, v, iota(T), iota(T), W), ref.out,
-                1e-14);
+    test::check_close(name + ": causal_attention output", out, ref.out, 1e-14);
+    test::check_close(name + ": weights", weights, ref.probs, 1e-14);
+    test::check_close(name + ": attention with positions 0..T-1", ag::attention(q, k, v, iota(T), iota(T), W), ref.out,
+                      1e-14);
     std::vector<int64_t> starts;
     for (int64_t b = 0; b <= B; ++b) starts.push_back(b * T);
     const Tensor packed = ag::attention_packed(q.reshape({B * T, hd.Hq, dh}), k.reshape({B * T, hd.Hkv, dh}),
@@ -137,9 +128,9 @@ void check_causal(const std::string& name, int64_t B, int64_t T, int64_t dh, con
     const Tensor dq = q.grad(), dk = k.grad(), dv = v.grad();
     for (Tensor x : {q, k, v}) x.zero_grad();
     ag::sum(ref.out * upstream).backward();
-    check_close(name + ": dq", dq, q.grad(), 1e-13);
-    check_close(name + ": dk", dk, k.grad(), 1e-13);
-    check_close(name + ": dv", dv, v.grad(), 1e-13);
+    test::check_close(name + ": dq", dq, q.grad(), 1e-13);
+    test::check_close(name + ": dk", dk, k.grad(), 1e-13);
+    test::check_close(name + ": dv", dv, v.grad(), 1e-13);
 }
 
 }  // namespace
@@ -167,15 +158,15 @@ TEST_CASE("attention with explicit positions equals the reference: a later block
     const Positions q_pos{4, 5, 6}, k_pos = iota(7);
     for (const Heads& hd : kHeads) {
         for (const int64_t W : {0, 2, 3}) {
-            const std::string name = fmt::format("{} window={} q_pos={}", hd.name, W, positions_str(q_pos));
+            const std::string name = fmt::format("{} window={} q_pos={}", hd.name, W, test::positions_str(q_pos));
             const Tensor q = test::rand_t({2, 3, hd.Hq, 6}, gen, -2, 2);
             const Tensor k = test::rand_t({2, 7, hd.Hkv, 6}, gen, -2, 2);
             const Tensor v = test::rand_t({2, 7, hd.Hkv, 6}, gen, -2, 2);
             Tensor weights;
             const Tensor out = ag::attention(q, k, v, q_pos, k_pos, W, &weights);
             const Reference ref = reference(q, k, v, q_pos, k_pos, W);
-            check_close(name + ": output", out, ref.out, 1e-14);
-            check_close(name + ": weights", weights, ref.probs, 1e-14);
+            test::check_close(name + ": output", out, ref.out, 1e-14);
+            test::check_close(name + ": weights", weights, ref.probs, 1e-14);
         }
     }
 }
@@ -207,8 +198,8 @@ TEST_CASE("GQA equals MHA with each KV head copied to its query heads", "[attent
             INFO(name << ": max |dq GQA - dq MHA| = " << ag::max_abs_diff(dq, q.grad()));
             CHECK(ag::max_abs_diff(dq, q.grad()) == 0.0);
             // dk, dv: the group's heads summed in another order
-            check_close(name + ": dk", dk, k.grad(), 1e-15);
-            check_close(name + ": dv", dv, v.grad(), 1e-15);
+            test::check_close(name + ": dk", dk, k.grad(), 1e-15);
+            test::check_close(name + ": dv", dv, v.grad(), 1e-15);
         }
     }
 }
@@ -239,7 +230,8 @@ TEST_CASE("decoding one query against a rotated cache with empty slots equals th
         {3, 2, {-1, 2, 1, 0, -1}},
     };
     for (const Case& c : cases) {
-        const std::string name = fmt::format("query at {}, window {}, slots {}", c.t, c.window, positions_str(c.slots));
+        const std::string name =
+            fmt::format("query at {}, window {}, slots {}", c.t, c.window, test::positions_str(c.slots));
         std::vector<double> rows;
         for (int64_t p : c.slots) rows.push_back(static_cast<double>(p >= 0 && p < T ? p : T));
         const Tensor idx = Tensor::from({static_cast<int64_t>(rows.size())}, rows);
@@ -248,7 +240,7 @@ TEST_CASE("decoding one query against a rotated cache with empty slots equals th
         Tensor weights;
         const Tensor decoded = ag::attention(time_row(q, c.t), k_cache, v_cache, {c.t}, c.slots, c.window, &weights);
         const Tensor full = time_row(ag::causal_attention(q, k, v, c.window), c.t);
-        check_close(name + ": decode vs full", decoded, full, 1e-15);
+        test::check_close(name + ": decode vs full", decoded, full, 1e-15);
         // the slots the query may not see get probability exactly 0
         for (size_t s = 0; s < c.slots.size(); ++s) {
             if (sees(c.t, c.slots[s], c.window)) continue;
@@ -270,7 +262,7 @@ TEST_CASE("a query that sees no key outputs 0 and gets no gradient", "[attention
         Tensor weights;
         const Tensor out = ag::attention(q, k, v, q_pos, k_pos, W, &weights);
         ag::sum(out * test::rand_t(out.shape(), gen, -1, 1, false)).backward();
-        INFO("window " << W << ", q_pos " << positions_str(q_pos) << ", k_pos " << positions_str(k_pos));
+        INFO("window " << W << ", q_pos " << test::positions_str(q_pos) << ", k_pos " << test::positions_str(k_pos));
         INFO("output of query 0:" << nonzeros(time_row(out, 0)));
         CHECK(ag::max_abs(time_row(out, 0)) == 0.0);
         INFO("dq of query 0:" << nonzeros(time_row(q.grad(), 0)));
@@ -332,7 +324,8 @@ TEST_CASE("gradcheck: attention w.r.t. q, k, v", "[attention][gradcheck]") {
     // explicit positions: a rotated cache with an empty slot, a query that sees nothing
     const Positions q_pos{0, 3, 4}, k_pos{3, 4, -1, 1, 2};
     for (const int64_t W : {0, 2}) {
-        check_grad(fmt::format("GQA, q_pos {}, k_pos {}, window {}", positions_str(q_pos), positions_str(k_pos), W),
+        check_grad(fmt::format("GQA, q_pos {}, k_pos {}, window {}", test::positions_str(q_pos),
+                               test::positions_str(k_pos), W),
                    [&, W](const In& x) { return ag::attention(x[0], x[1], x[2], q_pos, k_pos, W); },
                    {test::rand_t({2, 3, 4, 3}, gen), test::rand_t({2, 5, 2, 3}, gen), test::rand_t({2, 5, 2, 3}, gen)});
     }
@@ -347,8 +340,8 @@ TEST_CASE("attention weights: a distribution over the visible keys, without grad
     const std::vector<Case> cases = {
         {iota(6), iota(6), 0}, {iota(6), iota(6), 3}, {{7, 8}, {8, 5, -1, 6, 7, 4}, 4}, {{2, 3}, {0, 1, 2, 3}, 1}};
     for (const Case& c : cases) {
-        const std::string name =
-            fmt::format("q_pos {}, k_pos {}, window {}", positions_str(c.q_pos), positions_str(c.k_pos), c.window);
+        const std::string name = fmt::format("q_pos {}, k_pos {}, window {}", test::positions_str(c.q_pos),
+                                             test::positions_str(c.k_pos), c.window);
         const int64_t B = 2, T = static_cast<int64_t>(c.q_pos.size()), S = static_cast<int64_t>(c.k_pos.size());
         Tensor q = test::rand_t({B, T, 4, 5}, gen, -3, 3), k = test::rand_t({B, S, 2, 5}, gen, -3, 3),
                v = test::rand_t({B, S, 2, 5}, gen);

@@ -22,8 +22,6 @@ namespace {
 
 const char* name_of(RopePairing p) { return p == RopePairing::Half ? "Half" : "Interleaved"; }
 
-std::string positions_str(const Positions& p) { return fmt::format("{{{}}}", fmt::join(p, ", ")); }
-
 // R_{Θ,m} [dh, dh], row-major, built entry by entry: pair i = (a, b) is
 // (i, i + dh/2) for Half and (2i, 2i+1) for Interleaved, and
 //   [R_aa R_ab; R_ba R_bb] = [cos mθ_i  -sin mθ_i; sin mθ_i  cos mθ_i],  θ_i = base^(-2i/dh).
@@ -60,12 +58,6 @@ Tensor rotate_by_matrix(const Tensor& x, const Positions& positions, double base
     return Tensor::from(x.shape(), y);
 }
 
-void check_close(const std::string& what, const Tensor& actual, const Tensor& expected, double tol) {
-    INFO(what << " (tolerance " << tol << ", max |diff| "
-              << (actual.shape() == expected.shape() ? ag::max_abs_diff(actual, expected) : -1.0) << ")");
-    CHECK_TENSOR(actual, expected.shape(), expected.to_vector(), tol);
-}
-
 const RopePairing kPairings[] = {RopePairing::Half, RopePairing::Interleaved};
 
 }  // namespace
@@ -85,16 +77,16 @@ TEST_CASE("rope equals multiplying every head vector by the rotation matrix R_{�
     for (const Case& c : cases) {
         for (const RopePairing pairing : kPairings) {
             const std::string name = fmt::format("{} x {} positions {} base {}", name_of(pairing),
-                                                 ag::shape_str(c.shape), positions_str(c.positions), c.base);
+                                                 ag::shape_str(c.shape), test::positions_str(c.positions), c.base);
             const Tensor x = test::rand_t(c.shape, gen, -2, 2, false);
-            check_close(name, ag::rope(x, c.positions, c.base, pairing),
-                        rotate_by_matrix(x, c.positions, c.base, pairing), 1e-15);
+            test::check_close(name, ag::rope(x, c.positions, c.base, pairing),
+                              rotate_by_matrix(x, c.positions, c.base, pairing), 1e-15);
         }
     }
     // the default is Half with base 10000
     const Tensor x = test::rand_t({2, 3, 2, 8}, gen);
-    check_close("default arguments", ag::rope(x, {1, 2, 30}),
-                rotate_by_matrix(x, {1, 2, 30}, 10000.0, RopePairing::Half), 1e-15);
+    test::check_close("default arguments", ag::rope(x, {1, 2, 30}),
+                      rotate_by_matrix(x, {1, 2, 30}, 10000.0, RopePairing::Half), 1e-15);
 }
 
 TEST_CASE("Half and Interleaved are the same rotation after permuting the dims", "[rope]") {
@@ -190,17 +182,17 @@ TEST_CASE("rope at position 0 is the identity, and Rᵀ (the backward) undoes R"
         INFO(name << ": max |rope(x, 0) - x| = " << at0);
         CHECK(at0 == 0.0);
         // rotating by p, then by -p
-        check_close(name + ": rope(rope(x, p), -p)",
-                    ag::rope(ag::rope(x, pos, 10000.0, pairing), neg, 10000.0, pairing), x, 1e-15);
+        test::check_close(name + ": rope(rope(x, p), -p)",
+                          ag::rope(ag::rope(x, pos, 10000.0, pairing), neg, 10000.0, pairing), x, 1e-15);
         // the backward applies Rᵀ: fed y = R x as the upstream gradient it returns x
         const Tensor y = ag::rope(x, pos, 10000.0, pairing);
         y.backward(y.detach());
-        check_close(name + ": backward of R x", x.grad(), x, 1e-15);
+        test::check_close(name + ": backward of R x", x.grad(), x, 1e-15);
         // which is the rotation by -p
         const Tensor g = test::rand_t(x.shape(), gen, -1, 1, false);
         x.zero_grad();
         ag::rope(x, pos, 10000.0, pairing).backward(g);
-        check_close(name + ": backward(g) vs rope(g, -p)", x.grad(), ag::rope(g, neg, 10000.0, pairing), 1e-15);
+        test::check_close(name + ": backward(g) vs rope(g, -p)", x.grad(), ag::rope(g, neg, 10000.0, pairing), 1e-15);
     }
 }
 
@@ -209,7 +201,8 @@ TEST_CASE("gradcheck: rope", "[rope][gradcheck]") {
     const Positions pos{3, 0, 17, -4, 1000};
     for (const RopePairing pairing : kPairings) {
         for (const double base : {10000.0, 50.0}) {
-            const std::string name = fmt::format("{} base {} positions {}", name_of(pairing), base, positions_str(pos));
+            const std::string name =
+                fmt::format("{} base {} positions {}", name_of(pairing), base, test::positions_str(pos));
             const auto check = [](const std::string& what, const ag::TensorFunction& f, const In& in) {
                 const ag::GradcheckResult r = ag::gradcheck(f, in);
                 INFO(what << ": ok=" << r.ok << ", max_abs_error=" << r.max_abs_error

@@ -32,6 +32,16 @@ inline std::string read_text(const std::filesystem::path& path) {
     return text.str();
 }
 
+inline void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+// What a stream written through a FILE* holds, from its start.
+inline std::string read_stream(std::FILE* f) {
+    std::rewind(f);
+    std::string text;
+    for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
+    return text;
+}
+
 // The options of a --quick run whose figures and caches go to `out`: every
 // part (part 0) or one, with `seeds` seeds.
 inline lessons::Options quick_options(const std::filesystem::path& out, int part = 0, int seeds = 1) {

@@ -21,8 +21,6 @@ using lessons::Report;
 
 namespace {
 
-void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
-
 // A report with one of everything; its printed output in `printed`.
 struct Recorded {
     std::FILE* printed = std::tmpfile();
@@ -114,7 +112,8 @@ TEST_CASE("book: a lesson page shows every item, escaped, with figures inline", 
     const Recorded r;
     const auto out = test::scratch_path("book_page");
     std::filesystem::create_directories(out);
-    write(out / "02_angles.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"></svg>");
+    test::write_text(out / "02_angles.svg",
+                     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"></svg>");
     const std::string html = lessons::book::lesson_page(r.report, out);
     CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
     CHECK_THAT(html, Contains("<meta charset=\"utf-8\">"));
@@ -152,9 +151,9 @@ TEST_CASE("book: the course page lists the lessons, every claim and the scoreboa
     r.report.set_run({"2026-12-01T11:19:10Z", 12.25});
     lessons::book::write_pages(r.report, out);
     for (const char* file : {"02_rope.json", "02_rope.html", "index.html"}) CHECK(std::filesystem::exists(out / file));
-    write(out / "05_broken.json", "{ not json");
-    write(out / "grade.json",
-          R"({"exercises": [{"number": 1, "name": "rope_by_hand", "section": "§4.3", "status": "passed",
+    test::write_text(out / "05_broken.json", "{ not json");
+    test::write_text(out / "grade.json",
+                     R"({"exercises": [{"number": 1, "name": "rope_by_hand", "section": "§4.3", "status": "passed",
                              "tests_passed": 5, "tests_registered": 5},
                             {"number": 18, "name": "autoencoder", "section": "§2.4", "status": "not started",
                              "tests_passed": 0, "tests_registered": 9}]})");

@@ -32,22 +32,16 @@ struct Result {
     std::string out, err;
 };
 
-std::string contents(std::FILE* f) {
-    std::rewind(f);
-    std::string text;
-    for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
-    std::fclose(f);
-    return text;
-}
-
 // farm_lm as main() runs it, with stdout and stderr captured.
 Result run_farm_lm(const std::vector<std::string>& args) {
     std::FILE* out = std::tmpfile();
     std::FILE* err = std::tmpfile();
     Result r;
     r.status = farm_lm::run(args, out, err);
-    r.out = contents(out);
-    r.err = contents(err);
+    r.out = test::read_stream(out);
+    r.err = test::read_stream(err);
+    std::fclose(out);
+    std::fclose(err);
     return r;
 }
 
@@ -83,8 +77,6 @@ const Trained& trained() {
     static const Trained t;
     return t;
 }
-
-void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> result;
@@ -150,8 +142,9 @@ TEST_CASE("farm_lm eval --data: one sentence per line, with or without <s> and <
     const Trained& t = trained();
     REQUIRE(t.train.status == 0);
     const auto bare = t.dir / "bare.txt", marked = t.dir / "marked.txt";
-    write(bare, "the dog runs\n\n  the cats near the hen eat the corn quickly  \nthe pig sleeps today\n");
-    write(marked, "<s> the dog runs </s>\n<s> the cats near the hen eat the corn quickly\nthe pig sleeps today </s>\n");
+    test::write_text(bare, "the dog runs\n\n  the cats near the hen eat the corn quickly  \nthe pig sleeps today\n");
+    test::write_text(
+        marked, "<s> the dog runs </s>\n<s> the cats near the hen eat the corn quickly\nthe pig sleeps today </s>\n");
 
     std::vector<farm::Sentence> three(3);
     three[0].ids = farm::encode("<s> the dog runs </s>");
@@ -246,7 +239,7 @@ TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lesson
         nn::save(model, vocab_twice, {{"config", "{\"vocab\":68," + config.substr(1)}});
     }
     const auto bad_data = t.dir / "bad.txt";
-    write(bad_data, "the dog runs\nthe cow moos loudly\n");
+    test::write_text(bad_data, "the dog runs\nthe cow moos loudly\n");
 
     struct Case {
         std::vector<std::string> args;
@@ -312,7 +305,7 @@ TEST_CASE("farm_lm eval: --json is never one of its inputs, and is written whole
     REQUIRE(t.train.status == 0);
     const std::string before = test::read_text(t.checkpoint);
     const auto data = t.dir / "inputs.txt";
-    write(data, "the dog runs\n");
+    test::write_text(data, "the dog runs\n");
     const std::string other_spelling = (t.dir / "." / "modern.safetensors").string();
     check_refused({"eval", t.checkpoint, "--limit", "8", "--json", t.checkpoint},
                   "is the checkpoint it reads; writing it would destroy it");
@@ -328,7 +321,7 @@ TEST_CASE("farm_lm eval: --json is never one of its inputs, and is written whole
 
     // The results replace an existing file through a rename: no temporary left behind.
     const auto json = t.dir / "replaced.json";
-    write(json, "old");
+    test::write_text(json, "old");
     REQUIRE(
         run_farm_lm({"eval", t.checkpoint, "--data", data.string(), "--limit", "8", "--json", json.string()}).status ==
         0);
@@ -343,7 +336,7 @@ TEST_CASE("farm_lm: an output that cannot be written is refused before the work 
     // /proc takes no new file, not even from root (whom access(2) lets
     // write anywhere); a regular file is no folder.
     const std::string plain = (t.dir / "inputs_plain.txt").string();
-    write(plain, "x");
+    test::write_text(plain, "x");
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"train", "--model", "gpt", "--epochs", "1", "--limit", "32", "--out", "/proc/x.safetensors"},
          "--out: cannot write in the folder '/proc'"},
@@ -378,9 +371,9 @@ TEST_CASE("farm_lm eval --data: a line longer than 16 KiB is refused, naming the
     const Trained& t = trained();
     REQUIRE(t.train.status == 0);
     const auto data = t.dir / "long.txt";
-    write(data, "the dog runs\n" + std::string(16 * 1024 + 1, 'a'));  // no newline at its end either
+    test::write_text(data, "the dog runs\n" + std::string(16 * 1024 + 1, 'a'));  // no newline at its end either
     check_refused({"eval", t.checkpoint, "--data", data.string()}, "long.txt line 2: longer than 16 KiB");
-    write(data, "the dog runs\n" + std::string(16 * 1024 - 1, ' ') + "\n");  // exactly at the cap: read
+    test::write_text(data, "the dog runs\n" + std::string(16 * 1024 - 1, ' ') + "\n");  // exactly at the cap: read
     CHECK(run_farm_lm({"eval", t.checkpoint, "--data", data.string(), "--limit", "8"}).status == 0);
 }
 
@@ -395,7 +388,7 @@ TEST_CASE("farm_lm sample: what it prints is text --data and --prompt accept", "
     REQUIRE(sampled.status == 0);
     CHECK_THAT(sampled.out, !Contains("<pad>"));
     const auto data = t.dir / "sampled.txt";
-    write(data, sampled.out);
+    test::write_text(data, sampled.out);
     const Result read = run_farm_lm({"eval", untrained, "--data", data.string(), "--limit", "8"});
     INFO(read.err);
     CHECK(read.status == 0);
@@ -452,9 +445,9 @@ TEST_CASE("farm_lm: an unknown word is shown escaped, never as raw bytes", "[les
     const Trained& t = trained();
     REQUIRE(t.train.status == 0);
     const auto data = t.dir / "binary.txt";
-    write(data,
-          "the dog runs\nthe \xff\x01"
-          "ab runs\n");
+    test::write_text(data,
+                     "the dog runs\nthe \xff\x01"
+                     "ab runs\n");
     const Result r = check_refused({"eval", t.checkpoint, "--data", data.string()},
                                    R"(binary.txt line 2: unknown word "\xff\x01ab")");
     const Result long_word = check_refused({"sample", t.checkpoint, "--prompt", "the " + std::string(1000, 'x')},

@@ -75,14 +75,6 @@ double max_weight_diff(const nn::Module& a, const nn::Module& b) {
 
 void fill(ag::Tensor t, double value) { std::fill(t.data(), t.data() + t.numel(), value); }
 
-// What a stream written through a FILE* holds.
-std::string contents(std::FILE* f) {
-    std::rewind(f);
-    std::string text;
-    for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
-    return text;
-}
-
 size_t count(const std::string& text, char c) { return static_cast<size_t>(std::count(text.begin(), text.end(), c)); }
 
 }  // namespace
@@ -425,7 +417,7 @@ TEST_CASE("progress: piped, exactly one line per epoch", "[lessons][progress]") 
     LmTrainOptions options;
     options.epochs = 2;
     lessons::train_lm(model, first(corpora().train, 96), options, &progress);
-    const std::string text = contents(out);
+    const std::string text = test::read_stream(out);
     std::fclose(out);
     INFO(text);
     CHECK(count(text, '\n') == 2);
@@ -444,7 +436,7 @@ TEST_CASE("progress: on a terminal, '\\r' updates then the epoch's line", "[less
         for (int64_t s = 1; s <= 3; ++s) progress.step(e, s, 4.0 - static_cast<double>(s), 1000.0);
         progress.epoch_done(e, 3.0, 1000.0, 1.5);
     }
-    const std::string text = contents(out);
+    const std::string text = test::read_stream(out);
     std::fclose(out);
     INFO(text);
     CHECK(count(text, '\r') == 2 * (3 + 1));  // three updates and the summary, per epoch
@@ -460,7 +452,7 @@ TEST_CASE("progress: on a terminal, '\\r' updates then the epoch's line", "[less
     limited.min_interval_seconds = 3600;
     limited.begin(1, 100);
     for (int64_t s = 1; s <= 100; ++s) limited.step(1, s, 1.0, 1.0);
-    CHECK(count(contents(slow), '\r') == 1);
+    CHECK(count(test::read_stream(slow), '\r') == 1);
     std::fclose(slow);
 }
 
