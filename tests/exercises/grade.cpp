@@ -48,6 +48,10 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
     if (!out) throw std::runtime_error("grade: cannot write " + path.string());
 }
 
+// exNN_<name>.cpp: the exercise's file, in exercises/, solutions/ or a
+// candidates folder.
+std::string source_name(const grading::Exercise& e) { return e.id() + "_" + e.name + ".cpp"; }
+
 // The candidates folder of a build made for checking the tests
 // (-DEXERCISE_CANDIDATES=<a scratch folder>), filled with the solutions.
 std::filesystem::path scratch_candidates() {
@@ -59,7 +63,7 @@ std::filesystem::path scratch_candidates() {
             "-DEXERCISE_CANDIDATES=<a scratch folder>, not exercises/ or solutions/ (they are "
             "never modified)");
     for (const grading::Exercise& e : grading::exercises()) {
-        const std::string stem = e.id() + "_" + e.name + ".cpp";
+        const std::string stem = source_name(e);
         if (fs::exists(solutions / stem))
             fs::copy_file(solutions / stem, candidates / stem, fs::copy_options::overwrite_existing);
     }
@@ -79,14 +83,14 @@ struct Variant {
 // --build --target grade_all` (their compiles share the cores: half the time
 // of one build each on two), then runs each program alone. A round whose
 // build fails builds its exercises one at a time, to tell whose file does
-// not compile (and puts the solution back in its place). `report` gets each result as it comes. At the end the
-// candidates are the solutions again, built.
+// not compile (and puts the solution back in its place). `report` gets each
+// result as it comes. At the end the candidates are the solutions again,
+// built.
 void grade_variants(const std::vector<Variant>& variants, const grading::Limits& limits,
                     const std::filesystem::path& logs,
                     const std::function<void(const Variant&, const grading::Result&)>& report) {
     namespace fs = std::filesystem;
     const fs::path candidates = GRADE_CANDIDATES, solutions = fs::path(GRADE_SOURCE_DIR) / "solutions";
-    const auto file = [](const grading::Exercise& e) { return e.id() + "_" + e.name + ".cpp"; };
     // Round r holds the r-th variant of each exercise.
     std::vector<std::vector<const Variant*>> rounds;
     std::map<int, size_t> per_exercise;
@@ -97,7 +101,7 @@ void grade_variants(const std::vector<Variant>& variants, const grading::Limits&
     }
     const std::string build_log = (logs / "variant.build.log").string();
     for (const std::vector<const Variant*>& round : rounds) {
-        for (const Variant* v : round) write_file(candidates / file(v->exercise), v->text);
+        for (const Variant* v : round) write_file(candidates / source_name(v->exercise), v->text);
         const bool built = grading::build_target("grade_all", GRADE_BUILD_DIR, build_log).empty();
         for (const Variant* v : round) {
             const std::string errors =
@@ -111,13 +115,14 @@ void grade_variants(const std::vector<Variant>& variants, const grading::Limits&
             else {
                 r.why = "does not compile: " + errors;
                 // The solution back in its place, or every later round's build fails too.
-                write_file(candidates / file(v->exercise), read_file(solutions / file(v->exercise)));
+                write_file(candidates / source_name(v->exercise), read_file(solutions / source_name(v->exercise)));
             }
             report(*v, r);
         }
     }
     for (const grading::Exercise& e : grading::exercises())
-        if (per_exercise.count(e.number)) write_file(candidates / file(e), read_file(solutions / file(e)));
+        if (per_exercise.count(e.number))
+            write_file(candidates / source_name(e), read_file(solutions / source_name(e)));
     grading::build_target("grade_all", GRADE_BUILD_DIR, build_log);
 }
 
@@ -149,7 +154,7 @@ int check_mutants(const std::string& file, const std::vector<grading::Exercise>&
         const grading::Exercise& e = grading::exercises().at(static_cast<size_t>(m.number - 1));
         ++count[static_cast<size_t>(m.number)];
         if (is_chosen(e, chosen))
-            variants.push_back({e, m.what, grading::apply(m, read_file(solutions / (e.id() + "_" + e.name + ".cpp")))});
+            variants.push_back({e, m.what, grading::apply(m, read_file(solutions / source_name(e)))});
     }
     int problems = 0;
     grade_variants(variants, limits, logs, [&](const Variant& v, const grading::Result& r) {
