@@ -5,12 +5,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "autograd/engine.h"
+#include "lessons/common/independent_runs.h"
 #include "nn/checkpoint.h"
 #include "nn/json_strict.h"
 
@@ -180,12 +183,66 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
     return run;
 }
 
-CachedLm cached_lm(const std::filesystem::path& out_dir, const nn::LMConfig& config, uint64_t init_seed,
-                   const std::vector<farm::Sentence>& train, const LmTrainOptions& options, Progress* progress) {
+// <model>-<16 hex digits of the cache key's hash>: the file name of a run.
+static std::string run_name(const nn::LMConfig& config, uint64_t init_seed, const std::vector<farm::Sentence>& train,
+                            const LmTrainOptions& options) {
     Fnv1a f;
     for (char c : cache_key(config, init_seed, train, options)) f.mix(static_cast<unsigned char>(c));
-    return cached_lm(out_dir, fmt::format("{}-{:016x}", nn::to_string(config.model), f.h), config, init_seed, train,
-                     options, progress);
+    return fmt::format("{}-{:016x}", nn::to_string(config.model), f.h);
+}
+
+CachedLm cached_lm(const std::filesystem::path& out_dir, const nn::LMConfig& config, uint64_t init_seed,
+                   const std::vector<farm::Sentence>& train, const LmTrainOptions& options, Progress* progress) {
+    return cached_lm(out_dir, run_name(config, init_seed, train, options), config, init_seed, train, options, progress);
+}
+
+// Whether out_dir's entry for this run loads and was made by it (what
+// cached_lm checks before it trusts the file).
+static bool holds(const std::filesystem::path& out_dir, const LmRun& run, const std::vector<farm::Sentence>& train,
+                  const LmTrainOptions& options) {
+    const std::filesystem::path file =
+        out_dir / "models" / (run_name(run.config, run.init_seed, train, options) + ".safetensors");
+    try {
+        const nn::Checkpoint ckpt = nn::load_safetensors(file.string());
+        const auto found = ckpt.metadata.find("cache_key");
+        return found != ckpt.metadata.end() && found->second == cache_key(run.config, run.init_seed, train, options);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+std::vector<CachedLm> cached_lms(const std::filesystem::path& out_dir, const std::vector<LmRun>& runs,
+                                 const std::vector<farm::Sentence>& train, const LmTrainOptions& options,
+                                 Progress* progress) {
+    std::vector<CachedLm> result(runs.size());
+    std::vector<size_t> to_train;
+    for (size_t i = 0; i < runs.size(); ++i)
+        if (!holds(out_dir, runs[i], train, options)) to_train.push_back(i);
+    // Whole rounds of one run per thread; a run left over trains alone on
+    // every thread afterwards (side by side with nothing it would have one).
+    const size_t threads = static_cast<size_t>(ag::num_threads());
+    to_train.resize(threads >= 2 ? to_train.size() / threads * threads : 0);
+    if (!to_train.empty()) {
+        std::mutex report;  // one run's line at a time
+        run_independent(std::vector<int64_t>(to_train.size(), 1), [&](size_t t) {
+            const size_t i = to_train[t];
+            result[i] = cached_lm(out_dir, runs[i].config, runs[i].init_seed, train, options);
+            const std::lock_guard<std::mutex> lock(report);
+            if (progress && !result[i].logs.empty()) {
+                const EpochLog& last = result[i].logs.back();
+                double seconds = 0;
+                for (const EpochLog& log : result[i].logs) seconds += log.seconds;
+                progress->line(fmt::format("{} seed {}: {} epoch(s) side by side, loss {:.4f}  {} tok/s  {}",
+                                           nn::to_string(runs[i].config.model), runs[i].init_seed,
+                                           result[i].logs.size(), last.train_loss,
+                                           group_thousands(last.tokens_per_second), format_duration(seconds)));
+            }
+        });
+    }
+    for (size_t i = 0; i < runs.size(); ++i)
+        if (!result[i].model)
+            result[i] = cached_lm(out_dir, runs[i].config, runs[i].init_seed, train, options, progress);
+    return result;
 }
 
 }  // namespace lessons

@@ -55,4 +55,22 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const nn::LMConfig& con
                    const std::vector<farm::Sentence>& train, const LmTrainOptions& options,
                    Progress* progress = nullptr);
 
+// One of the runs a lesson compares: a configuration and its initialisation
+// seed (the training sentences and options are the lesson's, for all).
+struct LmRun {
+    nn::LMConfig config;
+    uint64_t init_seed = 0;
+};
+
+// cached_lm(out_dir, run.config, run.init_seed, train, options) for every
+// run, in order: the same models, logs and statuses, but the runs the cache
+// does not hold yet are trained side by side (run_independent), one per
+// thread, in whole rounds of ag::num_threads() runs; their epochs would
+// interleave, so `progress` gets one line per run as it ends. A run left
+// over (one run to train, or 3 on 2 threads) trains alone on every thread
+// and shows its epochs on `progress`, as cached_lm does.
+std::vector<CachedLm> cached_lms(const std::filesystem::path& out_dir, const std::vector<LmRun>& runs,
+                                 const std::vector<farm::Sentence>& train, const LmTrainOptions& options,
+                                 Progress* progress = nullptr);
+
 }  // namespace lessons

@@ -61,6 +61,8 @@ void Progress::epoch_done(int64_t epoch, double train_loss, double tokens_per_se
             true);
 }
 
+void Progress::line(const std::string& text) { rewrite(text, true); }
+
 // On a terminal, go back to the start of the line and overwrite it, blanking
 // what is left of a longer previous line; a final line ends with a newline.
 // Piped, only final lines are written.

@@ -39,6 +39,8 @@ public:
     void step(int64_t epoch, int64_t step, double loss, double tokens_per_second);
     // Epoch `epoch` (1-based) is done: its summary line.
     void epoch_done(int64_t epoch, double train_loss, double tokens_per_second, double seconds);
+    // A line of its own (a run that trained beside others: lessons::cached_lms).
+    void line(const std::string& text);
 
 private:
     using Clock = std::chrono::steady_clock;

@@ -1,7 +1,9 @@
 #include "lessons/gqa/quality.h"
 
+#include <iterator>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "lessons/common/evaluation.h"
 #include "lessons/common/model_cache.h"
@@ -10,14 +12,22 @@
 namespace lessons::gqa {
 namespace {
 
-SeedRuns train_seed(const QualitySetup& setup, const std::filesystem::path& out_dir, uint64_t seed,
-                    Progress* progress) {
+// The models one seed trains (MHA, GQA, MQA), for cached_lms.
+std::vector<LmRun> seed_models(const QualitySetup& setup, uint64_t seed) {
+    std::vector<LmRun> models;
+    for (Model m : {Mha, Gqa, Mqa}) {
+        models.push_back({setup.base, seed});
+        models.back().config.n_kv_heads = kKvHeads[m];
+    }
+    return models;
+}
+
+// One seed's results; `trained` holds its models (seed_models' order).
+SeedRuns train_seed(const QualitySetup& setup, std::vector<CachedLm> trained, Progress* progress) {
     SeedRuns runs;
     std::unique_ptr<nn::LanguageModel> mha;
     for (Model m : {Mha, Gqa, Mqa}) {
-        nn::LMConfig cfg = setup.base;
-        cfg.n_kv_heads = kKvHeads[m];
-        CachedLm run = cached_lm(out_dir, cfg, seed, setup.train, setup.training, progress);
+        CachedLm& run = trained[static_cast<size_t>(m)];
         runs.status[m] = run.status;
         runs.perplexity[m] = perplexity(*run.model, setup.test);
         runs.step_losses[m] = step_losses(run.logs);
@@ -61,9 +71,14 @@ QualitySetup QualitySetup::quick() {
 
 QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem::path& out_dir, int seeds,
                                Progress* progress) {
+    std::vector<LmRun> models;  // every seed's, trained side by side
+    for (int seed = 0; seed < seeds; ++seed)
+        for (const LmRun& run : seed_models(setup, static_cast<uint64_t>(seed))) models.push_back(run);
+    std::vector<CachedLm> trained = cached_lms(out_dir, models, setup.train, setup.training, progress);
     QualityRuns result;
     for (int seed = 0; seed < seeds; ++seed) {
-        result.seeds.push_back(train_seed(setup, out_dir, static_cast<uint64_t>(seed), progress));
+        const auto first = std::make_move_iterator(trained.begin() + 3 * seed);  // this seed's MHA, GQA, MQA
+        result.seeds.push_back(train_seed(setup, {first, first + 3}, progress));
         for (size_t m = 0; m < Models; ++m)
             result.mean[m] += result.seeds.back().perplexity[m] / static_cast<double>(seeds);
     }

@@ -42,9 +42,9 @@ FarmRuns farm_runs(const Options& options) {
     return runs;
 }
 
-CachedLm trained(const Options& options, const FarmRuns& runs, const nn::LMConfig& config, uint64_t seed) {
+std::vector<CachedLm> trained(const Options& options, const FarmRuns& runs, const std::vector<LmRun>& models) {
     Progress progress;
-    return cached_lm(options.out, config, seed, runs.train, runs.training, options.quick ? nullptr : &progress);
+    return cached_lms(options.out, models, runs.train, runs.training, options.quick ? nullptr : &progress);
 }
 
 int64_t optimiser_steps(const CachedLm& run) {

@@ -23,10 +23,11 @@ struct FarmRuns {
 
 FarmRuns farm_runs(const Options& options);
 
-// nn::LanguageModel(config, seed) trained on runs.train with runs.training,
-// through the model cache in --out (so the default ModernLM, seed 0, is the
-// one lessons 03 and 04 train and load too). A terminal shows progress.
-CachedLm trained(const Options& options, const FarmRuns& runs, const nn::LMConfig& config, uint64_t seed);
+// nn::LanguageModel(config, seed) for each of `models`, trained on
+// runs.train with runs.training through the model cache in --out (so the
+// default ModernLM, seed 0, is the one lessons 03 and 04 train and load
+// too), those not cached yet side by side (cached_lms). Progress on stderr.
+std::vector<CachedLm> trained(const Options& options, const FarmRuns& runs, const std::vector<LmRun>& models);
 
 // The optimiser steps a run took (its per-step losses, all epochs).
 int64_t optimiser_steps(const CachedLm& run);

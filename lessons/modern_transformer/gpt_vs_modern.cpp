@@ -1,6 +1,8 @@
 #include "lessons/modern_transformer/gpt_vs_modern.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "lessons/common/evaluation.h"
 
@@ -29,10 +31,11 @@ GptVsModern compare_gpt_and_modern(const Options& options, const FarmRuns& runs)
     GptVsModern result;
     result.floor = grammar_perplexity(runs.test);
     result.floor_train = grammar_perplexity(runs.train);
+    std::vector<CachedLm> trained_runs = trained(options, runs, {{recipes[0].second, 0}, {recipes[1].second, 0}});
     for (size_t m = 0; m < recipes.size(); ++m) {
         RecipeRun& model = result.models[m];
         model.name = recipes[m].first;
-        model.run = trained(options, runs, recipes[m].second, 0);
+        model.run = std::move(trained_runs[m]);
         model.test_perplexity = perplexity(*model.run.model, runs.test);
         model.parameters = model.run.model->num_parameters();
         for (const EpochLog& log : model.run.logs) model.seconds += log.seconds;

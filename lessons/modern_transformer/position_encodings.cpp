@@ -1,6 +1,8 @@
 #include "lessons/modern_transformer/position_encodings.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace lessons::modern_transformer {
 
@@ -24,11 +26,17 @@ double mean_accuracy(const std::vector<AgreementResult>& per_k, int first, int l
 PositionEncodings train_position_encodings(const Options& options, const FarmRuns& runs) {
     PositionEncodings result;
     std::array<EncodingRuns, 3>& all = result.encodings;
+    std::vector<LmRun> models;  // every encoding's seeds, trained side by side
     for (int seed = 0; seed < options.seeds; ++seed)
         for (size_t e = 0; e < kEncodings.size(); ++e) {
-            nn::LMConfig config = nn::LMConfig::modern_lm();
-            config.pos = kEncodings[e].pos;
-            CachedLm run = trained(options, runs, config, static_cast<uint64_t>(seed));
+            models.push_back({nn::LMConfig::modern_lm(), static_cast<uint64_t>(seed)});
+            models.back().config.pos = kEncodings[e].pos;
+        }
+    std::vector<CachedLm> trained_runs = trained(options, runs, models);
+    size_t next = 0;
+    for (int seed = 0; seed < options.seeds; ++seed)
+        for (size_t e = 0; e < kEncodings.size(); ++e) {
+            CachedLm run = std::move(trained_runs[next++]);
             all[e].scores.push_back(agreement_per_k(*run.model, runs.agreement));
             all[e].models.push_back(std::move(run));
         }

@@ -9,7 +9,7 @@
 #include "data/mnist.h"
 #include "data/shuffle.h"
 #include "lessons/common/cli.h"
-#include "lessons/pretrain_finetune/independent_runs.h"
+#include "lessons/common/independent_runs.h"
 
 namespace lessons::pretrain_finetune {
 namespace {

@@ -3,7 +3,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "lessons/pretrain_finetune/independent_runs.h"
+#include "lessons/common/independent_runs.h"
 #include "nn/optim.h"
 
 namespace lessons::pretrain_finetune {

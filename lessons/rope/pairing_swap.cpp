@@ -68,12 +68,18 @@ PairingSwap swap_pairings(const Options& options) {
         fmt::format("ModernLM (d = {}, {} layers, {}/{} heads of {}), seed 0, {} epoch(s) on {} farm sentences",
                     base.d_model, base.n_layers, base.n_heads, base.n_kv_heads, base.head_dim(), training.epochs,
                     group_thousands(static_cast<double>(corpora.train.size())));
+    const ag::RopePairing pairings[] = {ag::RopePairing::Half, ag::RopePairing::Interleaved};
+    std::vector<LmRun> specs;
+    for (ag::RopePairing pairing : pairings) {
+        specs.push_back({base, 0});
+        specs.back().config.rope_pairing = pairing;
+    }
     Progress progress;
-    for (ag::RopePairing pairing : {ag::RopePairing::Half, ag::RopePairing::Interleaved}) {
-        nn::LMConfig config = base;
-        config.rope_pairing = pairing;
-        const CachedLm run =
-            cached_lm(options.out, config, 0, corpora.train, training, options.quick ? nullptr : &progress);
+    const std::vector<CachedLm> runs =
+        cached_lms(options.out, specs, corpora.train, training, options.quick ? nullptr : &progress);
+    for (size_t i = 0; i < specs.size(); ++i) {
+        const ag::RopePairing pairing = pairings[i];
+        const CachedLm& run = runs[i];
         PairingRun r;
         r.trained = pairing;
         r.status = run.status;

@@ -28,16 +28,21 @@ std::vector<double> WindowRuns::per_seed(int64_t k, bool p_correct) const {
 
 std::vector<WindowRuns> train_windows(const Options& options, const WindowData& data,
                                       const std::vector<int64_t>& windows) {
+    std::vector<LmRun> specs;  // every window's seeds, trained side by side
+    for (const int64_t W : windows)
+        for (int seed = 0; seed < options.seeds; ++seed) {
+            specs.push_back({nn::LMConfig::modern_lm(), static_cast<uint64_t>(seed)});
+            specs.back().config.window = W;
+        }
     Progress progress;
+    const std::vector<CachedLm> runs = cached_lms(options.out, specs, data.train, data.training, &progress);
     std::vector<WindowRuns> results;
+    size_t next = 0;
     for (const int64_t W : windows) {
-        nn::LMConfig cfg = nn::LMConfig::modern_lm();
-        cfg.window = W;
         WindowRuns result;
         result.window = W;
         for (int seed = 0; seed < options.seeds; ++seed) {
-            const CachedLm run =
-                cached_lm(options.out, cfg, static_cast<uint64_t>(seed), data.train, data.training, &progress);
+            const CachedLm& run = runs[next++];
             result.status.push_back(run.status);
             result.perplexity.push_back(perplexity(*run.model, data.test));
             result.agreement.push_back(agreement_per_k(*run.model, data.agreement));

@@ -551,6 +551,60 @@ std::vector<std::string> files_in(const std::filesystem::path& dir) {
 
 }  // namespace
 
+// The models a lesson part compares train side by side, one per thread, and
+// must be exactly what cached_lm gives one after the other.
+TEST_CASE("cached_lms: the uncached runs train side by side, to the same models, logs and statuses",
+          "[lessons][cache]") {
+    const auto dir = test::scratch_path("cache_side_by_side"), alone = test::scratch_path("cache_alone");
+    const CacheRun setup;
+    const std::vector<lessons::LmRun> runs{{tiny(), 3}, {tiny(), 4}, {tiny(), 5}};
+    CHECK_FALSE(lessons::cached_lm(dir, tiny(), 5, setup.train, setup.options).from_cache);  // already there
+
+    std::FILE* out = std::tmpfile();
+    lessons::Progress progress(out, false);
+    const ag::ThreadCountGuard two(2);
+    const auto got = lessons::cached_lms(dir, runs, setup.train, setup.options, &progress);
+    REQUIRE(got.size() == 3);
+    const std::string shown = test::read_stream(out);
+    std::fclose(out);
+    INFO(shown);
+    CHECK(got[0].status == "trained");
+    CHECK(got[1].status == "trained");
+    CHECK(got[2].from_cache);
+    // one line per run that trained beside another, none for the cached one
+    CHECK(std::count(shown.begin(), shown.end(), '\n') == 2);
+    CHECK(shown.find("modern_lm seed 3: 1 epoch(s) side by side") != std::string::npos);
+    CHECK(shown.find("modern_lm seed 4: 1 epoch(s) side by side") != std::string::npos);
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const auto one = lessons::cached_lm(alone, runs[i].config, runs[i].init_seed, setup.train, setup.options);
+        CHECK(same_parameters(*got[i].model, *one.model));
+        CHECK(got[i].logs[0].step_losses == one.logs[0].step_losses);
+        CHECK(got[i].file.filename() == one.file.filename());
+    }
+    // a second call loads every one of them
+    for (const auto& run : lessons::cached_lms(dir, runs, setup.train, setup.options)) CHECK(run.from_cache);
+    std::filesystem::remove_all(dir);
+
+    // 3 runs on 2 threads: a round of two side by side, then the third alone
+    // on both threads, showing its epochs
+    std::FILE* odd = std::tmpfile();
+    lessons::Progress odd_progress(odd, false);
+    const auto three = lessons::cached_lms(dir, runs, setup.train, setup.options, &odd_progress);
+    const std::string odd_shown = test::read_stream(odd);
+    std::fclose(odd);
+    INFO(odd_shown);
+    CHECK(odd_shown.find("seed 3: 1 epoch(s) side by side") != std::string::npos);
+    CHECK(odd_shown.find("seed 4: 1 epoch(s) side by side") != std::string::npos);
+    CHECK(odd_shown.find("seed 5") == std::string::npos);
+    CHECK(odd_shown.find("epoch 1/1  loss") != std::string::npos);
+    for (size_t i = 0; i < runs.size(); ++i) {
+        CHECK(three[i].status == "trained");
+        CHECK(same_parameters(*three[i].model, *got[i].model));
+    }
+    std::filesystem::remove_all(dir);
+    std::filesystem::remove_all(alone);
+}
+
 // A cache poisoned with NaN used to load, and a lesson printed ppl = -nan.
 TEST_CASE("cached_lm: a cache whose data bytes changed is corrupt: retrained to the same numbers", "[lessons][cache]") {
     const auto dir = test::scratch_path("cache_poisoned");

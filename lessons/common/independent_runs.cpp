@@ -1,11 +1,11 @@
-#include "lessons/pretrain_finetune/independent_runs.h"
+#include "lessons/common/independent_runs.h"
 
 #include <algorithm>
 #include <numeric>
 
 #include "autograd/thread_pool.h"
 
-namespace lessons::pretrain_finetune {
+namespace lessons {
 
 void run_independent(const std::vector<int64_t>& costs, const std::function<void(size_t)>& run) {
     std::vector<size_t> order(costs.size());
@@ -14,4 +14,4 @@ void run_independent(const std::vector<int64_t>& costs, const std::function<void
     ag::parallel_tasks(static_cast<int64_t>(order.size()), [&](int64_t i) { run(order[static_cast<size_t>(i)]); });
 }
 
-}  // namespace lessons::pretrain_finetune
+}  // namespace lessons
