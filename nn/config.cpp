@@ -202,4 +202,12 @@ ag::RopePairing rope_pairing_from_string(const std::string& s) {
     throw std::invalid_argument(fmt::format("RoPE pairing '{}': expected half or interleaved", s));
 }
 
+std::string describe(const LMConfig& c) {
+    std::string positions = to_string(c.pos);
+    if (c.pos == PosEncoding::Rope) positions += " " + to_string(c.rope_pairing);
+    const std::string attention = c.window > 0 ? fmt::format("window {}", c.window) : "full attention";
+    return fmt::format("d {}, {} layers, {} query / {} KV heads, {} positions, {}", c.d_model, c.n_layers, c.n_heads,
+                       c.n_kv_heads, positions, attention);
+}
+
 }  // namespace nn

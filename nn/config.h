@@ -78,4 +78,9 @@ PosEncoding pos_encoding_from_string(const std::string& s);  // "none" | "learne
 std::string to_string(ag::RopePairing p);
 ag::RopePairing rope_pairing_from_string(const std::string& s);  // "half" | "interleaved"
 
+// The shape and attention of a config in words, as farm_lm and the lessons'
+// progress print it: "d 64, 2 layers, 4 query / 2 KV heads, rope half
+// positions, full attention" (or "window 4").
+std::string describe(const LMConfig& c);
+
 }  // namespace nn

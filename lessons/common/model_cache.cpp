@@ -232,9 +232,9 @@ std::vector<CachedLm> cached_lms(const std::filesystem::path& out_dir, const std
                 const EpochLog& last = result[i].logs.back();
                 double seconds = 0;
                 for (const EpochLog& log : result[i].logs) seconds += log.seconds;
-                progress->line(fmt::format("{} seed {}: {} epoch(s) side by side, loss {:.4f}  {} tok/s  {}",
+                progress->line(fmt::format("{} seed {} ({}): {} epoch(s) side by side, loss {:.4f}  {} tok/s  {}",
                                            nn::to_string(runs[i].config.model), runs[i].init_seed,
-                                           result[i].logs.size(), last.train_loss,
+                                           nn::describe(runs[i].config), result[i].logs.size(), last.train_loss,
                                            group_thousands(last.tokens_per_second), format_duration(seconds)));
             }
         });

@@ -85,7 +85,7 @@ nn::LMConfig one_head_config() {
     return cfg;
 }
 
-std::string describe(const nn::LMConfig& cfg) {
+std::string heads_of(const nn::LMConfig& cfg) {
     return std::to_string(cfg.n_layers) + " layers, " + std::to_string(cfg.n_heads) + " query heads, " +
            std::to_string(cfg.n_kv_heads) + " K/V heads of head_dim " + std::to_string(cfg.head_dim());
 }
@@ -293,7 +293,7 @@ TEST_CASE("ex17 convert_to_gqa: the config, every parameter copied, wk and wv po
         const nn::LanguageModel mha(c.cfg, 3);
         const std::vector<ag::Tensor> before = clones(mha);
         for (int64_t kv : c.kvs) {
-            INFO(describe(c.cfg) << " -> " << kv << " K/V heads");
+            INFO(heads_of(c.cfg) << " -> " << kv << " K/V heads");
             const std::unique_ptr<nn::LanguageModel> gqa = ex17::convert_to_gqa(mha, kv);
             REQUIRE(gqa);
             check_conversion(mha, *gqa, kv);
@@ -305,7 +305,7 @@ TEST_CASE("ex17 convert_to_gqa: the config, every parameter copied, wk and wv po
 TEST_CASE("ex17 convert_to_gqa rejects K/V heads that do not split into equal groups") {
     const nn::LanguageModel mha(mha_config(), 3), gqa(gqa_config(), 3);
     const auto rejects = [](const nn::LanguageModel& model, int64_t kv, const char* why) {
-        INFO(describe(model.config()) << " -> " << kv << ": " << why << ", so std::invalid_argument");
+        INFO(heads_of(model.config()) << " -> " << kv << ": " << why << ", so std::invalid_argument");
         CHECK_THROWS_AS(ex17::convert_to_gqa(model, kv), std::invalid_argument);
     };
     rejects(mha, 4, "6 K/V heads do not split into 4 groups");
@@ -379,7 +379,7 @@ TEST_CASE("ex17 a model whose K/V heads agree within each group keeps its logits
         const ag::Tensor ids = some_ids(5, cfg.vocab);
         const nn::LanguageModel mha(cfg, 4);
         equalize_groups(mha, kv);
-        INFO(describe(cfg) << ", equal in groups of " << cfg.n_kv_heads / kv << ", pooled to " << kv);
+        INFO(heads_of(cfg) << ", equal in groups of " << cfg.n_kv_heads / kv << ", pooled to " << kv);
         const std::unique_ptr<nn::LanguageModel> gqa = ex17::convert_to_gqa(mha, kv);
         REQUIRE(gqa);
         const ag::Tensor want = logits(mha, ids), got = logits(*gqa, ids);

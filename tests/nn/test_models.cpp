@@ -286,6 +286,15 @@ TEST_CASE("a frozen body trains only the head (linear probe)", "[nn][models]") {
     for (const Tensor& p : lm.parameters()) CHECK_FALSE(p.grad().defined());
 }
 
+TEST_CASE("a config in words names its shape, positions and attention", "[nn][models]") {
+    CHECK(nn::describe(nn::LMConfig::gpt()) ==
+          "d 64, 2 layers, 4 query / 4 KV heads, learned positions, full attention");
+    nn::LMConfig c = nn::LMConfig::modern_lm();
+    c.window = 4;
+    c.rope_pairing = ag::RopePairing::Interleaved;
+    CHECK(nn::describe(c) == "d 64, 2 layers, 4 query / 2 KV heads, rope interleaved positions, window 4");
+}
+
 TEST_CASE("a model config round-trips through JSON and bad configs are refused", "[nn][models]") {
     LMConfig c = LMConfig::modern_lm();
     c.n_kv_heads = 1;

@@ -315,12 +315,8 @@ std::vector<farm::Sentence> read_sentences(const std::string& path, const nn::LM
 // ---- models -----------------------------------------------------------------
 
 std::string describe(const nn::LMConfig& c, int64_t parameters) {
-    std::string positions = nn::to_string(c.pos);
-    if (c.pos == nn::PosEncoding::Rope) positions += " " + nn::to_string(c.rope_pairing);
-    const std::string attention = c.window > 0 ? fmt::format("window {}", c.window) : "full attention";
-    return fmt::format("{}, {} parameters: d {}, {} layers, {} query / {} KV heads, {} positions, {}",
-                       nn::to_string(c.model), group_thousands(static_cast<double>(parameters)), c.d_model, c.n_layers,
-                       c.n_heads, c.n_kv_heads, positions, attention);
+    return fmt::format("{}, {} parameters: {}", nn::to_string(c.model),
+                       group_thousands(static_cast<double>(parameters)), nn::describe(c));
 }
 
 struct Loaded {
