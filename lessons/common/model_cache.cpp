@@ -136,6 +136,17 @@ private:
     bool waited_ = false;
 };
 
+// The file of run `name` in out_dir's cache.
+std::filesystem::path entry_file(const std::filesystem::path& out_dir, const std::string& name) {
+    return out_dir / "models" / (name + ".safetensors");
+}
+
+// Whether a loaded cache file was made by the run whose key this is.
+bool made_by(const nn::Checkpoint& ckpt, const std::string& key) {
+    const auto found = ckpt.metadata.find("cache_key");
+    return found != ckpt.metadata.end() && found->second == key;
+}
+
 }  // namespace
 
 CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name, const nn::LMConfig& config,
@@ -145,7 +156,7 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
                             std::string::npos)
         throw std::invalid_argument(fmt::format("cached_lm: bad cache name '{}'", name));
     CachedLm run;
-    run.file = out_dir / "models" / (name + ".safetensors");
+    run.file = entry_file(out_dir, name);
     run.model = std::make_unique<nn::LanguageModel>(config, init_seed);
     const std::string key = cache_key(config, init_seed, train, options);
 
@@ -155,8 +166,7 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
     if (std::filesystem::exists(run.file, missing)) {
         try {
             const nn::Checkpoint ckpt = nn::load_safetensors(run.file.string());
-            const auto found = ckpt.metadata.find("cache_key");
-            if (found == ckpt.metadata.end() || found->second != key) {
+            if (!made_by(ckpt, key)) {
                 run.status = fmt::format("cache {} was made by another run (stale): retrained", run.file.string());
             } else {
                 nn::load_into(*run.model, ckpt);
@@ -197,15 +207,13 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const nn::LMConfig& con
 }
 
 // Whether out_dir's entry for this run loads and was made by it (what
-// cached_lm checks before it trusts the file).
+// cached_lm checks before it trusts the file; no lock: a wrong guess only
+// moves the run out of, or into, the side-by-side rounds).
 static bool holds(const std::filesystem::path& out_dir, const LmRun& run, const std::vector<farm::Sentence>& train,
                   const LmTrainOptions& options) {
-    const std::filesystem::path file =
-        out_dir / "models" / (run_name(run.config, run.init_seed, train, options) + ".safetensors");
     try {
-        const nn::Checkpoint ckpt = nn::load_safetensors(file.string());
-        const auto found = ckpt.metadata.find("cache_key");
-        return found != ckpt.metadata.end() && found->second == cache_key(run.config, run.init_seed, train, options);
+        const std::filesystem::path file = entry_file(out_dir, run_name(run.config, run.init_seed, train, options));
+        return made_by(nn::load_safetensors(file.string()), cache_key(run.config, run.init_seed, train, options));
     } catch (const std::exception&) {
         return false;
     }
