@@ -185,7 +185,7 @@ double median(std::vector<double> v) {
 // One table: a step's parts in ms per step and as a share of the step. The
 // shards run side by side at 2 threads, so their parts (forward, backward)
 // are the mean over the threads that ran them: with the serial parts
-// (gradient sum, optimizer) and "waiting" they add up to the step.
+// (gradient sum, optimizer) and the waiting they add up to the step.
 void print_profile(const std::string& model, int threads, const Profile& p) {
     const double steps = static_cast<double>(p.steps);
     const size_t shards = p.timing.forward.size();
@@ -230,7 +230,23 @@ void print_profile(const std::string& model, int threads, const Profile& p) {
     row("sum of the shards' gradients", p.timing.sum_seconds);
     row("optimizer (zero_grad, AdamW step)", p.optimizer);
     const double waiting = p.forward_backward - p.timing.sum_seconds - shard_seconds;
-    row(side_by_side > 1 ? "waiting (slower shard, threads), rest" : "rest (shard set-up)", waiting);
+    if (side_by_side > 1 && side_by_side == static_cast<double>(shards)) {
+        // Each shard on its own thread: the step waits for the slowest one.
+        // Its excess over the mean is imbalance (uneven work, or a core that
+        // runs slower: another process or VM on it); the rest is the shards'
+        // set-up (each replica's zero_grad) and the threads' start and join.
+        double slowest = 0;
+        std::string each;
+        for (size_t r = 0; r < shards; ++r) {
+            const double seconds = p.timing.forward[r].seconds + p.timing.backward[r].seconds;
+            slowest = std::max(slowest, seconds);
+            each += fmt::format("{}{:.3f}", r ? " / " : "  shards: ", 1e3 * seconds / steps);
+        }
+        row("waiting for the slowest shard", slowest - shard_seconds, each + " ms");
+        row("shard set-up, threads' start and join", waiting - (slowest - shard_seconds));
+    } else {
+        row(side_by_side > 1 ? "waiting (shards, threads), rest" : "rest (shard set-up)", waiting);
+    }
 
     // The ops, slowest first: forward and backward per step (the mean over
     // the shards side by side, as above), each with its GEMM and allocations.
