@@ -230,8 +230,9 @@ void print_profile(const std::string& model, int threads, const Profile& p) {
     row("sum of the shards' gradients", p.timing.sum_seconds);
     row("optimizer (zero_grad, AdamW step)", p.optimizer);
     const double waiting = p.forward_backward - p.timing.sum_seconds - shard_seconds;
-    if (side_by_side > 1 && side_by_side == static_cast<double>(shards)) {
-        // Each shard on its own thread: the step waits for the slowest one.
+    if (side_by_side > 1) {
+        // Each shard on its own thread (run() makes 2 shards, so at 2
+        // threads and more): the step waits for the slowest one.
         // Its excess over the mean is imbalance (uneven work, or a core that
         // runs slower: another process or VM on it); the rest is the shards'
         // set-up (each replica's zero_grad) and the threads' start and join.
@@ -245,7 +246,7 @@ void print_profile(const std::string& model, int threads, const Profile& p) {
         row("waiting for the slowest shard", slowest - shard_seconds, each + " ms");
         row("shard set-up, threads' start and join", waiting - (slowest - shard_seconds));
     } else {
-        row(side_by_side > 1 ? "waiting (shards, threads), rest" : "rest (shard set-up)", waiting);
+        row("rest (shard set-up)", waiting);
     }
 
     // The ops, slowest first: forward and backward per step (the mean over

@@ -62,10 +62,10 @@ check "allocation in forward and backward" 8 "^  allocation \(storage pool\) +$n
 check "the graph in forward and backward" 8 '^  graph \((record: nodes|topological sort)\) ' "$out"
 check "the shards' sum in every profile" 4 "^sum of the shards' gradients +$number +$number%$" "$out"
 check "the optimizer in every profile" 4 "^optimizer \(zero_grad, AdamW step\) +$number +$number%$" "$out"
-check "the rest at 1 thread" 2 "^rest \(shard set-up\) +-?$number +-?$number%$" "$out"
+check "the rest at 1 thread" 2 "^rest \(shard set-up\) +$number +$number%$" "$out"
 check "the slowest shard at 2 threads" 2 \
     "^waiting for the slowest shard +$number +$number% +shards: $number / $number ms$" "$out"
-check "the set-up, start and join at 2 threads" 2 "^shard set-up, threads' start and join +-?$number +-?$number%$" "$out"
+check "the set-up, start and join at 2 threads" 2 "^shard set-up, threads' start and join +$number +$number%$" "$out"
 check "the ops' table in every profile" 4 '^op \(with its GEMM\) +calls +forward ms +backward ms +share$' "$out"
 check "linear's row in every profile" 4 "^linear +[0-9]+ +$number +$number +$number%$" "$out"
 check "GPT's GELU, ModernLM's SwiGLU" 4 "^(gelu|swiglu) +4 +$number +$number +$number%$" "$out"
