@@ -263,7 +263,9 @@ void run_pieces(int64_t pieces, PieceFn piece) {
 
 }  // namespace detail
 
-void parallel_tasks(int64_t count, const std::function<void(int64_t)>& fn) {
+void parallel_tasks(int64_t count, const std::function<void(int64_t)>& fn, int max_threads) {
+    if (max_threads < 0)
+        throw std::invalid_argument(fmt::format("parallel_tasks: max_threads {} (0: all threads)", max_threads));
     if (count <= 0) return;
     // One piece per thread; each piece takes the next task until none is
     // left, so a thread that finishes early takes more tasks.
@@ -280,7 +282,17 @@ void parallel_tasks(int64_t count, const std::function<void(int64_t)>& fn) {
             }
         }
     };
-    detail::run_pieces(std::min<int64_t>(count, num_threads()), piece);
+    int64_t pieces = std::min<int64_t>(count, num_threads());
+    if (max_threads > 0) pieces = std::min<int64_t>(pieces, max_threads);
+    if (pieces == 1 && count > 1) {
+        // One thread for every task: a region of one piece, so that the
+        // kernels inside stay on this thread (run_pieces makes a single piece
+        // a plain call, whose kernels split: right for one task alone).
+        const InRegion inside;
+        piece(0);
+    } else {
+        detail::run_pieces(pieces, piece);
+    }
     if (error) std::rethrow_exception(error);
 }
 

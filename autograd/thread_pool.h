@@ -35,7 +35,11 @@ namespace ag {
 // tasks throw, every task still runs and the first exception is rethrown
 // here. For independent jobs: the data-parallel shards of a batch,
 // independent training runs.
-void parallel_tasks(int64_t count, const std::function<void(int64_t)>& fn);
+//
+// At most max_threads threads take tasks (0: all of the engine's); with 1,
+// the caller runs every task, one after another, and the kernels inside
+// still run on the caller only, as they would on a team of threads.
+void parallel_tasks(int64_t count, const std::function<void(int64_t)>& fn, int max_threads = 0);
 
 namespace detail {
 

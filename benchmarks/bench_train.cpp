@@ -131,6 +131,7 @@ FlopCount flops_per_token(const nn::LMConfig& c, const std::vector<farm::LmBatch
 
 struct Result {
     double seconds = 0, tokens = 0, loss = 0;
+    int64_t one_after_another = 0;  // steps whose shards ran on one thread (ShardSchedule)
 };
 
 // Where the time of the profiled run's steps went (seconds, summed over steps).
@@ -171,6 +172,7 @@ Result run(const nn::LMConfig& cfg, const std::vector<farm::LmBatch>& batches, i
         r.tokens += static_cast<double>(b.tokens);
     }
     r.seconds = seconds_since(start);
+    r.one_after_another = sharded.schedule().steps(false);
     return r;
 }
 
@@ -459,9 +461,11 @@ int main(int argc, char** argv) {
             ag::set_num_threads(threads);
             std::vector<double> rates;
             Result r;
+            int64_t one_after_another = 0;
             for (int i = 0; i < repeat; ++i) {
                 r = run(cfg, batches, steps);
                 rates.push_back(r.tokens / r.seconds);
+                one_after_another += r.one_after_another;
             }
             const double mid = median(rates);
             const double limit = peak.gflops(threads) * 1e9 / cost[nn::to_string(cfg.model)].per_token();
@@ -469,6 +473,11 @@ int main(int argc, char** argv) {
             fmt::print("{:<10} {:>7} {:>10.0f} {:>10.0f} {:>10.0f} {:>11.0f} {:>9.1f}% {:>9.2f} {:>10.4f}\n",
                        nn::to_string(cfg.model), threads, *std::min_element(rates.begin(), rates.end()), mid,
                        *std::max_element(rates.begin(), rates.end()), limit, 100.0 * mid / limit, per_epoch, r.loss);
+            if (threads > 1)
+                fmt::print(
+                    "{:<10} {:>7} shards one after another in {} of {} steps (every {}th step probes the way "
+                    "not taken; the rest take the faster way)\n",
+                    "", "", one_after_another, steps * repeat, lessons::ShardSchedule::kProbeEvery);
             for (const std::string dtype : {"float32", "float64"}) {
                 const auto it = torch.find({nn::to_string(cfg.model), dtype, threads});
                 if (it != torch.end())

@@ -41,6 +41,28 @@ private:
 
 }  // namespace
 
+bool ShardSchedule::side_by_side() const {
+    const int64_t step = steps_[0] + steps_[1];
+    const bool probe = step % kProbeEvery == kProbeEvery - 1;
+    return probe ? !preferred_ : preferred_;
+}
+
+void ShardSchedule::record(double seconds_per_token) {
+    const bool way = side_by_side();
+    std::vector<double>& recent = recent_[way];
+    if (way != preferred_) recent.clear();  // a probe: the way's figure is this step alone
+    recent.push_back(seconds_per_token);
+    if (recent.size() > kRecent) recent.erase(recent.begin());
+    ++steps_[way];
+    if (!recent_[0].empty() && !recent_[1].empty()) preferred_ = figure(true) <= figure(false);
+}
+
+double ShardSchedule::figure(bool side_by_side) const {
+    std::vector<double> sorted = recent_[side_by_side];
+    std::sort(sorted.begin(), sorted.end());
+    return sorted[(sorted.size() - 1) / 2];  // the median (of an even count, the lower middle)
+}
+
 void ShardedGradient::set_timing(Timing* timing) {
     timing_ = timing;
     if (timing_) {
@@ -82,9 +104,14 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     }
     cut.push_back(B);
     std::vector<double> losses(static_cast<size_t>(shards), 0.0);
-    // One task per shard on the engine's threads; the kernels inside a shard
-    // run on its thread only. The first exception is rethrown here.
-    ag::parallel_tasks(shards, [&](int64_t shard) {
+    // Side by side or one after another (ShardSchedule): a choice to make
+    // only when the shards could run side by side at all.
+    const bool choose = shards > 1 && ag::num_threads() > 1 && !ag::detail::in_parallel_region() && !timing_;
+    const bool side_by_side = !choose || schedule_.side_by_side();
+    const int threads = side_by_side ? 0 : 1;  // parallel_tasks' max_threads: 0 all, 1 the caller only
+    const auto start = std::chrono::steady_clock::now();
+    // One task per shard; the kernels inside a shard run on its thread only.
+    const auto run_shard = [&](int64_t shard) {
         const int r = static_cast<int>(shard);
         // shard r: sequences b0 … b1-1, rows r0 … r1-1
         const int64_t b0 = cut[static_cast<size_t>(r)], b1 = cut[static_cast<size_t>(r) + 1];
@@ -109,7 +136,8 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
             loss.backward(Tensor::scalar(share));
         }
         losses[static_cast<size_t>(r)] = loss.item() * share;
-    });
+    };
+    ag::parallel_tasks(shards, run_shard, threads);  // rethrows the first exception
 
     // The model's gradient += Σ_r the replicas' gradients, in shard order:
     // grad[j] (+)= (g_0[j] + g_1[j]) + …
@@ -118,7 +146,7 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     std::vector<std::vector<Tensor>> shard_params;
     for (const auto& replica : replicas_) shard_params.push_back(replica->parameters());
     const auto count = static_cast<int64_t>(master.size());
-    ag::parallel_tasks(count, [&](int64_t i) {
+    const auto sum_parameter = [&](int64_t i) {
         Tensor p = master[static_cast<size_t>(i)];
         if (!p.requires_grad()) return;
         std::vector<Tensor> grads;  // the shards' (contiguous) gradients of p, in shard order
@@ -142,9 +170,11 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
         }
         double* out = p.grad().data();
         for (int64_t j = 0; j < n; ++j) out[j] += s[j];
-    });
-    if (timing_)
-        timing_->sum_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - sum_start).count();
+    };
+    ag::parallel_tasks(count, sum_parameter, threads);
+    const auto end = std::chrono::steady_clock::now();
+    if (timing_) timing_->sum_seconds += std::chrono::duration<double>(end - sum_start).count();
+    if (choose && N > 0) schedule_.record(std::chrono::duration<double>(end - start).count() / static_cast<double>(N));
     double total = 0.0;
     for (double l : losses) total += l;
     return total;

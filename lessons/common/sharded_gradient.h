@@ -17,10 +17,18 @@
 // the final sum: 1 thread (shards one after the other) and 2 threads give
 // bitwise the same gradients.
 //
+// Side by side or one after another (ShardSchedule): on an idle machine the
+// shards run side by side, one per thread. Beside another busy process one
+// of the two threads shares its core and runs at half speed, the shard it
+// took holds up the step, and two threads are slower than one. So the step
+// times itself and runs its shards whichever way has lately been faster;
+// which thread runs a shard changes no bit of the result.
+//
 //     lessons::ShardedGradient sharded(model);   // 2 shards
 //     adam.zero_grad();
 //     const double loss = sharded.forward_backward(batch.packed_ids, batch.packed_targets, batch.starts);
 //     adam.step();
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -29,6 +37,35 @@
 #include "nn/language_model.h"
 
 namespace lessons {
+
+// Which way a step runs its shards: side by side on the engine's threads, or
+// one after another on the calling thread. Measured, not assumed: every
+// kProbeEvery-th step runs the way not taken (a probe), and the other steps
+// take the way whose seconds per token are lower, a way's figure being the
+// median of its last kRecent steps while it is taken (one slow step, a page
+// fault or another process's time slice, does not flip the choice) and its
+// last probe while it is not. Side by side until both have been measured.
+// On an idle machine the probes cost about 0.6% (one step in 128 at one
+// thread's speed); when a busy process starts or stops, the choice follows
+// within a probe (a third of a second of bench_train's steps).
+class ShardSchedule {
+public:
+    static constexpr int64_t kProbeEvery = 128;
+    static constexpr size_t kRecent = 5;
+
+    bool side_by_side() const;  // how the next step runs
+    // The step just run, the way side_by_side() said: its seconds per token.
+    void record(double seconds_per_token);
+    // Steps recorded so far that ran that way.
+    int64_t steps(bool side_by_side) const { return steps_[side_by_side]; }
+
+private:
+    double figure(bool side_by_side) const;
+
+    std::vector<double> recent_[2];  // seconds per token: [0] one after another, [1] side by side
+    int64_t steps_[2] = {0, 0};
+    bool preferred_ = true;
+};
 
 class ShardedGradient {
 public:
@@ -45,6 +82,8 @@ public:
     // and the loss) and in backward, with the engine's counters over each
     // (autograd/profile.h, on the shard's thread), and the seconds of the
     // final sum of the shards' gradients. Null (the default): no timing.
+    // While it is set, the shards always run side by side (no probe steps,
+    // so that the parts of every step add up the same way).
     struct Timing {
         struct Phase {
             double seconds = 0;
@@ -55,10 +94,15 @@ public:
     };
     void set_timing(Timing* timing);
 
+    // How the steps so far ran their shards (steps run serially anyway, at
+    // one thread or inside another parallel task, are not counted).
+    const ShardSchedule& schedule() const { return schedule_; }
+
 private:
     nn::LanguageModel& model_;
     std::vector<std::unique_ptr<nn::LanguageModel>> replicas_;
     Timing* timing_ = nullptr;
+    ShardSchedule schedule_;
 };
 
 }  // namespace lessons

@@ -286,3 +286,34 @@ TEST_CASE("parallel_tasks runs on every thread, also threads started for that re
     INFO("distinct threads that ran the tasks");
     CHECK(ids.size() == static_cast<size_t>(threads));
 }
+
+TEST_CASE("parallel_tasks keeps to max_threads, and with 1 runs every task and its kernels on the caller",
+          "[engine][threads]") {
+    const ag::ThreadCountGuard use(4);
+    const auto caller = std::this_thread::get_id();
+    for (const int max_threads : {1, 2}) {
+        CAPTURE(max_threads);
+        std::mutex ids_mutex;
+        std::set<std::thread::id> ids;
+        std::atomic<int> inside_region{0};
+        ag::parallel_tasks(
+            8,
+            [&](int64_t) {
+                {
+                    const std::lock_guard<std::mutex> lock(ids_mutex);
+                    ids.insert(std::this_thread::get_id());
+                }
+                inside_region += ag::detail::in_parallel_region();
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));  // time for idle workers to claim tasks
+            },
+            max_threads);
+        INFO("distinct threads that ran the 8 tasks");
+        CHECK(ids.size() <= static_cast<size_t>(max_threads));
+        if (max_threads == 1) CHECK(*ids.begin() == caller);
+        INFO("tasks that saw themselves inside a region (their kernels then stay on their thread)");
+        CHECK(inside_region.load() == 8);
+    }
+    CHECK_THROWS_WITH(ag::parallel_tasks(
+                          2, [](int64_t) {}, -1),
+                      "parallel_tasks: max_threads -1 (0: all threads)");
+}

@@ -116,3 +116,72 @@ TEST_CASE("ShardedGradient sums any number of shards, empty ones included", "[le
         CHECK(worst < 1e-14);
     }
 }
+
+// ShardSchedule, fed made-up step times (seconds per token).
+TEST_CASE("ShardSchedule probes the way not taken every kProbeEvery-th step and takes the faster way",
+          "[lessons][sharded_gradient]") {
+    lessons::ShardSchedule schedule;
+    const int64_t probe = lessons::ShardSchedule::kProbeEvery;
+    // Side by side at first, and for every step before the first probe.
+    for (int64_t step = 0; step < probe - 1; ++step) {
+        INFO("step " << step << " (no probe yet)");
+        REQUIRE(schedule.side_by_side());
+        schedule.record(1.0);
+    }
+    INFO("step " << probe - 1 << " is the first probe: one after another");
+    REQUIRE_FALSE(schedule.side_by_side());
+    schedule.record(0.8);  // faster one after another (a busy core)
+    INFO("after a faster probe the steps run one after another, and the next probe side by side");
+    for (int64_t step = probe; step < 2 * probe - 1; ++step) {
+        REQUIRE_FALSE(schedule.side_by_side());
+        schedule.record(0.8);
+    }
+    REQUIRE(schedule.side_by_side());
+    schedule.record(0.9);  // still slower side by side: stay
+    CHECK_FALSE(schedule.side_by_side());
+    for (int64_t step = 2 * probe; step < 3 * probe - 1; ++step) schedule.record(0.8);
+    REQUIRE(schedule.side_by_side());
+    schedule.record(0.5);  // the busy process has gone: side by side is faster again
+    INFO("after a faster side-by-side probe (0.5 < 0.8) the steps run side by side again");
+    CHECK(schedule.side_by_side());
+    CHECK(schedule.steps(true) == probe - 1 + 2);
+    CHECK(schedule.steps(false) == 1 + 2 * (probe - 1));
+}
+
+TEST_CASE("ShardSchedule does not flip for one slow step (the median of the last 5)", "[lessons][sharded_gradient]") {
+    lessons::ShardSchedule schedule;
+    for (int64_t step = 0; step < lessons::ShardSchedule::kProbeEvery - 1; ++step) schedule.record(0.5);
+    schedule.record(1.0);  // the probe: one after another is slower
+    for (int i = 0; i < 2; ++i) {
+        INFO("slow side-by-side step " << i + 1 << " of 2 in the last 5 (a preempted step)");
+        schedule.record(10.0);
+        CHECK(schedule.side_by_side());
+    }
+    schedule.record(10.0);  // three of the last five slow: the median is slow
+    CHECK_FALSE(schedule.side_by_side());
+}
+
+TEST_CASE("ShardedGradient gives the same bits when its steps run the shards one after another",
+          "[lessons][sharded_gradient]") {
+    // kProbeEvery + 2 steps at 2 threads take the first probe (one after
+    // another); at 1 thread every step is serial anyway.
+    std::vector<std::vector<double>> by_threads[2];
+    const Batch b = random_batch(12);
+    const int64_t steps = lessons::ShardSchedule::kProbeEvery + 2;
+    for (int threads : {1, 2}) {
+        const ag::ThreadCountGuard use(threads);
+        nn::LanguageModel model(nn::LMConfig::modern_lm(), 13);
+        lessons::ShardedGradient gradient(model);
+        for (int64_t step = 0; step < steps; ++step) gradient.forward_backward(b.ids, b.targets, b.starts);
+        by_threads[threads - 1] = grads_of(model);
+        if (threads == 2) {
+            INFO("steps that ran their shards one after another at 2 threads");
+            CHECK(gradient.schedule().steps(false) >= 1);
+            CHECK(gradient.schedule().steps(false) + gradient.schedule().steps(true) == steps);
+        } else {
+            INFO("at 1 thread there is no choice to make: no step is counted");
+            CHECK(gradient.schedule().steps(false) + gradient.schedule().steps(true) == 0);
+        }
+    }
+    CHECK(by_threads[0] == by_threads[1]);
+}
