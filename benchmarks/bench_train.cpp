@@ -475,9 +475,10 @@ int main(int argc, char** argv) {
                        *std::max_element(rates.begin(), rates.end()), limit, 100.0 * mid / limit, per_epoch, r.loss);
             if (threads > 1)
                 fmt::print(
-                    "{:<10} {:>7} shards one after another in {} of {} steps (every {}th step probes the way "
-                    "not taken; the rest take the faster way)\n",
-                    "", "", one_after_another, steps * repeat, lessons::ShardSchedule::kProbeEvery);
+                    "{:<10} {:>7} shards one after another in {} of {} steps (bursts of {} steps in {} probe "
+                    "the way not taken; the others take the faster way)\n",
+                    "", "", one_after_another, steps * repeat, lessons::ShardSchedule::kRecent,
+                    lessons::ShardSchedule::kProbeEvery);
             for (const std::string dtype : {"float32", "float64"}) {
                 const auto it = torch.find({nn::to_string(cfg.model), dtype, threads});
                 if (it != torch.end())

@@ -41,20 +41,27 @@ private:
 
 }  // namespace
 
-bool ShardSchedule::side_by_side() const {
-    const int64_t step = steps_[0] + steps_[1];
-    const bool probe = step % kProbeEvery == kProbeEvery - 1;
-    return probe ? !preferred_ : preferred_;
+int64_t ShardSchedule::place_in_burst() const {
+    const int64_t place = steps_[0] + steps_[1] - next_burst_;
+    return place >= 0 && place < static_cast<int64_t>(kRecent) ? place : -1;
 }
 
+bool ShardSchedule::side_by_side() const { return place_in_burst() >= 0 ? !preferred_ : preferred_; }
+
 void ShardSchedule::record(double seconds_per_token) {
+    const int64_t place = place_in_burst();
     const bool way = side_by_side();
     std::vector<double>& recent = recent_[way];
-    if (way != preferred_) recent.clear();  // a probe: the way's figure is this step alone
+    if (place == 0) recent.clear();  // a burst starts: the probed way's figure is this burst's alone
     recent.push_back(seconds_per_token);
     if (recent.size() > kRecent) recent.erase(recent.begin());
     ++steps_[way];
-    if (!recent_[0].empty() && !recent_[1].empty()) preferred_ = figure(true) <= figure(false);
+    const bool burst_over = place == static_cast<int64_t>(kRecent) - 1;
+    if ((place >= 0 && !burst_over) || recent_[0].empty() || recent_[1].empty()) return;  // nothing to choose yet
+    const bool before = preferred_;
+    preferred_ = figure(true) <= figure(false);
+    if (preferred_ != before || burst_over)
+        next_burst_ = steps_[0] + steps_[1] + (preferred_ != before ? kRecheck : kProbeEvery);
 }
 
 double ShardSchedule::figure(bool side_by_side) const {

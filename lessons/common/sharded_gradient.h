@@ -39,18 +39,27 @@
 namespace lessons {
 
 // Which way a step runs its shards: side by side on the engine's threads, or
-// one after another on the calling thread. Measured, not assumed: every
-// kProbeEvery-th step runs the way not taken (a probe), and the other steps
-// take the way whose seconds per token are lower, a way's figure being the
-// median of its last kRecent steps while it is taken (one slow step, a page
-// fault or another process's time slice, does not flip the choice) and its
-// last probe while it is not. Side by side until both have been measured.
-// On an idle machine the probes cost about 0.6% (one step in 128 at one
-// thread's speed); when a busy process starts or stops, the choice follows
-// within a probe (a third of a second of bench_train's steps).
+// one after another on the calling thread. Measured, not assumed: now and
+// then a burst of kRecent steps runs the way not taken (a probe); a way's
+// figure is the median seconds per token of its last kRecent steps, and the
+// way with the lower figure is taken, chosen again after every step outside
+// a burst and at the end of each burst. Medians, not single steps: beside a
+// busy process one step side by side can be fast (the scheduler briefly
+// gives the second thread a core of its own) while most are slow, and one
+// slow step (a page fault, a time slice lost) must not flip the choice.
+//
+// When: the first burst after kFirstProbe steps; after a burst that kept
+// the choice, the next one kProbeEvery steps later (on an idle machine the
+// probes then cost under 1%: 5 steps in 512 at one thread's speed); after a
+// change of way, whether at a burst or because the way taken slowed, a
+// burst kRecheck steps later, so that a change made in a passing moment of
+// noise (a virtual machine's core briefly taken by the host) is undone
+// quickly.
 class ShardSchedule {
 public:
-    static constexpr int64_t kProbeEvery = 128;
+    static constexpr int64_t kFirstProbe = 8;
+    static constexpr int64_t kProbeEvery = 512;
+    static constexpr int64_t kRecheck = 32;
     static constexpr size_t kRecent = 5;
 
     bool side_by_side() const;  // how the next step runs
@@ -60,10 +69,13 @@ public:
     int64_t steps(bool side_by_side) const { return steps_[side_by_side]; }
 
 private:
+    // The next step's place in a burst (0 … kRecent-1), or -1 outside one.
+    int64_t place_in_burst() const;
     double figure(bool side_by_side) const;
 
     std::vector<double> recent_[2];  // seconds per token: [0] one after another, [1] side by side
     int64_t steps_[2] = {0, 0};
+    int64_t next_burst_ = kFirstProbe;  // the step the next burst starts at
     bool preferred_ = true;
 };
 

@@ -118,56 +118,82 @@ TEST_CASE("ShardedGradient sums any number of shards, empty ones included", "[le
 }
 
 // ShardSchedule, fed made-up step times (seconds per token).
-TEST_CASE("ShardSchedule probes the way not taken every kProbeEvery-th step and takes the faster way",
-          "[lessons][sharded_gradient]") {
-    lessons::ShardSchedule schedule;
-    const int64_t probe = lessons::ShardSchedule::kProbeEvery;
-    // Side by side at first, and for every step before the first probe.
-    for (int64_t step = 0; step < probe - 1; ++step) {
-        INFO("step " << step << " (no probe yet)");
-        REQUIRE(schedule.side_by_side());
-        schedule.record(1.0);
+namespace {
+
+// Records `steps` steps, each taking `side` seconds per token when run side
+// by side and `serial` when run one after another; returns how many ran
+// side by side.
+int64_t run_steps(lessons::ShardSchedule& schedule, int64_t steps, double side, double serial) {
+    int64_t side_by_side = 0;
+    for (int64_t i = 0; i < steps; ++i) {
+        const bool way = schedule.side_by_side();
+        side_by_side += way;
+        schedule.record(way ? side : serial);
     }
-    INFO("step " << probe - 1 << " is the first probe: one after another");
-    REQUIRE_FALSE(schedule.side_by_side());
-    schedule.record(0.8);  // faster one after another (a busy core)
-    INFO("after a faster probe the steps run one after another, and the next probe side by side");
-    for (int64_t step = probe; step < 2 * probe - 1; ++step) {
-        REQUIRE_FALSE(schedule.side_by_side());
-        schedule.record(0.8);
-    }
-    REQUIRE(schedule.side_by_side());
-    schedule.record(0.9);  // still slower side by side: stay
-    CHECK_FALSE(schedule.side_by_side());
-    for (int64_t step = 2 * probe; step < 3 * probe - 1; ++step) schedule.record(0.8);
-    REQUIRE(schedule.side_by_side());
-    schedule.record(0.5);  // the busy process has gone: side by side is faster again
-    INFO("after a faster side-by-side probe (0.5 < 0.8) the steps run side by side again");
-    CHECK(schedule.side_by_side());
-    CHECK(schedule.steps(true) == probe - 1 + 2);
-    CHECK(schedule.steps(false) == 1 + 2 * (probe - 1));
+    return side_by_side;
 }
 
-TEST_CASE("ShardSchedule does not flip for one slow step (the median of the last 5)", "[lessons][sharded_gradient]") {
-    lessons::ShardSchedule schedule;
-    for (int64_t step = 0; step < lessons::ShardSchedule::kProbeEvery - 1; ++step) schedule.record(0.5);
-    schedule.record(1.0);  // the probe: one after another is slower
+}  // namespace
+
+TEST_CASE("ShardSchedule probes the way not taken in bursts and takes the faster way", "[lessons][sharded_gradient]") {
+    using lessons::ShardSchedule;
+    const auto burst = static_cast<int64_t>(ShardSchedule::kRecent);
+    const int64_t every = ShardSchedule::kProbeEvery, recheck = ShardSchedule::kRecheck;
+    ShardSchedule schedule;
+    INFO("side by side until the first burst");
+    CHECK(run_steps(schedule, ShardSchedule::kFirstProbe, 1.0, 2.0) == ShardSchedule::kFirstProbe);
+    INFO("the first burst runs one after another, all of it, even when its first step is faster");
+    CHECK_FALSE(schedule.side_by_side());
+    schedule.record(0.5);
+    CHECK(run_steps(schedule, burst - 1, 1.0, 2.0) == 0);
+    INFO("the burst kept side by side (median 2.0 > 1.0): the next burst " << every << " steps later");
+    CHECK(run_steps(schedule, every, 1.0, 2.0) == every);
+    INFO("a busy core: the burst finds one after another faster, and it is taken after the burst");
+    CHECK(run_steps(schedule, burst, 1.0, 0.8) == 0);
+    CHECK(run_steps(schedule, recheck, 1.0, 0.8) == 0);
+    INFO("a change of way is checked again " << recheck << " steps later; the check keeps it");
+    CHECK(run_steps(schedule, burst, 1.0, 0.8) == burst);
+    INFO("the busy process stops: one after another stays until the next burst shows side by side faster");
+    CHECK(run_steps(schedule, every, 0.5, 0.8) == 0);
+    CHECK(run_steps(schedule, burst, 0.5, 0.8) == burst);
+    CHECK(run_steps(schedule, recheck, 0.5, 0.8) == recheck);
+    INFO("the check after the change (one after another, slower) keeps side by side");
+    CHECK(run_steps(schedule, burst, 0.5, 0.8) == 0);
+    CHECK(run_steps(schedule, 10, 0.5, 0.8) == 10);
+    CHECK(schedule.steps(true) + schedule.steps(false) ==
+          ShardSchedule::kFirstProbe + 2 * every + 2 * recheck + 5 * burst + 10);
+}
+
+TEST_CASE("ShardSchedule follows the way taken when it slows, but not for one or two slow steps",
+          "[lessons][sharded_gradient]") {
+    using lessons::ShardSchedule;
+    const auto burst = static_cast<int64_t>(ShardSchedule::kRecent);
+    ShardSchedule schedule;
+    // The first burst: one after another at 1.0 against side by side at 0.5.
+    run_steps(schedule, ShardSchedule::kFirstProbe + burst, 0.5, 1.0);
+    REQUIRE(schedule.side_by_side());
     for (int i = 0; i < 2; ++i) {
         INFO("slow side-by-side step " << i + 1 << " of 2 in the last 5 (a preempted step)");
         schedule.record(10.0);
         CHECK(schedule.side_by_side());
     }
-    schedule.record(10.0);  // three of the last five slow: the median is slow
+    INFO("a third slow step of the last five: the median is slow, and one after another (1.0) is taken");
+    schedule.record(10.0);
     CHECK_FALSE(schedule.side_by_side());
+    INFO("the slowdown passes: a burst " << ShardSchedule::kRecheck << " steps later goes back to side by side");
+    CHECK(run_steps(schedule, ShardSchedule::kRecheck, 0.5, 1.0) == 0);
+    CHECK(run_steps(schedule, burst, 0.5, 1.0) == burst);
+    CHECK(schedule.side_by_side());
 }
 
 TEST_CASE("ShardedGradient gives the same bits when its steps run the shards one after another",
           "[lessons][sharded_gradient]") {
-    // kProbeEvery + 2 steps at 2 threads take the first probe (one after
-    // another); at 1 thread every step is serial anyway.
+    // kFirstProbe + kRecent steps at 2 threads take the first burst (one
+    // after another); at 1 thread every step is serial anyway.
     std::vector<std::vector<double>> by_threads[2];
     const Batch b = random_batch(12);
-    const int64_t steps = lessons::ShardSchedule::kProbeEvery + 2;
+    const int64_t burst = static_cast<int64_t>(lessons::ShardSchedule::kRecent);
+    const int64_t steps = lessons::ShardSchedule::kFirstProbe + burst;
     for (int threads : {1, 2}) {
         const ag::ThreadCountGuard use(threads);
         nn::LanguageModel model(nn::LMConfig::modern_lm(), 13);
@@ -175,9 +201,9 @@ TEST_CASE("ShardedGradient gives the same bits when its steps run the shards one
         for (int64_t step = 0; step < steps; ++step) gradient.forward_backward(b.ids, b.targets, b.starts);
         by_threads[threads - 1] = grads_of(model);
         if (threads == 2) {
-            INFO("steps that ran their shards one after another at 2 threads");
-            CHECK(gradient.schedule().steps(false) >= 1);
-            CHECK(gradient.schedule().steps(false) + gradient.schedule().steps(true) == steps);
+            INFO("at 2 threads: the first steps side by side, then the first burst one after another");
+            CHECK(gradient.schedule().steps(true) == lessons::ShardSchedule::kFirstProbe);
+            CHECK(gradient.schedule().steps(false) == burst);
         } else {
             INFO("at 1 thread there is no choice to make: no step is counted");
             CHECK(gradient.schedule().steps(false) + gradient.schedule().steps(true) == 0);
