@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "engine/helpers.h"
 
@@ -327,4 +328,30 @@ TEST_CASE("memory_stats counts the storage in use and its peak", "[engine][tenso
     CHECK(after.peak_bytes >= before.live_bytes + 800000);
     ag::reset_peak_memory();
     CHECK(ag::memory_stats().peak_bytes == after.live_bytes);
+}
+
+// The pool hands a freed block back to the thread that allocated it
+// (autograd/storage.cpp: reading lines another core wrote last is slow).
+// Sizes here are odd ones no other test uses, so the lists start empty.
+TEST_CASE("storage pool: a block goes back to the thread that allocated it", "[engine][tensor][threads]") {
+    constexpr std::size_t kBytes = 3 * 1024 * 1024 + 8;  // a size class of its own
+    void* mine = ag::detail::pool_allocate(kBytes);
+    std::thread([&] { ag::detail::pool_deallocate(mine, kBytes); }).join();  // freed on another thread
+    void* theirs = nullptr;
+    std::thread([&] { theirs = ag::detail::pool_allocate(kBytes); }).join();
+    CHECK(theirs != mine);  // not the other thread's to take
+    void* again = ag::detail::pool_allocate(kBytes);
+    CHECK(again == mine);  // back with its owner
+    ag::detail::pool_deallocate(again, kBytes);
+    ag::detail::pool_deallocate(theirs, kBytes);
+}
+
+TEST_CASE("storage pool: a thread that ends hands its blocks to the next one", "[engine][tensor][threads]") {
+    constexpr std::size_t kBytes = 5 * 1024 * 1024 + 8;
+    void* first = nullptr;
+    void* second = nullptr;
+    std::thread([&] { ag::detail::pool_deallocate(first = ag::detail::pool_allocate(kBytes), kBytes); }).join();
+    std::thread([&] { second = ag::detail::pool_allocate(kBytes); }).join();
+    CHECK(second == first);  // reused, not allocated anew
+    ag::detail::pool_deallocate(second, kBytes);
 }
