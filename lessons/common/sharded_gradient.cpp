@@ -94,22 +94,29 @@ ShardedGradient::ShardedGradient(nn::LanguageModel& model, int shards) : model_(
     }
 }
 
+std::vector<int64_t> shard_cuts(const std::vector<int64_t>& starts, int shards) {
+    const int64_t B = static_cast<int64_t>(starts.size()) - 1, N = starts.back();
+    const auto start = [&](int64_t b) { return starts[static_cast<size_t>(b)] * shards; };  // × shards: in integers
+    std::vector<int64_t> cut = {0};
+    for (int r = 1; r < shards; ++r) {
+        const int64_t target = N * r;  // r·N/shards, × shards
+        // the last boundary at or before the target, or the next one if it is nearer
+        int64_t b = cut.back();
+        while (b < B && start(b + 1) <= target) ++b;
+        if (b < B && start(b + 1) - target < target - start(b)) ++b;
+        cut.push_back(b);
+    }
+    cut.push_back(B);
+    return cut;
+}
+
 double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& targets, const std::vector<int64_t>& starts) {
     const int shards = static_cast<int>(replicas_.size());
     const int64_t B = static_cast<int64_t>(starts.size()) - 1, N = starts.empty() ? 0 : starts.back();
     if (B < 1 || ids.dim() != 1 || ids.size(0) != N || targets.shape() != ids.shape())
         throw std::invalid_argument(fmt::format("ShardedGradient: ids {} and targets {} for {} packed rows",
                                                 ag::shape_str(ids.shape()), ag::shape_str(targets.shape()), N));
-    // Shard boundaries: whole sequences, cut where the running token count
-    // first reaches r·N/shards, so that the shards (and the threads) get
-    // about the same work. They depend on the batch only.
-    std::vector<int64_t> cut = {0};
-    for (int r = 1; r < shards; ++r) {
-        int64_t b = cut.back();
-        while (b < B && starts[static_cast<size_t>(b)] * shards < N * r) ++b;
-        cut.push_back(b);
-    }
-    cut.push_back(B);
+    const std::vector<int64_t> cut = shard_cuts(starts, shards);
     std::vector<double> losses(static_cast<size_t>(shards), 0.0);
     // Side by side or one after another (ShardSchedule): a choice to make
     // only when the shards could run side by side at all.

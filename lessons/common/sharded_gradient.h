@@ -79,6 +79,17 @@ private:
     bool preferred_ = true;
 };
 
+// Where a packed batch (sequence b is rows starts[b] … starts[b+1]-1, B
+// sequences, N = starts[B] rows) splits into shards of whole sequences:
+// shard r is sequences cut[r] … cut[r+1]-1. Cut r is the sequence boundary
+// nearest to r·N/shards tokens (the earlier one on a tie), so the shards,
+// and the threads that run them side by side, get about the same work: the
+// first boundary at or past it gave the first shard half a sequence more
+// on average (about 7% more tokens than the second in bench_train's
+// epoch), and every step waited for it. It depends on the batch only, never
+// on the thread count. starts: B + 1 ≥ 2 nondecreasing row numbers from 0.
+std::vector<int64_t> shard_cuts(const std::vector<int64_t>& starts, int shards);
+
 class ShardedGradient {
 public:
     explicit ShardedGradient(nn::LanguageModel& model, int shards = 2);

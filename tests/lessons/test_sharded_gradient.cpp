@@ -117,6 +117,23 @@ TEST_CASE("ShardedGradient sums any number of shards, empty ones included", "[le
     }
 }
 
+TEST_CASE("shard_cuts cuts at the sequence boundary nearest to each shard's share of the tokens",
+          "[lessons][sharded_gradient]") {
+    using lessons::shard_cuts;
+    using Cuts = std::vector<int64_t>;
+    // 20 tokens in 2 shards: 10 each. Boundaries at 9 and 15: 9 is nearer
+    // (the first boundary at or past 10 would give 15 + 5 tokens).
+    CHECK(shard_cuts({0, 9, 15, 20}, 2) == Cuts{0, 1, 3});
+    CHECK(shard_cuts({0, 5, 12, 14, 20}, 2) == Cuts{0, 2, 4});  // 12 is nearer than 5
+    CHECK(shard_cuts({0, 8, 12, 20}, 2) == Cuts{0, 1, 3});      // a tie: the earlier boundary
+    // 3 shards of 6⅔: boundaries 6 and 14 are nearest to 6⅔ and 13⅓.
+    CHECK(shard_cuts({0, 3, 6, 11, 14, 20}, 3) == Cuts{0, 2, 4, 5});
+    // One long sequence: a shard can be empty, the cuts never go back.
+    CHECK(shard_cuts({0, 1, 19, 20}, 3) == Cuts{0, 1, 2, 3});
+    CHECK(shard_cuts({0, 20}, 2) == Cuts{0, 0, 1});
+    CHECK(shard_cuts({0, 7}, 1) == Cuts{0, 1});
+}
+
 // ShardSchedule, fed made-up step times (seconds per token).
 namespace {
 
