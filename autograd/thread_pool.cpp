@@ -293,10 +293,11 @@ void parallel_tasks(int64_t count, const std::function<void(int64_t)>& fn, int m
     };
     int64_t pieces = std::min<int64_t>(count, num_threads());
     if (max_threads > 0) pieces = std::min<int64_t>(pieces, max_threads);
-    if (pieces == 1 && count > 1) {
+    if (pieces == 1 && (count > 1 || max_threads == 1)) {
         // One thread for every task: a region of one piece, so that the
         // kernels inside stay on this thread (run_pieces makes a single piece
-        // a plain call, whose kernels split: right for one task alone).
+        // a plain call, whose kernels split: right for one task alone,
+        // unless max_threads asked for the caller only).
         const InRegion inside;
         piece(0);
     } else {

@@ -38,7 +38,8 @@ namespace ag {
 //
 // At most max_threads threads take tasks (0: all of the engine's); with 1,
 // the caller runs every task, one after another, and the kernels inside
-// still run on the caller only, as they would on a team of threads.
+// still run on the caller only, as they would on a team of threads. (A
+// single task with max_threads 0 is a plain call: its kernels split.)
 void parallel_tasks(int64_t count, const std::function<void(int64_t)>& fn, int max_threads = 0);
 
 namespace detail {

@@ -313,6 +313,16 @@ TEST_CASE("parallel_tasks keeps to max_threads, and with 1 runs every task and i
         INFO("tasks that saw themselves inside a region (their kernels then stay on their thread)");
         CHECK(inside_region.load() == 8);
     }
+    // One task alone: a plain call, whose kernels may split, unless
+    // max_threads is 1, which keeps them on the caller as for more tasks.
+    for (const int max_threads : {0, 1}) {
+        CAPTURE(max_threads);
+        bool inside = false;
+        ag::parallel_tasks(
+            1, [&](int64_t) { inside = ag::detail::in_parallel_region(); }, max_threads);
+        INFO("a single task saw itself inside a region (its kernels then stay on the caller)");
+        CHECK(inside == (max_threads == 1));
+    }
     CHECK_THROWS_WITH(ag::parallel_tasks(
                           2, [](int64_t) {}, -1),
                       "parallel_tasks: max_threads -1 (0: all threads)");
