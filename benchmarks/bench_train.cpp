@@ -19,9 +19,14 @@
 // gradients, the optimizer, and inside forward and backward the GEMM, the
 // storage pool and the graph; then each op's forward and backward, slowest
 // first, so the next thing to make faster is the first row of that table.
-// The timed runs have the timers off. --beside-busy times every row while
-// a child process spins on one core (BusyProcess below): issue 14's "2
-// threads are never slower than 1 beside a busy process", measured.
+// The timed runs have the timers off. Under a row of N >= 2 threads, an
+// "N x 1" row: N independent models trained side by side, one per thread
+// (run_side_by_side), the ceiling of data-parallel training on this
+// machine, and the N-thread row as a fraction of it: what sharing one
+// gradient costs, set apart from what the machine gives N busy cores.
+// --beside-busy times every row while a child process spins on one core
+// (BusyProcess below): issue 14's "2 threads are never slower than 1
+// beside a busy process", measured.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -54,6 +59,7 @@
 #include "data/batching.h"
 #include "data/farm_language.h"
 #include "lessons/common/cli.h"
+#include "lessons/common/independent_runs.h"
 #include "lessons/common/sharded_gradient.h"
 #include "nn/language_model.h"
 #include "nn/optim.h"
@@ -174,6 +180,24 @@ Result run(const nn::LMConfig& cfg, const std::vector<farm::LmBatch>& batches, i
     r.seconds = seconds_since(start);
     r.one_after_another = sharded.schedule().steps(false);
     return r;
+}
+
+// `runs` fresh models trained side by side, one per thread, each on its
+// thread alone (lessons::run_independent, the way the lessons train the
+// several models they compare): no gradient is shared and no step waits
+// for another, so this is the most the machine gives data-parallel
+// training at that many threads. tokens/s = every run's tokens / the wall
+// time until the last one ends.
+Result run_side_by_side(const nn::LMConfig& cfg, const std::vector<farm::LmBatch>& batches, int64_t steps, int runs) {
+    std::vector<Result> results(static_cast<size_t>(runs));
+    const auto start = clock_type::now();
+    lessons::run_independent(std::vector<int64_t>(results.size(), 1),
+                             [&](size_t i) { results[i] = run(cfg, batches, steps); });
+    Result all;
+    all.seconds = seconds_since(start);
+    for (const Result& r : results) all.tokens += r.tokens;
+    all.loss = results.front().loss;  // each run is the 1-thread run
+    return all;
 }
 
 double median(std::vector<double> v) {
@@ -459,26 +483,47 @@ int main(int argc, char** argv) {
     for (const nn::LMConfig& cfg : models)
         for (int threads : thread_counts) {
             ag::set_num_threads(threads);
-            std::vector<double> rates;
-            Result r;
+            // At more than one thread, each run is followed by `threads`
+            // independent 1-thread runs side by side (run_side_by_side), so
+            // that the two rows see the machine in the same moods.
+            std::vector<double> rates, apart;
+            Result r, side;
             int64_t one_after_another = 0;
             for (int i = 0; i < repeat; ++i) {
                 r = run(cfg, batches, steps);
                 rates.push_back(r.tokens / r.seconds);
                 one_after_another += r.one_after_another;
+                if (threads > 1) {
+                    side = run_side_by_side(cfg, batches, steps, threads);
+                    apart.push_back(side.tokens / side.seconds);
+                }
             }
-            const double mid = median(rates);
             const double limit = peak.gflops(threads) * 1e9 / cost[nn::to_string(cfg.model)].per_token();
-            const double per_epoch = r.tokens / mid * static_cast<double>(batches.size()) / static_cast<double>(steps);
-            fmt::print("{:<10} {:>7} {:>10.0f} {:>10.0f} {:>10.0f} {:>11.0f} {:>9.1f}% {:>9.2f} {:>10.4f}\n",
-                       nn::to_string(cfg.model), threads, *std::min_element(rates.begin(), rates.end()), mid,
-                       *std::max_element(rates.begin(), rates.end()), limit, 100.0 * mid / limit, per_epoch, r.loss);
-            if (threads > 1)
+            // A row: the min, median and max of the runs' rates; s/epoch
+            // is one epoch's tokens (one model's) at the median rate.
+            const double epoch_seconds_per_rate =
+                r.tokens * static_cast<double>(batches.size()) / static_cast<double>(steps);
+            const auto print_row = [&](const std::string& how, const std::vector<double>& each, double loss) {
+                const double middle = median(each);
+                fmt::print("{:<10} {:>7} {:>10.0f} {:>10.0f} {:>10.0f} {:>11.0f} {:>9.1f}% {:>9.2f} {:>10.4f}\n",
+                           nn::to_string(cfg.model), how, *std::min_element(each.begin(), each.end()), middle,
+                           *std::max_element(each.begin(), each.end()), limit, 100.0 * middle / limit,
+                           epoch_seconds_per_rate / middle, loss);
+                return middle;
+            };
+            const double mid = print_row(std::to_string(threads), rates, r.loss);
+            if (threads > 1) {
                 fmt::print(
                     "{:<10} {:>7} shards one after another in {} of {} steps (bursts of {} steps in {} probe "
                     "the way not taken; the others take the faster way)\n",
                     "", "", one_after_another, steps * repeat, lessons::ShardSchedule::kRecent,
                     lessons::ShardSchedule::kProbeEvery);
+                const double ceiling = print_row(fmt::format("{} x 1", threads), apart, side.loss);
+                fmt::print(
+                    "{:<10} {:>7} {} independent 1-thread runs side by side (tokens/s of all; how the lessons "
+                    "train the models they compare): the {}-thread row's median is {:.0f}% of theirs\n",
+                    "", "", threads, threads, 100.0 * mid / ceiling);
+            }
             for (const std::string dtype : {"float32", "float64"}) {
                 const auto it = torch.find({nn::to_string(cfg.model), dtype, threads});
                 if (it != torch.end())

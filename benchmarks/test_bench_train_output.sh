@@ -55,6 +55,9 @@ check "two runs each" 1 '^training throughput: 2 steps of 32 sentences .*, 2 run
 check "a row per model and thread count" 4 "^(gpt|modern_lm) +[12]( +$number){5}% +$number +$number$" "$out"
 check "how the shards ran, under each 2-thread row" 2 \
     "^ +shards one after another in [0-9]+ of 4 steps \(bursts of 5 steps in 512 probe the way not taken; the others take the faster way\)$" "$out"
+check "two independent runs side by side, under each 2-thread row" 2 "^(gpt|modern_lm) +2 x 1( +$number){5}% +$number +$number$" "$out"
+check "what they are, against the 2-thread row" 2 \
+    "^ +2 independent 1-thread runs side by side \(tokens/s of all; how the lessons train the models they compare\): the 2-thread row's median is [0-9]+% of theirs$" "$out"
 check "PyTorch's figures, float32 and float64" 8 "^ +$number +PyTorch float(32|64), best threading; engine median / PyTorch = $number$" "$out"
 check "a profile per model and thread count" 4 '^profile: (gpt|modern_lm), [12] threads?, 2 steps, ' "$out"
 check "forward in every profile" 4 "^forward \(model and loss\) +$number +$number%$" "$out"
