@@ -22,6 +22,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/engine.h"
@@ -129,19 +130,28 @@ bool verify(const Shape& s, Operands& o) {
 }  // namespace
 
 int main() {
-    // First the products nn::Linear makes in training, as it makes them (W is
-    // [out, in]: Y = X·Wᵀ, dX = dY·W, dW = dYᵀ·X), on one shard of a batch
-    // (16 sentences, 164 rows, the mean of bench_train's epoch), for GPT's
-    // feed-forward layers 64 → 256 and 256 → 64. Then one layer Y = X·W with
-    // X [2048,64], W [64,256] and its backward products, the other
-    // projections of the model, and attention's batched scores.
-    const std::vector<Shape> shapes = {
-        {"Y = X·Wᵀ", "164x64 @ (256x64)ᵀ", false, true, 1, 164, 256, 64},
-        {"dX = dY·W", "164x256 @ 256x64", false, false, 1, 164, 64, 256},
-        {"dW = dYᵀ·X", "(164x256)ᵀ @ 164x64", true, false, 1, 256, 64, 164},
-        {"Y = X·Wᵀ", "164x256 @ (64x256)ᵀ", false, true, 1, 164, 64, 256},
-        {"dX = dY·W", "164x64 @ 64x256", false, false, 1, 164, 256, 64},
-        {"dW = dYᵀ·X", "(164x64)ᵀ @ 164x256", true, false, 1, 64, 256, 164},
+    // First every product nn::Linear makes in training, as it makes it (W
+    // is [out, in]: Y = X·Wᵀ, dX = dY·W, dW = dYᵀ·X), on one shard of a
+    // batch (16 sentences, 164 rows, the mean of bench_train's epoch): GPT's
+    // attention projections 64 → 64 (q, k, v, o), its feed-forward layers
+    // 64 → 256 and 256 → 64 and the output head 64 → 68 (the vocabulary);
+    // ModernLM's K/V projections 64 → 32 (2 KV heads of 16) and SwiGLU's
+    // 64 → 172 and 172 → 64. Then one layer Y = X·W with X [2048,64],
+    // W [64,256] and its backward products, the other projections of such a
+    // layer, and attention's batched scores.
+    auto linear = [](int64_t in, int64_t out) {
+        const auto d = [](int64_t n) { return std::to_string(n); };
+        return std::vector<Shape>{
+            {"Y = X·Wᵀ", "164x" + d(in) + " @ (" + d(out) + "x" + d(in) + ")ᵀ", false, true, 1, 164, out, in},
+            {"dX = dY·W", "164x" + d(out) + " @ " + d(out) + "x" + d(in), false, false, 1, 164, in, out},
+            {"dW = dYᵀ·X", "(164x" + d(out) + ")ᵀ @ 164x" + d(in), true, false, 1, out, in, 164},
+        };
+    };
+    std::vector<Shape> shapes;
+    for (const auto& [in, out] : std::vector<std::pair<int64_t, int64_t>>{
+             {64, 64}, {64, 256}, {256, 64}, {64, 68}, {64, 32}, {64, 172}, {172, 64}})
+        for (const Shape& s : linear(in, out)) shapes.push_back(s);
+    const std::vector<Shape> layer = {
         {"Y = X·W", "2048x64 @ 64x256", false, false, 1, 2048, 256, 64},
         {"Y = X·W", "2048x64 @ 64x64", false, false, 1, 2048, 64, 64},
         {"Y = X·W", "2048x172 @ 172x64", false, false, 1, 2048, 64, 172},
@@ -150,6 +160,7 @@ int main() {
         {"dW = Xᵀ·dY", "(2048x64)ᵀ @ 2048x256", true, false, 1, 64, 256, 2048},
         {"S = Q·Kᵀ", "16 × 256x32 @ (256x32)ᵀ", false, true, 16, 256, 256, 32},
     };
+    shapes.insert(shapes.end(), layer.begin(), layer.end());
     std::mt19937_64 rng(2024);
     std::vector<Operands> operands;
     bool ok = true;
