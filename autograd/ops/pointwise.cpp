@@ -177,8 +177,8 @@ static Tensor activation(const char* op, const Tensor& a, F f) {
 // gelu'(x) = Φ(x) + x φ(x), φ(x) = e^(-x²/2) / √(2π)
 Tensor gelu(const Tensor& a) {
     return activation("gelu", a, [](double x, double& slope) AG_ELEMENTWISE {
-        double gauss;  // e^(-x²/2), from the same evaluation as erf
-        const double cdf = 0.5 * (1.0 + vmath::erf(x * M_SQRT1_2, gauss));
+        double gauss;  // e^(-x²/2), from the same evaluation as Φ
+        const double cdf = vmath::normal_cdf(x, gauss);
         const double pdf = gauss * (0.5 * M_2_SQRTPI * M_SQRT1_2);  // 1/√(2π)
         slope = cdf + x * pdf;
         return x * cdf;

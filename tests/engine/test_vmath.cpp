@@ -1,7 +1,7 @@
-// ag::vmath (autograd/kernels/vmath.h): exp, erf, sigmoid, tanh, log and
+// ag::vmath (autograd/kernels/vmath.h): exp, normal_cdf, sigmoid, tanh, log and
 // log1p against glibc (std::exp, …) and against long double references (x87 80-bit on
 // x86-64, 11 more bits than double), on dense sweeps, seeded random points
-// and the places where the algorithms switch (range-reduction ties, the erf
+// and the places where the algorithms switch (range-reduction ties, Φ's
 // interval boundaries, the subnormal range), plus special values, and the
 // same bits from a SIMD loop as from a scalar call.
 //
@@ -171,96 +171,86 @@ TEST_CASE("vmath::exp special values, overflow and underflow", "[engine][vmath]"
     CHECK(vmath::exp(0x1p-30) == std::exp(0x1p-30));
 }
 
-TEST_CASE("vmath::erf matches std::erf over [-10, 10]", "[engine][vmath]") {
+// Φ(x) in long double: ½ erfc(-x/√2) (erfcl keeps its relative accuracy in
+// the lower tail, where ½(1 + erfl) would cancel).
+long double phi_ld(double x) { return 0.5L * std::erfc(-static_cast<long double>(x) / std::sqrt(2.0L)); }
+
+TEST_CASE("vmath::normal_cdf is Φ to a few ulp down to x = -4√2, to 1e-19 below", "[engine][vmath]") {
     std::vector<double> xs;
-    // Dense sweep of [-10, 10], denser on [-6, 6] where erf is not ±1.
-    for (int i = 0; i <= 200000; ++i) xs.push_back(-10.0 + 1e-4 * i);
-    for (int i = 0; i <= 1200000; ++i) xs.push_back(-6.0 + 1e-5 * i);
+    // Dense sweep of [-40, 10] (Φ underflows below -38.5 and is 1 above
+    // 8.3), denser on [-9, 9]; random points; tiny |x|; the boundaries
+    // (a = |x|/√2 = 0.84375 and 6, Cody's 0.46875 and 4, e^(-x²/2)'s 38.61).
+    for (int i = 0; i <= 200000; ++i) xs.push_back(-40.0 + 2.5e-4 * i);
+    for (int i = 0; i <= 1200000; ++i) xs.push_back(-9.0 + 1.5e-5 * i);
     std::mt19937_64 rng(19690401);
-    std::uniform_real_distribution<double> wide(-10.0, 10.0), mid(-6.0, 6.0), small(-1e-3, 1e-3), mant(1.0, 2.0);
+    std::uniform_real_distribution<double> wide(-40.0, 10.0), mid(-9.0, 9.0), small(-1e-3, 1e-3), mant(1.0, 2.0);
     std::uniform_int_distribution<int> ex(-1022, -10);
     for (int i = 0; i < 200000; ++i) xs.push_back(wide(rng));
     for (int i = 0; i < 800000; ++i) xs.push_back(mid(rng));
     for (int i = 0; i < 50000; ++i) xs.push_back(small(rng));
     for (int i = 0; i < 20000; ++i) xs.push_back((i % 2 ? 1 : -1) * std::ldexp(mant(rng), ex(rng)));
-    // The interval boundaries (0.84375, 1.25, 6) and those of Cody's
-    // original split (0.46875, 0.5, 4), both signs.
-    for (const double b : {0.46875, 0.5, 0.84375, 1.0, 1.25, 4.0, 5.92, 6.0}) {
-        add_around(xs, b);
-        add_around(xs, -b);
+    for (const double a : {0.46875, 0.84375, 4.0, 6.0}) {
+        add_around(xs, a * M_SQRT2);
+        add_around(xs, -a * M_SQRT2);
     }
+    add_around(xs, -38.61);
 
-    Worst abs_std, rel_std, ulp_ld;
-    int odd_failures = 0;
-    double odd_at = kNaN;
+    Worst ulp_ld, gauss_ulp, tail_abs;
     for (const double x : xs) {
-        const double v = vmath::erf(x);
-        const double s = std::erf(x);
-        abs_std.add(std::fabs(v - s), x);
-        if (std::fabs(s) >= 1e-300) rel_std.add(rel(v, s), x);
-        if (kWideLongDouble && std::fabs(s) >= DBL_MIN) ulp_ld.add(ulps(v, std::erf(static_cast<long double>(x))), x);
-        if (bits(vmath::erf(-x)) != (bits(v) ^ 0x8000000000000000u)) {
-            ++odd_failures;
-            odd_at = x;
-        }
+        double gauss;
+        const double v = vmath::normal_cdf(x, gauss);
+        const long double ref = phi_ld(x), ref_gauss = std::exp(-static_cast<long double>(x) * x / 2);
+        if (!kWideLongDouble) continue;
+        if (x >= -4.0 * M_SQRT2)
+            ulp_ld.add(ulps(v, ref), x);
+        else  // Φ < 7.8e-9: accurate in absolute terms only (see vmath.h)
+            tail_abs.add(static_cast<double>(std::fabs(static_cast<long double>(v) - ref)), x);
+        if (ref_gauss >= DBL_MIN) gauss_ulp.add(ulps(gauss, ref_gauss), x);
     }
     INFO(xs.size() << " points");
-    INFO(abs_std.str("absolute error against std::erf"));
-    INFO(rel_std.str("relative error against std::erf"));
-    INFO(ulp_ld.str("error against erfl, in ulp,"));
-    CHECK(abs_std.err <= 2.3e-16);
-    CHECK(rel_std.err <= 4.5e-16);
-    if (kWideLongDouble) CHECK(ulp_ld.err <= 1.0);
-    INFO("erf(-x) != -erf(x) bitwise at x = " << odd_at);
-    CHECK(odd_failures == 0);
+    INFO(ulp_ld.str("error against ½ erfcl(-x/√2), in ulp of Φ,"));
+    INFO(gauss_ulp.str("error of the second result against expl(-x²/2), in ulp,"));
+    INFO(tail_abs.str("absolute error below x = -4√2:"));
+    if (kWideLongDouble) {
+        CHECK(ulp_ld.err <= 8.0);
+        CHECK(gauss_ulp.err <= 1.5);
+        CHECK(tail_abs.err <= 1e-19);
+    }
 }
 
-TEST_CASE("vmath::erf's second result is e^(-x²)", "[engine][vmath]") {
-    // GELU takes the Gaussian density from erf's own evaluation (§3.2 of
-    // the lecture's GELU MLP; ops/pointwise.cpp).
-    Worst ulp_ld, rel_std;
-    for (int i = 0; i <= 600000; ++i) {
-        const double x = -30.0 + 1e-4 * i;
-        double gauss;
-        const double v = vmath::erf(x, gauss);
-        CHECK(bits(v) == bits(vmath::erf(x)));  // the same erf
-        const double s = std::exp(-x * x);
-        if (s >= 1e-300) rel_std.add(rel(gauss, s), x);
-        if (kWideLongDouble && s >= DBL_MIN) ulp_ld.add(ulps(gauss, std::exp(-static_cast<long double>(x) * x)), x);
-        if (std::fabs(x) >= 27.3) CHECK(gauss == 0.0);
-    }
-    INFO(rel_std.str("relative error against std::exp(-x*x)"));
-    INFO(ulp_ld.str("error against expl(-x²), in ulp,"));
-    if (kWideLongDouble) CHECK(ulp_ld.err <= 2.0);
-    CHECK(rel_std.err <= 1e-13);  // std::exp(-x*x) itself is off by x²·2^-53 relative
-}
-
-TEST_CASE("vmath::erf special values", "[engine][vmath]") {
-    CHECK(vmath::erf(0.0) == 0.0);
-    CHECK_FALSE(std::signbit(vmath::erf(0.0)));
-    CHECK(vmath::erf(-0.0) == 0.0);
-    CHECK(std::signbit(vmath::erf(-0.0)));
-    CHECK(vmath::erf(kInf) == 1.0);
-    CHECK(vmath::erf(-kInf) == -1.0);
-    CHECK(std::isnan(vmath::erf(kNaN)));
-    CHECK(std::isnan(vmath::erf(-kNaN)));
-    for (const double x : {5.93, 6.0, 6.5, 10.0, 27.0, 1e10, 1e300, DBL_MAX}) {
+TEST_CASE("vmath::normal_cdf special values", "[engine][vmath]") {
+    double gauss;
+    CHECK(vmath::normal_cdf(0.0, gauss) == 0.5);
+    CHECK(gauss == 1.0);
+    CHECK(vmath::normal_cdf(-0.0, gauss) == 0.5);
+    CHECK(vmath::normal_cdf(kInf, gauss) == 1.0);
+    CHECK(gauss == 0.0);
+    CHECK(vmath::normal_cdf(-kInf, gauss) == 0.0);
+    CHECK(gauss == 0.0);
+    CHECK(std::isnan(vmath::normal_cdf(kNaN, gauss)));
+    CHECK(std::isnan(gauss));
+    CHECK(std::isnan(vmath::normal_cdf(-kNaN, gauss)));
+    for (const double x : {8.3, 8.5, 10.0, 38.0, 40.0, 1e10, 1e300, DBL_MAX}) {
         CAPTURE(x);
-        CHECK(vmath::erf(x) == 1.0);
-        CHECK(vmath::erf(-x) == -1.0);
+        CHECK(vmath::normal_cdf(x, gauss) == 1.0);
     }
-    // Tiny and subnormal arguments: erf(x) = 2x/√π, rounded once.
-    for (const double x : {1e-20, 1e-200, DBL_MIN, 1e-310, std::numeric_limits<double>::denorm_min()}) {
+    for (const double x : {38.61, 38.7, 40.0, 1e10, 1e300, DBL_MAX}) {
         CAPTURE(x);
-        CHECK(vmath::erf(x) == std::erf(x));
-        CHECK(vmath::erf(-x) == -std::erf(x));
+        CHECK(vmath::normal_cdf(-x, gauss) == 0.0);
+        CHECK(gauss == 0.0);
     }
-    // erf is increasing: no step down at the interval boundaries.
-    for (const double b : {0.84375, 1.25, 6.0}) {
+    // Tiny arguments: Φ(x) = ½ + x/√(2π), which rounds to ½.
+    for (const double x : {1e-20, 1e-200, DBL_MIN, std::numeric_limits<double>::denorm_min()}) {
+        CAPTURE(x);
+        CHECK(vmath::normal_cdf(x, gauss) == 0.5);
+        CHECK(vmath::normal_cdf(-x, gauss) == 0.5);
+    }
+    // Φ is increasing: no step down at the interval boundaries.
+    for (const double b : {0.84375 * M_SQRT2, 6.0 * M_SQRT2, -0.84375 * M_SQRT2, -6.0 * M_SQRT2, -38.61}) {
         CAPTURE(b);
-        const double lo = std::nextafter(b, 0.0), hi = std::nextafter(b, kInf);
-        CHECK(vmath::erf(lo) <= vmath::erf(b));
-        CHECK(vmath::erf(b) <= vmath::erf(hi));
+        const double lo = std::nextafter(b, -kInf), hi = std::nextafter(b, kInf);
+        CHECK(vmath::normal_cdf(lo, gauss) <= vmath::normal_cdf(b, gauss));
+        CHECK(vmath::normal_cdf(b, gauss) <= vmath::normal_cdf(hi, gauss));
     }
 }
 
@@ -402,14 +392,23 @@ TEST_CASE("vmath functions give the same bits in a SIMD loop and in a scalar cal
     std::mt19937_64 rng(42);
     std::uniform_real_distribution<double> u(-30.0, 30.0), w(-800.0, 800.0);
     for (int i = 0; i < 4096; ++i) xs.push_back(i % 4 ? u(rng) : w(rng));
-    xs.insert(xs.end(), {0.0, -0.0, kInf, -kInf, kNaN, 1e-310, 0.84375, 1.25, 6.0, 709.8, -745.0});
+    xs.insert(xs.end(),
+              {0.0, -0.0, kInf, -kInf, kNaN, 1e-310, 0.84375, 1.25, 1.1932, 6.0, 8.4853, -38.6, 709.8, -745.0});
     const int64_t n = static_cast<int64_t>(xs.size());
     const double* x = xs.data();
     std::vector<double> simd(xs.size()), scalar(xs.size());
     double* y = simd.data();
 
     double (*volatile f_exp)(double) = [](double v) { return vmath::exp(v); };
-    double (*volatile f_erf)(double) = [](double v) { return vmath::erf(v); };
+    double (*volatile f_cdf)(double) = [](double v) {
+        double gauss;
+        return vmath::normal_cdf(v, gauss);
+    };
+    double (*volatile f_gauss)(double) = [](double v) {
+        double gauss;
+        vmath::normal_cdf(v, gauss);
+        return gauss;
+    };
     double (*volatile f_sigmoid)(double) = [](double v) { return vmath::sigmoid(v); };
     double (*volatile f_log)(double) = [](double v) { return vmath::log(std::fabs(v)); };
     double (*volatile f_tanh)(double) = [](double v) { return vmath::tanh(v); };
@@ -431,8 +430,14 @@ TEST_CASE("vmath functions give the same bits in a SIMD loop and in a scalar cal
     for (int64_t i = 0; i < n; ++i) y[i] = vmath::exp(x[i]);
     same("exp", f_exp);
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = vmath::erf(x[i]);
-    same("erf", f_erf);
+    for (int64_t i = 0; i < n; ++i) {
+        double gauss;
+        y[i] = vmath::normal_cdf(x[i], gauss);
+    }
+    same("normal_cdf", f_cdf);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) vmath::normal_cdf(x[i], y[i]);
+    same("normal_cdf's e^(-x²/2)", f_gauss);
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = vmath::sigmoid(x[i]);
     same("sigmoid", f_sigmoid);
