@@ -181,9 +181,10 @@ void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc, in
 // per k, then C (+)= acc for a full MR×NR tile of C (row stride ldc). The A
 // panel's element (i, k) is at Ap[i·rs + k·cs]: rs = lda, cs = 1 for a panel
 // read in place from an untransposed A, rs = 1, cs = MR for a packed one.
-// A row of the tile is NV vectors (GCC's vector extension, one register
-// each), and each k step is NV vector loads of B, MR broadcasts of A and
-// MR·NV fused multiply-adds.
+// A row of the tile is V vectors (GCC's vector extension, one register
+// each; V = NV, or 1 for a narrow edge strip, see edge_kernel), and each k
+// step is V vector loads of B, MR broadcasts of A and MR·V fused
+// multiply-adds.
 // Every loop over the rows is unrolled whole, so acc's indices are
 // constants and it stays in registers for the whole call (as an array of
 // doubles with `omp simd` loops GCC kept it on the stack between the
@@ -201,25 +202,26 @@ using Vector = double __attribute__((vector_size(kVectorLanes * sizeof(double)))
 inline void load(Vector& v, const double* p) { std::memcpy(&v, p, sizeof v); }
 inline void store(double* p, const Vector& v) { std::memcpy(p, &v, sizeof v); }
 
+template <int64_t V = NV>
 void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t cs, const double* __restrict Bp,
                   int64_t ldb, double* __restrict C, int64_t ldc, bool add, const double* __restrict bias) {
-    Vector acc[MR][NV], b[NV];
-    for (int64_t v = 0; v < NV; ++v) load(b[v], Bp + v * kVectorLanes);
+    Vector acc[MR][V], b[V];
+    for (int64_t v = 0; v < V; ++v) load(b[v], Bp + v * kVectorLanes);
 #pragma GCC unroll 8
     for (int64_t i = 0; i < MR; ++i)
-        for (int64_t v = 0; v < NV; ++v) acc[i][v] = 0.0 + Ap[i * rs] * b[v];
+        for (int64_t v = 0; v < V; ++v) acc[i][v] = 0.0 + Ap[i * rs] * b[v];
 #pragma GCC unroll 4
     for (int64_t k = 1; k < kc; ++k) {
-        for (int64_t v = 0; v < NV; ++v) load(b[v], Bp + k * ldb + v * kVectorLanes);
+        for (int64_t v = 0; v < V; ++v) load(b[v], Bp + k * ldb + v * kVectorLanes);
 #pragma GCC unroll 8
         for (int64_t i = 0; i < MR; ++i) {
             const double a = Ap[i * rs + k * cs];
-            for (int64_t v = 0; v < NV; ++v) acc[i][v] += a * b[v];
+            for (int64_t v = 0; v < V; ++v) acc[i][v] += a * b[v];
         }
     }
 #pragma GCC unroll 8
     for (int64_t i = 0; i < MR; ++i)
-        for (int64_t v = 0; v < NV; ++v) {
+        for (int64_t v = 0; v < V; ++v) {
             double* c = C + i * ldc + v * kVectorLanes;
             Vector base;  // what acc is added to: C itself, or the bias
             if (add) {
@@ -237,11 +239,17 @@ void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t c
 // An m×n tile on the bottom or right edge of C (m < MR or n < NR): the
 // micro-kernel computes the full tile from the zero-padded panels into a
 // scratch tile, and only the valid part goes into C, with the same final
-// addition a full tile does.
+// addition a full tile does. A strip of at most one vector's columns (the
+// 4 left of GPT's 68-word vocabulary: 4 strips of 16 and 4) takes the
+// micro-kernel one vector wide, half the FMAs of the padded full width;
+// each element still sums the same products in the same order.
 void edge_kernel(int64_t kc, const double* Ap, int64_t rs, int64_t cs, const double* Bp, int64_t ldb, double* C,
                  int64_t ldc, int64_t m, int64_t n, bool add, const double* bias) {
     alignas(64) double tile[MR * NR];
-    micro_kernel(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
+    if (n <= kVectorLanes)
+        micro_kernel<1>(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
+    else
+        micro_kernel(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
     for (int64_t i = 0; i < m; ++i) {
         double* c = C + i * ldc;
         const double* t = tile + i * NR;

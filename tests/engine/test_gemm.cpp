@@ -86,7 +86,10 @@ std::string run_case(const Case& c, ag::Generator& gen) {
 
 TEST_CASE("gemm matches a naive loop for all transposes and odd sizes", "[engine][gemm]") {
     ag::Generator gen(31);
-    const int64_t sizes[] = {1, 3, 17, 33, 65, 130};
+    // Right-edge strips of every kind (a strip is 16 columns with AVX-512,
+    // 8 with AVX2): one vector wide or less (1, 3, 17, 33, 65, 130) and
+    // wider than one vector (12, 28).
+    const int64_t sizes[] = {1, 3, 12, 17, 28, 33, 65, 130};
     const int64_t pads[] = {0, 1, 5};
     int count = 0, failures = 0;
     for (int t = 0; t < 4; ++t) {
@@ -151,7 +154,7 @@ TEST_CASE("gemm with a bias is bitwise the bias copied into C, then accumulated 
     int cases = 0;
     for (int t = 0; t < 4; ++t)
         for (int64_t M : {1, 9, 164})
-            for (int64_t N : {3, 16, 70})
+            for (int64_t N : {3, 16, 28, 70})
                 for (int64_t K : {0, 1, 64, 600}) {
                     const bool ta = t & 1, tb = t & 2;
                     const auto A = make_matrix(ta ? K : M, ta ? M : K, ta ? M : K, gen, 0.0);
@@ -166,7 +169,7 @@ TEST_CASE("gemm with a bias is bitwise the bias copied into C, then accumulated 
                     REQUIRE(std::memcmp(C.data(), copied.data(), C.size() * sizeof(double)) == 0);
                     ++cases;
                 }
-    CHECK(cases == 144);
+    CHECK(cases == 192);
 }
 
 TEST_CASE("gemm without accumulate overwrites C even if it holds NaN", "[engine][gemm]") {
