@@ -28,6 +28,7 @@
 #include "autograd/engine.h"
 #include "autograd/kernels/gemm.h"
 #include "benchmarks/peak.h"
+#include "nn/config.h"
 
 #ifdef HAVE_CBLAS
 #include <cblas.h>
@@ -147,9 +148,23 @@ int main() {
             {"dW = dYᵀ·X", "(164x" + d(out) + ")ᵀ @ 164x" + d(in), true, false, 1, out, in, 164},
         };
     };
+    // The layers' sizes from the models' own configs (nn/config.h).
+    const nn::LMConfig gpt = nn::LMConfig::gpt(), modern = nn::LMConfig::modern_lm();
+    const int64_t d = gpt.d_model, kv = modern.n_kv_heads * modern.head_dim();
+    const std::vector<std::pair<int64_t, int64_t>> layers = {
+        // in → out
+        // GPT: q, k, v, o; the feed-forward layers; the head
+        {d, d},
+        {d, gpt.d_ff},
+        {gpt.d_ff, d},
+        {d, gpt.vocab},
+        // ModernLM: k, v (its q and o are GPT's d → d); SwiGLU's gate, up and down
+        {modern.d_model, kv},
+        {modern.d_model, modern.d_ff},
+        {modern.d_ff, modern.d_model},
+    };
     std::vector<Shape> shapes;
-    for (const auto& [in, out] : std::vector<std::pair<int64_t, int64_t>>{
-             {64, 64}, {64, 256}, {256, 64}, {64, 68}, {64, 32}, {64, 172}, {172, 64}})
+    for (const auto& [in, out] : layers)
         for (const Shape& s : linear(in, out)) shapes.push_back(s);
     const std::vector<Shape> layer = {
         {"Y = X·W", "2048x64 @ 64x256", false, false, 1, 2048, 256, 64},

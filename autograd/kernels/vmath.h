@@ -247,7 +247,7 @@ AG_VMATH_INLINE double normal_cdf(double x, double& gauss) {
                      d3 = 1.62138957456669019e+03, d4 = 3.29079923573345963e+03, d5 = 4.36261909014324716e+03,
                      d6 = 3.43936767414372164e+03, d7 = 1.23033935480374942e+03;
 
-    const double a = std::fabs(x) * M_SQRT1_2;
+    const double ax = std::fabs(x), a = ax * M_SQRT1_2;
     // Every clamp below is written so that a NaN fails its comparison and
     // stays NaN (and so does the result).
 
@@ -281,7 +281,7 @@ AG_VMATH_INLINE double normal_cdf(double x, double& gauss) {
     // e^(-x²/2) from the exact split x² = h + l, at |x| clamped to 38.7
     // (e^(-38.7²/2) = e^(-748.8) already underflows to 0, the correctly
     // rounded result for every larger |x|).
-    const double x_e = std::fabs(x) > 38.7 ? 38.7 : std::fabs(x);
+    const double x_e = ax > 38.7 ? 38.7 : ax;
     const double h = x_e * x_e;
     const double l = std::fma(x_e, x_e, -h);
     const double eh = exp(-0.5 * h);

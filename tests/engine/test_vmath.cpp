@@ -173,7 +173,7 @@ TEST_CASE("vmath::exp special values, overflow and underflow", "[engine][vmath]"
 
 // Φ(x) in long double: ½ erfc(-x/√2) (erfcl keeps its relative accuracy in
 // the lower tail, where ½(1 + erfl) would cancel).
-long double phi_ld(double x) { return 0.5L * std::erfc(-static_cast<long double>(x) / std::sqrt(2.0L)); }
+static long double phi_ld(double x) { return 0.5L * std::erfc(-static_cast<long double>(x) / std::sqrt(2.0L)); }
 
 TEST_CASE("vmath::normal_cdf is Φ to a few ulp down to x = -4√2, to 1e-19 below", "[engine][vmath]") {
     std::vector<double> xs;
