@@ -16,7 +16,7 @@
 //
 // Both round exactly like the loops they replace: dot is kernels::dot (lane
 // l of the vector adds up elements l, l+8, … from 0, then combine_lanes adds
-// the lanes), and a sum starts at 0 and adds a·x element by element
+// the lanes; dots does that for several rows at once), and a sum starts at 0 and adds a·x element by element
 // (y[i] += a x[i]). So a kernel written once over HeadRow<DH> and
 // HeadSum<DH> gives the same bits for every DH it is compiled for.
 #include <algorithm>
@@ -38,20 +38,64 @@ struct RegisterRow {
 
 template <int64_t DH>
 class HeadRow {
+    using Vector = typename RegisterRow<DH>::Vector;
+    using Quad = double __attribute__((vector_size(4 * sizeof(double))));
+
 public:
     explicit HeadRow(int64_t /*dh = DH*/) {}
-    void load(const double* x) { std::memcpy(row_.v, x, sizeof row_.v); }
+    // Vector by vector: one memcpy of the whole row made GCC keep the row on
+    // the stack, and each dot then waited on a store of 64 bytes to reach
+    // its loads (attention's backward 1.4x slower).
+    void load(const double* x) {
+        for (int64_t c = 0; c < RegisterRow<DH>::kVectors; ++c) {
+            Vector xc;
+            std::memcpy(&xc, x + c * kLanes, sizeof xc);
+            row_.v[c] = xc;
+        }
+    }
 
     // Σ_i row[i] y[i], as kernels::dot(row, y, DH)
     double dot(const double* y) const {
-        typename RegisterRow<DH>::Vector lanes{}, yc;
+        double lane[kLanes];
+        const Vector lanes = products(y);
+        std::memcpy(lane, &lanes, sizeof lane);
+        return combine_lanes(lane);
+    }
+
+    // out[u] = dot(base + rows[u]·stride) for u < n: the rows of a matrix
+    // picked by index (a query's keys). Four at a time, the four vectors of
+    // lanes are added up together, each in combine_lanes' tree — one
+    // transposition instead of four horizontal sums — so every out[u] has
+    // the bits dot gives it.
+    void dots(const double* base, const int64_t* rows, int64_t stride, int64_t n, double* out) const {
+        int64_t u = 0;
+        for (; u + 4 <= n; u += 4) {
+            const Vector a = products(base + rows[u] * stride), b = products(base + rows[u + 1] * stride),
+                         c = products(base + rows[u + 2] * stride), d = products(base + rows[u + 3] * stride);
+            // lane l + lane l+4: [a0+a4 a1+a5 a2+a6 a3+a7 | b0+b4 … b3+b7], and c, d
+            const Vector ab = __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11) +
+                              __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15);
+            const Vector cd = __builtin_shufflevector(c, d, 0, 1, 2, 3, 8, 9, 10, 11) +
+                              __builtin_shufflevector(c, d, 4, 5, 6, 7, 12, 13, 14, 15);
+            // (l0+l4)+(l1+l5) and (l2+l6)+(l3+l7) of a, b, c, d in turn
+            const Vector halves = __builtin_shufflevector(ab, cd, 0, 2, 4, 6, 8, 10, 12, 14) +
+                                  __builtin_shufflevector(ab, cd, 1, 3, 5, 7, 9, 11, 13, 15);
+            const Quad sums = __builtin_shufflevector(halves, halves, 0, 2, 4, 6) +
+                              __builtin_shufflevector(halves, halves, 1, 3, 5, 7);
+            std::memcpy(out + u, &sums, sizeof sums);
+        }
+        for (; u < n; ++u) out[u] = dot(base + rows[u] * stride);
+    }
+
+private:
+    // lane l: Σ_c row[c·8 + l] y[c·8 + l], from 0 in increasing c
+    Vector products(const double* y) const {
+        Vector lanes{}, yc;
         for (int64_t c = 0; c < RegisterRow<DH>::kVectors; ++c) {
             std::memcpy(&yc, y + c * kLanes, sizeof yc);
             lanes += row_.v[c] * yc;
         }
-        double lane[kLanes];
-        std::memcpy(lane, &lanes, sizeof lane);
-        return combine_lanes(lane);
+        return lanes;
     }
 
 private:
@@ -64,6 +108,9 @@ public:
     explicit HeadRow(int64_t dh) : dh_(dh) {}
     void load(const double* x) { x_ = x; }
     double dot(const double* y) const { return kernels::dot(x_, y, dh_); }
+    void dots(const double* base, const int64_t* rows, int64_t stride, int64_t n, double* out) const {
+        for (int64_t u = 0; u < n; ++u) out[u] = dot(base + rows[u] * stride);
+    }
 
 private:
     int64_t dh_;

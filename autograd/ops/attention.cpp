@@ -140,7 +140,7 @@ void with_head_size(int64_t dh, F&& f) {
 // Threads split the (b, h) pairs: each output row has one writer.
 //
 // Per (b, h), three sweeps over its P row: per query the scores minus their
-// max (q_t kept in a HeadRow); then exp of the whole P row at once, one
+// max (q_t kept in a HeadRow, its dots with the keys four at a time); then exp of the whole P row at once, one
 // vectorised loop rather than ~6 calls a query (vmath::exp gives the same
 // bits at any vector width); then per query the sum, p and out_t, gathered
 // in a HeadSum from 0 and stored once.
@@ -162,9 +162,10 @@ void forward_heads(Saved& sv, double* po, int64_t i0, int64_t i1) {
         for (int64_t t = 0; t < d.T; ++t) {
             const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
             qt.load(qh + t * q_step);
+            qt.dots(kh, vis.keys.data() + j0, kv_step, j1 - j0, pt + j0);  // q_t · k_s
             double m = -std::numeric_limits<double>::infinity();
             for (int64_t j = j0; j < j1; ++j) {
-                pt[j] = qt.dot(kh + vis.keys[j] * kv_step) * scale;
+                pt[j] *= scale;
                 m = std::max(m, pt[j]);
             }
             for (int64_t j = j0; j < j1; ++j) pt[j] -= m;

@@ -1,6 +1,7 @@
 // LayerNorm and §3.2 RMSNorm over the last dim, fused: each forward saves
 // 1/σ per row, and each backward is the closed form below.
 #include <cmath>
+#include <vector>
 
 #include "autograd/kernels/reduce.h"
 #include "autograd/ops/common.h"
@@ -19,14 +20,21 @@ void check_param(const char* op, const char* what, const Tensor& x, const Tensor
              x.size(-1));
 }
 
-// Σ_rows a[r, j] b[r, j] for each column j: the weight gradient, summed
-// over rows in order (d·rows multiply-adds: too few to be worth threads).
-Tensor column_dot(const Tensor& a, const Tensor& b, int64_t rows, int64_t d) {
+// Σ_rows a[r, j] b[r, j] s_r for each column j, s_r = scale[r] (1 without
+// scale): the weight gradient, summed over rows in order (d·rows
+// multiply-adds: too few to be worth threads).
+Tensor column_dot(const Tensor& a, const Tensor& b, int64_t rows, int64_t d, const double* scale = nullptr) {
     Tensor out = Tensor::zeros({d});
     const double *pa = a.data(), *pb = b.data();
     double* po = out.data();
-    for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = 0; j < d; ++j) po[j] += pa[r * d + j] * pb[r * d + j];
+    for (int64_t r = 0; r < rows; ++r) {
+        const double *ar = pa + r * d, *br = pb + r * d;
+        if (scale) {
+            for (int64_t j = 0; j < d; ++j) po[j] += ar[j] * (br[j] * scale[r]);
+        } else {
+            for (int64_t j = 0; j < d; ++j) po[j] += ar[j] * br[j];
+        }
+    }
     return out;
 }
 
@@ -59,16 +67,16 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
     });
     return record("layer_norm", y, {x, weight, bias}, [xhat, rstd, wc, rows, d](const Tensor& g) {
         const Tensor gc = g.contiguous();
-        Tensor dx = empty(xhat.shape()), gw = empty(xhat.shape());  // gw = g ⊙ w = dx̂
+        Tensor dx = empty(xhat.shape());
         const double *pg = gc.data(), *pxh = xhat.data(), *prs = rstd.data(), *pwt = wc.data();
-        double *pdx = dx.data(), *pgw = gw.data();
+        double* pdx = dx.data();
         const double nd = static_cast<double>(d);
         detail::parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
+            std::vector<double> dh(static_cast<size_t>(d));  // dx̂ = g ⊙ w, one row at a time
             for (int64_t r = r0; r < r1; ++r) {
                 const double *gi = pg + r * d, *hi = pxh + r * d;
-                double* dh = pgw + r * d;
                 for (int64_t j = 0; j < d; ++j) dh[j] = gi[j] * pwt[j];
-                const double mean_dh = kernels::sum(dh, d) / nd, mean_dh_h = kernels::dot(dh, hi, d) / nd;
+                const double mean_dh = kernels::sum(dh.data(), d) / nd, mean_dh_h = kernels::dot(dh.data(), hi, d) / nd;
                 double* dxi = pdx + r * d;
                 for (int64_t j = 0; j < d; ++j) dxi[j] = prs[r] * (dh[j] - mean_dh - hi[j] * mean_dh_h);
             }
@@ -98,24 +106,21 @@ Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
     });
     return record("rms_norm", y, {x, weight}, [xc, wc, rstd, rows, d](const Tensor& g) {
         const Tensor gc = g.contiguous();
-        Tensor dx = empty(xc.shape()), xr = empty(xc.shape()), gw = empty(xc.shape());  // xr = x r; gw = g ⊙ w
+        Tensor dx = empty(xc.shape());
         const double *pg = gc.data(), *pxs = xc.data(), *prs = rstd.data(), *pwt = wc.data();
-        double *pdx = dx.data(), *pxr = xr.data(), *pgw = gw.data();
+        double* pdx = dx.data();
         const double nd = static_cast<double>(d);
         detail::parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
+            std::vector<double> gw(static_cast<size_t>(d));  // g ⊙ w, one row at a time
             for (int64_t r = r0; r < r1; ++r) {
                 const double *gi = pg + r * d, *xi = pxs + r * d;
-                double* gwi = pgw + r * d;
-                for (int64_t j = 0; j < d; ++j) gwi[j] = gi[j] * pwt[j];
-                const double rs = prs[r], mean_gwx = kernels::dot(gwi, xi, d) / nd;
-                double *dxi = pdx + r * d, *xri = pxr + r * d;
-                for (int64_t j = 0; j < d; ++j) {
-                    dxi[j] = rs * (gwi[j] - xi[j] * rs * rs * mean_gwx);
-                    xri[j] = xi[j] * rs;
-                }
+                for (int64_t j = 0; j < d; ++j) gw[j] = gi[j] * pwt[j];
+                const double rs = prs[r], mean_gwx = kernels::dot(gw.data(), xi, d) / nd;
+                double* dxi = pdx + r * d;
+                for (int64_t j = 0; j < d; ++j) dxi[j] = rs * (gw[j] - xi[j] * rs * rs * mean_gwx);
             }
         });
-        return Grads{dx, column_dot(gc, xr, rows, d)};
+        return Grads{dx, column_dot(gc, xc, rows, d, prs)};  // dw = Σ_rows g ⊙ (x r)
     });
 }
 

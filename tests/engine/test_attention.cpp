@@ -12,6 +12,7 @@
 
 #include <fmt/ranges.h>
 
+#include "autograd/kernels/head_row.h"
 #include "engine/helpers.h"
 
 using ag::Shape;
@@ -150,6 +151,45 @@ TEST_CASE("attention equals the reference at every head size its kernels are com
         for (const Heads& hd : kHeads)
             for (const int64_t W : {0, 3})
                 check_causal(fmt::format("dh={} {} window={}", dh, hd.name, W), 2, 6, dh, hd, W, gen);
+}
+
+namespace {
+
+// HeadRow<DH>::dots for 0 … 9 rows picked from a matrix of 12 rows (several
+// groups of four and every remainder) against dot and kernels::dot, bit for bit.
+template <int64_t DH>
+void check_dots(int64_t dh, ag::Generator& gen) {
+    const int64_t stride = dh + 3, rows = 12;  // rows of a wider matrix, as a key's head in k [S, Hkv, dh]
+    const std::vector<double> row = test::rand_t({dh}, gen, -2, 2, false).to_vector();
+    const std::vector<double> matrix = test::rand_t({rows * stride}, gen, -2, 2, false).to_vector();
+    ag::kernels::HeadRow<DH> head(dh);
+    head.load(row.data());
+    for (int64_t n = 0; n <= 9; ++n) {
+        std::vector<int64_t> picked;
+        for (int64_t u = 0; u < n; ++u) picked.push_back((5 * u + 3) % rows);
+        std::vector<double> out(static_cast<size_t>(n));
+        head.dots(matrix.data(), picked.data(), stride, n, out.data());
+        for (int64_t u = 0; u < n; ++u) {
+            const double* y = matrix.data() + picked[u] * stride;
+            const double one = head.dot(y), reference = ag::kernels::dot(row.data(), y, dh);
+            INFO(fmt::format("dh {} (DH {}), {} rows, row {}: dots {:a}, dot {:a}, kernels::dot {:a}", dh, DH, n, u,
+                             out[u], one, reference));
+            CHECK(std::memcmp(&out[u], &one, sizeof one) == 0);
+            CHECK(std::memcmp(&out[u], &reference, sizeof reference) == 0);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a head row's dots with several keys give each the bits of its own dot", "[attention]") {
+    // the scores of a query: dots takes its keys four at a time, adding their lanes together
+    ag::Generator gen(19);
+    check_dots<8>(8, gen);
+    check_dots<16>(16, gen);
+    check_dots<64>(64, gen);
+    check_dots<0>(12, gen);
+    check_dots<0>(16, gen);
 }
 
 TEST_CASE("attention with explicit positions equals the reference: a later block of queries", "[attention]") {
