@@ -78,24 +78,32 @@ Tensor rotate(const Tensor& x, const Angles& an, int64_t T, int64_t H, RopePairi
     double* po = out.data();
     const int64_t grain = std::max<int64_t>(1, detail::kPointwiseGrain / std::max<int64_t>(1, dh));
     detail::parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
+        if (r0 == r1) return;  // no rows (H or T may be 0)
+        // row r is (…, t, h): t and h are counted on, not divided out of r per row
+        int64_t t = (r0 / H) % T, h = r0 % H;
         for (int64_t r = r0; r < r1; ++r) {
-            const int64_t t = (r / H) % T;  // row r is (…, t, h)
             const double* c = an.cos.data() + t * half;
             const double* s = an.sin.data() + t * half;
             const double* xr = px + r * dh;
-            double* yr = po + r * dh;
+            double* yr = po + r * dh;  // never overlaps x, c or s
             if (pairing == RopePairing::Half) {
+#pragma omp simd
                 for (int64_t i = 0; i < half; ++i) {
                     const double a = xr[i], b = xr[i + half], sn = sign * s[i];
                     yr[i] = a * c[i] - b * sn;
                     yr[i + half] = b * c[i] + a * sn;
                 }
             } else {
+#pragma omp simd
                 for (int64_t i = 0; i < half; ++i) {
                     const double a = xr[2 * i], b = xr[2 * i + 1], sn = sign * s[i];
                     yr[2 * i] = a * c[i] - b * sn;
                     yr[2 * i + 1] = b * c[i] + a * sn;
                 }
+            }
+            if (++h == H) {  // the next row is the next time step's first head
+                h = 0;
+                if (++t == T) t = 0;
             }
         }
     });

@@ -190,6 +190,8 @@ TEST_CASE("each op is bitwise equal for 1 and 2 threads", "[engine][threads]") {
     for (auto& m : mv) m = idgen.uniform() < 0.3 ? 1.0 : 0.0;
     const Tensor mask = Tensor::from({1, 160}, mv);
 
+    std::vector<int64_t> rope_positions(37);
+    for (std::size_t t = 0; t < rope_positions.size(); ++t) rope_positions[t] = static_cast<int64_t>(3 * t);
     const std::vector<OpCase> ops = {
         {"add [256,160] + [160]", {X, {160}}, [](const V& x) { return x[0] + x[1]; }},
         {"sub [256,160] - [256,1]", {X, {256, 1}}, [](const V& x) { return x[0] - x[1]; }},
@@ -251,6 +253,9 @@ TEST_CASE("each op is bitwise equal for 1 and 2 threads", "[engine][threads]") {
          [](const V& x) { return ag::binary_cross_entropy_with_logits(x[0], x[1]); }},
         {"layer_norm", {{512, 96}, {96}, {96}}, [](const V& x) { return ag::layer_norm(x[0], x[1], x[2]); }},
         {"rms_norm", {{512, 96}, {96}}, [](const V& x) { return ag::rms_norm(x[0], x[1]); }},
+        {"swiglu", {X, X}, [](const V& x) { return ag::swiglu(x[0], x[1]); }},
+        // 2331 head vectors of 16: the second thread's rows start inside a time step (t 18, head 4)
+        {"rope [9,37,7,16]", {{9, 37, 7, 16}}, [&](const V& x) { return ag::rope(x[0], rope_positions); }},
     };
     for (const auto& op : ops) {
         CAPTURE(op.name);
