@@ -177,13 +177,14 @@ void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc, in
     }
 }
 
-// The micro-kernel: acc[MR][NR] = Σ_k Ap[:, k] ⊗ Bp[k, :], one outer product
-// per k, then C (+)= acc for a full MR×NR tile of C (row stride ldc). The A
+// The micro-kernel: acc[R][NR] = Σ_k Ap[:, k] ⊗ Bp[k, :], one outer product
+// per k, then C (+)= acc for a full R×NR tile of C (row stride ldc; R = MR,
+// or MR/2 for a short edge panel, see edge_kernel). The A
 // panel's element (i, k) is at Ap[i·rs + k·cs]: rs = lda, cs = 1 for a panel
 // read in place from an untransposed A, rs = 1, cs = MR for a packed one.
 // A row of the tile is V vectors (GCC's vector extension, one register
 // each; V = NV, or 1 for a narrow edge strip, see edge_kernel), and each k
-// step is V vector loads of B, MR broadcasts of A and MR·V fused
+// step is V vector loads of B, R broadcasts of A and R·V fused
 // multiply-adds.
 // Every loop over the rows is unrolled whole, so acc's indices are
 // constants and it stays in registers for the whole call (as an array of
@@ -202,25 +203,25 @@ using Vector = double __attribute__((vector_size(kVectorLanes * sizeof(double)))
 inline void load(Vector& v, const double* p) { std::memcpy(&v, p, sizeof v); }
 inline void store(double* p, const Vector& v) { std::memcpy(p, &v, sizeof v); }
 
-template <int64_t V = NV>
+template <int64_t R = MR, int64_t V = NV>
 void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t cs, const double* __restrict Bp,
                   int64_t ldb, double* __restrict C, int64_t ldc, bool add, const double* __restrict bias) {
-    Vector acc[MR][V], b[V];
+    Vector acc[R][V], b[V];
     for (int64_t v = 0; v < V; ++v) load(b[v], Bp + v * kVectorLanes);
 #pragma GCC unroll 8
-    for (int64_t i = 0; i < MR; ++i)
+    for (int64_t i = 0; i < R; ++i)
         for (int64_t v = 0; v < V; ++v) acc[i][v] = 0.0 + Ap[i * rs] * b[v];
 #pragma GCC unroll 4
     for (int64_t k = 1; k < kc; ++k) {
         for (int64_t v = 0; v < V; ++v) load(b[v], Bp + k * ldb + v * kVectorLanes);
 #pragma GCC unroll 8
-        for (int64_t i = 0; i < MR; ++i) {
+        for (int64_t i = 0; i < R; ++i) {
             const double a = Ap[i * rs + k * cs];
             for (int64_t v = 0; v < V; ++v) acc[i][v] += a * b[v];
         }
     }
 #pragma GCC unroll 8
-    for (int64_t i = 0; i < MR; ++i)
+    for (int64_t i = 0; i < R; ++i)
         for (int64_t v = 0; v < V; ++v) {
             double* c = C + i * ldc + v * kVectorLanes;
             Vector base;  // what acc is added to: C itself, or the bias
@@ -241,15 +242,26 @@ void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t c
 // scratch tile, and only the valid part goes into C, with the same final
 // addition a full tile does. A strip of at most one vector's columns (the
 // 4 left of GPT's 68-word vocabulary: 4 strips of 16 and 4) takes the
-// micro-kernel one vector wide, half the FMAs of the padded full width;
-// each element still sums the same products in the same order.
+// micro-kernel one vector wide, and a panel of at most MR/2 rows (the 4
+// left of a training shard's 164: 20 panels of 8 and 4) the micro-kernel
+// MR/2 rows tall: half the FMAs of the padded tile either way. Each element
+// still sums the same products in the same order.
+template <int64_t R>
+void edge_tile(int64_t kc, const double* Ap, int64_t rs, int64_t cs, const double* Bp, int64_t ldb, double* tile,
+               int64_t n) {
+    if (n <= kVectorLanes)
+        micro_kernel<R, 1>(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
+    else
+        micro_kernel<R, NV>(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
+}
+
 void edge_kernel(int64_t kc, const double* Ap, int64_t rs, int64_t cs, const double* Bp, int64_t ldb, double* C,
                  int64_t ldc, int64_t m, int64_t n, bool add, const double* bias) {
     alignas(64) double tile[MR * NR];
-    if (n <= kVectorLanes)
-        micro_kernel<1>(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
+    if (m <= MR / 2)
+        edge_tile<MR / 2>(kc, Ap, rs, cs, Bp, ldb, tile, n);
     else
-        micro_kernel(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
+        edge_tile<MR>(kc, Ap, rs, cs, Bp, ldb, tile, n);
     for (int64_t i = 0; i < m; ++i) {
         double* c = C + i * ldc;
         const double* t = tile + i * NR;

@@ -86,10 +86,12 @@ std::string run_case(const Case& c, ag::Generator& gen) {
 
 TEST_CASE("gemm matches a naive loop for all transposes and odd sizes", "[engine][gemm]") {
     ag::Generator gen(31);
-    // Right-edge strips of every kind (a strip is 16 columns with AVX-512,
-    // 8 with AVX2): one vector wide or less (1, 3, 17, 33, 65, 130) and
-    // wider than one vector (12, 28).
-    const int64_t sizes[] = {1, 3, 12, 17, 28, 33, 65, 130};
+    // Edge tiles of every kind. Right-edge strips (a strip is 16 columns
+    // with AVX-512, 8 with AVX2): one vector wide or less (1, 3, 17, 33, 65,
+    // 130) and wider than one vector (12, 23, 28). Bottom-edge panels (8
+    // rows with AVX-512, 4 with AVX2) of at most half a panel's rows (1, 17,
+    // 33, 65, 130) and of more (23, and 3 with AVX2).
+    const int64_t sizes[] = {1, 3, 12, 17, 23, 28, 33, 65, 130};
     const int64_t pads[] = {0, 1, 5};
     int count = 0, failures = 0;
     for (int t = 0; t < 4; ++t) {
