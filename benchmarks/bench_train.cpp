@@ -161,14 +161,14 @@ Result run(const nn::LMConfig& cfg, const std::vector<farm::LmBatch>& batches, i
             // only the real rows: the packed batch (padding changes no real token's output)
             opt.zero_grad();
             r.loss = sharded.forward_backward(b.packed_ids, b.packed_targets, b.starts);
-            opt.step();
+            sharded.step(opt);
         } else {  // the same step, timed part by part
             const auto t0 = clock_type::now();
             opt.zero_grad();
             const auto t1 = clock_type::now();
             r.loss = sharded.forward_backward(b.packed_ids, b.packed_targets, b.starts);
             const auto t2 = clock_type::now();
-            opt.step();
+            sharded.step(opt);
             const auto t3 = clock_type::now();
             profile->optimizer += std::chrono::duration<double>((t1 - t0) + (t3 - t2)).count();
             profile->forward_backward += std::chrono::duration<double>(t2 - t1).count();

@@ -123,6 +123,7 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     const bool choose = shards > 1 && ag::num_threads() > 1 && !ag::detail::in_parallel_region() && !timing_;
     const bool side_by_side = !choose || schedule_.side_by_side();
     const int threads = side_by_side ? 0 : 1;  // parallel_tasks' max_threads: 0 all, 1 the caller only
+    side_by_side_ = side_by_side;
     const auto start = std::chrono::steady_clock::now();
     // One task per shard; the kernels inside a shard run on its thread only.
     const auto run_shard = [&](int64_t shard) {
@@ -192,6 +193,16 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     double total = 0.0;
     for (double l : losses) total += l;
     return total;
+}
+
+void ShardedGradient::step(optim::Optimizer& optimizer) const {
+    if (side_by_side_) {
+        optimizer.step();
+        return;
+    }
+    // one task on the caller only: the update's kernels run on this thread
+    ag::parallel_tasks(
+        1, [&](int64_t) { optimizer.step(); }, 1);
 }
 
 }  // namespace lessons

@@ -27,7 +27,7 @@
 //     lessons::ShardedGradient sharded(model);   // 2 shards
 //     adam.zero_grad();
 //     const double loss = sharded.forward_backward(batch.packed_ids, batch.packed_targets, batch.starts);
-//     adam.step();
+//     sharded.step(adam);                         // adam.step(), on the threads the shards ran on
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -35,6 +35,7 @@
 
 #include "autograd/profile.h"
 #include "nn/language_model.h"
+#include "nn/optim.h"
 
 namespace lessons {
 
@@ -100,6 +101,13 @@ public:
     // returns the loss.
     double forward_backward(const ag::Tensor& ids, const ag::Tensor& targets, const std::vector<int64_t>& starts);
 
+    // optimizer.step() the way the last forward_backward ran its shards:
+    // after shards one after another, on the calling thread alone. (Beside
+    // a busy process the update split between the threads would wait for
+    // the half on the shared core, a quarter more than the whole update on
+    // one thread; bench_train --beside-busy.) Same result either way.
+    void step(optim::Optimizer& optimizer) const;
+
     // For bench_train --profile: where forward_backward's time goes. Once
     // set, every call adds to it each shard's seconds in forward (the model
     // and the loss) and in backward, with the engine's counters over each
@@ -126,6 +134,7 @@ private:
     std::vector<std::unique_ptr<nn::LanguageModel>> replicas_;
     Timing* timing_ = nullptr;
     ShardSchedule schedule_;
+    bool side_by_side_ = true;  // how the last forward_backward ran its shards
 };
 
 }  // namespace lessons

@@ -81,7 +81,7 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
                                 "perplexity {:g}",
                                 e + 1, b + 1, batches.size(), value, std::exp(value)));
             adam.lr = schedule->lr(step++);
-            adam.step();
+            sharded.step(adam);
 
             step_losses.push_back(value);
             loss_sum += value * static_cast<double>(batch.tokens);

@@ -3,6 +3,7 @@
 // numbers are shared (not copied), and 1 and 2 threads give the same bits.
 #include "catch.h"
 
+#include "autograd/thread_pool.h"
 #include "lessons/common/sharded_gradient.h"
 
 using ag::Tensor;
@@ -115,6 +116,41 @@ TEST_CASE("ShardedGradient sums any number of shards, empty ones included", "[le
             for (size_t j = 0; j < g1[i].size(); ++j) worst = std::max(worst, std::abs(g1[i][j] - g2[i][j]));
         CHECK(worst < 1e-14);
     }
+}
+
+namespace {
+
+// An optimiser that records, at each step, whether its kernels would split
+// between threads (outside a parallel region) or stay on the calling thread.
+class SplitRecorder : public optim::Optimizer {
+public:
+    explicit SplitRecorder(std::vector<Tensor> params) : Optimizer(std::move(params), 0.0) {}
+    void step() override { kernels_split.push_back(!ag::detail::in_parallel_region()); }
+    std::vector<bool> kernels_split;
+};
+
+}  // namespace
+
+TEST_CASE("ShardedGradient::step runs the update on the threads the shards ran on", "[lessons][sharded_gradient]") {
+    // 2 threads, 14 steps: the schedule's first burst (steps 8-12) runs the
+    // shards one after another, every other step side by side
+    const ag::ThreadCountGuard use(2);
+    nn::LanguageModel model(nn::LMConfig::modern_lm(), 8);
+    lessons::ShardedGradient gradient(model);
+    SplitRecorder recorder(model.parameters());
+    const Batch b = random_batch(12);
+    std::vector<bool> side_by_side;
+    for (int s = 0; s < 14; ++s) {
+        const int64_t before = gradient.schedule().steps(true);
+        recorder.zero_grad();
+        gradient.forward_backward(b.ids, b.targets, b.starts);
+        side_by_side.push_back(gradient.schedule().steps(true) > before);
+        gradient.step(recorder);
+    }
+    REQUIRE(gradient.schedule().steps(false) > 0);
+    REQUIRE(gradient.schedule().steps(true) > 0);
+    INFO("after shards one after another the update stays on the calling thread; after side by side it splits");
+    CHECK(recorder.kernels_split == side_by_side);
 }
 
 TEST_CASE("shard_cuts cuts at the sequence boundary nearest to each shard's share of the tokens",
