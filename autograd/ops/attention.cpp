@@ -140,10 +140,11 @@ void with_head_size(int64_t dh, F&& f) {
 // Threads split the (b, h) pairs: each output row has one writer.
 //
 // Per (b, h), three sweeps over its P row: per query the scores minus their
-// max (q_t kept in a HeadRow, its dots with the keys four at a time); then exp of the whole P row at once, one
-// vectorised loop rather than ~6 calls a query (vmath::exp gives the same
-// bits at any vector width); then per query the sum, p and out_t, gathered
-// in a HeadSum from 0 and stored once.
+// max (q_t kept in a HeadRow, its dots with the keys taken four at a time);
+// then exp of the whole P row at once, one vectorised loop rather than ~6
+// calls a query (vmath::exp gives the same bits at any vector width); then
+// per query the sum, p and out_t, gathered in a HeadSum from 0 and stored
+// once.
 template <int64_t DH>
 void forward_heads(Saved& sv, double* po, int64_t i0, int64_t i1) {
     const Dims& d = sv.d;
