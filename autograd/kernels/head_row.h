@@ -56,8 +56,9 @@ public:
 
     // Σ_i row[i] y[i], as kernels::dot(row, y, DH)
     double dot(const double* y) const {
+        Vector lanes;
+        products(y, lanes);
         double lane[kLanes];
-        const Vector lanes = products(y);
         std::memcpy(lane, &lanes, sizeof lane);
         return combine_lanes(lane);
     }
@@ -70,8 +71,11 @@ public:
     void dots(const double* base, const int64_t* rows, int64_t stride, int64_t n, double* out) const {
         int64_t u = 0;
         for (; u + 4 <= n; u += 4) {
-            const Vector a = products(base + rows[u] * stride), b = products(base + rows[u + 1] * stride),
-                         c = products(base + rows[u + 2] * stride), d = products(base + rows[u + 3] * stride);
+            Vector a, b, c, d;
+            products(base + rows[u] * stride, a);
+            products(base + rows[u + 1] * stride, b);
+            products(base + rows[u + 2] * stride, c);
+            products(base + rows[u + 3] * stride, d);
             // lane l + lane l+4: [a0+a4 a1+a5 a2+a6 a3+a7 | b0+b4 … b3+b7], and c, d
             const Vector ab = __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11) +
                               __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15);
@@ -88,14 +92,16 @@ public:
     }
 
 private:
-    // lane l: Σ_c row[c·8 + l] y[c·8 + l], from 0 in increasing c
-    Vector products(const double* y) const {
-        Vector lanes{}, yc;
+    // lane l: Σ_c row[c·8 + l] y[c·8 + l], from 0 in increasing c. (Into
+    // a reference: a 64-byte vector returned by value has another ABI with
+    // AVX-512 than without, which GCC warns about.)
+    void products(const double* y, Vector& lanes) const {
+        Vector yc;
+        lanes = Vector{};
         for (int64_t c = 0; c < RegisterRow<DH>::kVectors; ++c) {
             std::memcpy(&yc, y + c * kLanes, sizeof yc);
             lanes += row_.v[c] * yc;
         }
-        return lanes;
     }
 
 private:
