@@ -16,9 +16,10 @@
 //
 // Both round exactly like the loops they replace: dot is kernels::dot (lane
 // l of the vector adds up elements l, l+8, … from 0, then combine_lanes adds
-// the lanes; dots does that for several rows at once), and a sum starts at 0 and adds a·x element by element
-// (y[i] += a x[i]). So a kernel written once over HeadRow<DH> and
-// HeadSum<DH> gives the same bits for every DH it is compiled for.
+// the lanes; dots does that for several rows at once), and a sum starts at
+// 0 and adds a·x element by element (y[i] += a x[i]). So a kernel written
+// once over HeadRow<DH> and HeadSum<DH> gives the same bits for every DH it
+// is compiled for.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -104,7 +105,6 @@ private:
         }
     }
 
-private:
     RegisterRow<DH> row_;
 };
 

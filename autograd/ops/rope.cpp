@@ -74,11 +74,11 @@ Tensor rotate(const Tensor& x, const Angles& an, int64_t T, int64_t H, RopePairi
     const int64_t rows = dh ? x.numel() / dh : 0;  // head vectors
     const double sign = inverse ? -1.0 : 1.0;
     Tensor out = empty(x.shape());
+    if (rows == 0) return out;  // (H or T may be 0: no time step or head to count)
     const double* px = x.data();
     double* po = out.data();
     const int64_t grain = std::max<int64_t>(1, detail::kPointwiseGrain / std::max<int64_t>(1, dh));
     detail::parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
-        if (r0 == r1) return;  // no rows (H or T may be 0)
         // row r is (…, t, h): t and h are counted on, not divided out of r per row
         int64_t t = (r0 / H) % T, h = r0 % H;
         for (int64_t r = r0; r < r1; ++r) {
