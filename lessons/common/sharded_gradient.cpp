@@ -78,19 +78,17 @@ void ShardedGradient::set_timing(Timing* timing) {
     }
 }
 
-ShardedGradient::ShardedGradient(nn::LanguageModel& model, int shards) : model_(model) {
+ShardedGradient::ShardedGradient(nn::LanguageModel& model, int shards) : params_(model.parameters()) {
     if (shards < 1) throw std::invalid_argument(fmt::format("ShardedGradient: {} shards", shards));
-    const auto master = model.named_parameters();
     for (int r = 0; r < shards; ++r) {
         auto replica = std::make_unique<nn::LanguageModel>(model.config(), 0);
-        const auto params = replica->named_parameters();
-        for (size_t i = 0; i < params.size(); ++i) {  // same architecture: same names, same order
-            Tensor p = params[i].second;
-            const Tensor& from = master[i].second;
-            p.set_(from);  // the replica reads the model's numbers
-            p.requires_grad_(from.requires_grad());
+        std::vector<Tensor> params = replica->parameters();
+        for (size_t i = 0; i < params.size(); ++i) {  // same architecture: same parameters, same order
+            params[i].set_(params_[i]);               // the replica reads the model's numbers
+            params[i].requires_grad_(params_[i].requires_grad());
         }
         replicas_.push_back(std::move(replica));
+        replica_params_.push_back(std::move(params));
     }
 }
 
@@ -132,7 +130,7 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
         const int64_t b0 = cut[static_cast<size_t>(r)], b1 = cut[static_cast<size_t>(r) + 1];
         const int64_t r0 = starts[static_cast<size_t>(b0)], r1 = starts[static_cast<size_t>(b1)];
         nn::LanguageModel& replica = *replicas_[static_cast<size_t>(r)];
-        replica.zero_grad();
+        for (Tensor& p : replica_params_[static_cast<size_t>(r)]) p.zero_grad();
         if (r1 == r0) return;
         std::vector<int64_t> local;
         for (int64_t b = b0; b <= b1; ++b) local.push_back(starts[static_cast<size_t>(b)] - r0);
@@ -157,30 +155,34 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     // The model's gradient += Σ_r the replicas' gradients, in shard order:
     // grad[j] (+)= (g_0[j] + g_1[j]) + …
     const auto sum_start = std::chrono::steady_clock::now();
-    const auto master = model_.parameters();
-    std::vector<std::vector<Tensor>> shard_params;
-    for (const auto& replica : replicas_) shard_params.push_back(replica->parameters());
-    const auto count = static_cast<int64_t>(master.size());
+    const auto count = static_cast<int64_t>(params_.size());
     const auto sum_parameter = [&](int64_t i) {
-        Tensor p = master[static_cast<size_t>(i)];
+        Tensor p = params_[static_cast<size_t>(i)];
         if (!p.requires_grad()) return;
-        std::vector<Tensor> grads;  // the shards' (contiguous) gradients of p, in shard order
-        for (const auto& params : shard_params)
-            if (Tensor g = params[static_cast<size_t>(i)].grad(); g.defined()) grads.push_back(g);
-        if (grads.empty()) return;
-        // sum = (g_0 + g_1) + …, one pass per shard after the first (no
-        // copy of g_0), then the model's gradient += sum, or = sum after
-        // zero_grad() dropped it
-        Tensor sum = grads.size() == 1 ? grads[0].clone() : ag::empty(p.shape());
-        double* s = sum.data();
-        const int64_t n = sum.numel();
-        const double* prev = grads[0].data();
-        for (size_t r = 1; r < grads.size(); ++r, prev = s) {
-            const double* g = grads[r].data();
-            for (int64_t j = 0; j < n; ++j) s[j] = prev[j] + g[j];
+        // The shards' gradients of p, in shard order, each taken from its
+        // replica (which no longer holds it): leaf gradients own their
+        // numbers, so the first one can hold the sum.
+        std::vector<Tensor> grads;
+        for (auto& params : replica_params_) {
+            Tensor& q = params[static_cast<size_t>(i)];
+            if (Tensor g = q.grad(); g.defined()) {
+                grads.push_back(g);
+                q.zero_grad();
+            }
         }
+        if (grads.empty()) return;
+        // sum = (g_0 + g_1) + …, in g_0's buffer: one pass per shard after
+        // the first, and no new buffer
+        double* s = grads[0].data();
+        const int64_t n = grads[0].numel();
+        for (size_t r = 1; r < grads.size(); ++r) {
+            const double* g = grads[r].data();
+            for (int64_t j = 0; j < n; ++j) s[j] += g[j];
+        }
+        // the model's gradient: the sum, or += the sum if it has one
+        // (gradients accumulated over several calls)
         if (!p.grad().defined()) {
-            p.set_grad(sum);
+            p.set_grad(grads[0]);
             return;
         }
         double* out = p.grad().data();

@@ -131,8 +131,9 @@ public:
     const ShardSchedule& schedule() const { return schedule_; }
 
 private:
-    nn::LanguageModel& model_;
+    std::vector<ag::Tensor> params_;  // model_.parameters(), listed once
     std::vector<std::unique_ptr<nn::LanguageModel>> replicas_;
+    std::vector<std::vector<ag::Tensor>> replica_params_;  // each replica's parameters, in the same order
     Timing* timing_ = nullptr;
     ShardSchedule schedule_;
     bool side_by_side_ = true;  // how the last forward_backward ran its shards
