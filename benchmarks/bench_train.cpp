@@ -258,19 +258,19 @@ void print_profile(const std::string& model, int threads, const Profile& p) {
     const double waiting = p.forward_backward - p.timing.sum_seconds - shard_seconds;
     if (side_by_side > 1) {
         // Each shard on its own thread (run() makes 2 shards, so at 2
-        // threads and more): the step waits for the slowest one.
-        // Its excess over the mean is imbalance (uneven work, or a core that
-        // runs slower: another process or VM on it); the rest is the shards'
-        // set-up (each replica's zero_grad) and the threads' start and join.
-        double slowest = 0;
-        std::string each;
-        for (size_t r = 0; r < shards; ++r) {
-            const double seconds = p.timing.forward[r].seconds + p.timing.backward[r].seconds;
-            slowest = std::max(slowest, seconds);
-            each += fmt::format("{}{:.3f}", r ? " / " : "  shards: ", 1e3 * seconds / steps);
-        }
-        row("waiting for the slowest shard", slowest - shard_seconds, each + " ms");
-        row("shard set-up, threads' start and join", waiting - (slowest - shard_seconds));
+        // threads and more): every step waits for its slowest shard. The
+        // slowest one's excess over the mean, step by step (which shard is
+        // the slower one changes from step to step), is imbalance: uneven
+        // work, or a core that runs slower (another process or VM on it).
+        // The rest is the shards' set-up (zero_grad, their slices of the
+        // batch) and the threads' start and join.
+        std::string each;  // each shard's mean
+        for (size_t r = 0; r < shards; ++r)
+            each += fmt::format("{}{:.3f}", r ? " / " : "  shards: ",
+                                1e3 * (p.timing.forward[r].seconds + p.timing.backward[r].seconds) / steps);
+        const double imbalance = p.timing.slowest_seconds - shard_seconds;
+        row("waiting for the slowest shard", imbalance, each + " ms");
+        row("shard set-up, threads' start and join", waiting - imbalance);
     } else {
         row("rest (shard set-up)", waiting);
     }

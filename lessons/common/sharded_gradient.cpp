@@ -150,7 +150,13 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
         }
         losses[static_cast<size_t>(r)] = loss.item() * share;
     };
+    // each shard's seconds so far, to find this call's slowest (timing_ only)
+    std::vector<double> before(timing_ ? replicas_.size() : 0);
+    for (size_t r = 0; r < before.size(); ++r) before[r] = timing_->forward[r].seconds + timing_->backward[r].seconds;
     ag::parallel_tasks(shards, run_shard, threads);  // rethrows the first exception
+    double slowest = 0;
+    for (size_t r = 0; r < before.size(); ++r)
+        slowest = std::max(slowest, timing_->forward[r].seconds + timing_->backward[r].seconds - before[r]);
 
     // The model's gradient += Σ_r the replicas' gradients, in shard order:
     // grad[j] (+)= (g_0[j] + g_1[j]) + …
@@ -190,7 +196,10 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     };
     ag::parallel_tasks(count, sum_parameter, threads);
     const auto end = std::chrono::steady_clock::now();
-    if (timing_) timing_->sum_seconds += std::chrono::duration<double>(end - sum_start).count();
+    if (timing_) {
+        timing_->slowest_seconds += slowest;
+        timing_->sum_seconds += std::chrono::duration<double>(end - sum_start).count();
+    }
     if (choose && N > 0) schedule_.record(std::chrono::duration<double>(end - start).count() / static_cast<double>(N));
     double total = 0.0;
     for (double l : losses) total += l;

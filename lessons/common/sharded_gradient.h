@@ -112,8 +112,10 @@ public:
     // For bench_train --profile: where forward_backward's time goes. Once
     // set, every call adds to it each shard's seconds in forward (the model
     // and the loss) and in backward, with the engine's counters over each
-    // (autograd/profile.h, on the shard's thread), and the seconds of the
-    // final sum of the shards' gradients. Null (the default): no timing.
+    // (autograd/profile.h, on the shard's thread), the seconds of its
+    // slowest shard (forward and backward: what a step whose shards run
+    // side by side waits for), and the seconds of the final sum of the
+    // shards' gradients. Null (the default): no timing.
     // While it is set, the shards always run side by side (no probe steps,
     // so that the parts of every step add up the same way).
     struct Timing {
@@ -122,6 +124,7 @@ public:
             ag::profile::Counters engine;
         };
         std::vector<Phase> forward, backward;  // one per shard
+        double slowest_seconds = 0;
         double sum_seconds = 0;
     };
     void set_timing(Timing* timing);

@@ -153,6 +153,40 @@ TEST_CASE("ShardedGradient::step runs the update on the threads the shards ran o
     CHECK(recorder.kernels_split == side_by_side);
 }
 
+TEST_CASE("ShardedGradient's timing adds up each shard's phases, each step's slowest shard and the sum",
+          "[lessons][sharded_gradient]") {
+    const ag::ThreadCountGuard use(2);
+    nn::LanguageModel model(nn::LMConfig::gpt(), 4);
+    lessons::ShardedGradient gradient(model);
+    lessons::ShardedGradient::Timing timing;
+    gradient.set_timing(&timing);
+    const Batch b = random_batch(13);
+    for (int s = 0; s < 3; ++s) gradient.forward_backward(b.ids, b.targets, b.starts);
+    REQUIRE(timing.forward.size() == 2);
+    REQUIRE(timing.backward.size() == 2);
+    double all = 0;
+    for (size_t r = 0; r < 2; ++r) {
+        INFO("shard " << r);
+        CHECK(timing.forward[r].seconds > 0);
+        CHECK(timing.backward[r].seconds > 0);
+        const double shard = timing.forward[r].seconds + timing.backward[r].seconds;
+        INFO("each step's slowest shard took at least as long as shard " << r << " did in that step");
+        CHECK(timing.slowest_seconds >= shard);
+        all += shard;
+    }
+    INFO("the slowest of two shards, step by step: less than both together");
+    CHECK(timing.slowest_seconds < all);
+    CHECK(timing.sum_seconds > 0);
+
+    // without timing nothing is added
+    gradient.set_timing(nullptr);
+    const lessons::ShardedGradient::Timing before = timing;
+    gradient.forward_backward(b.ids, b.targets, b.starts);
+    CHECK(timing.slowest_seconds == before.slowest_seconds);
+    CHECK(timing.sum_seconds == before.sum_seconds);
+    CHECK(timing.forward[0].seconds == before.forward[0].seconds);
+}
+
 TEST_CASE("shard_cuts cuts at the sequence boundary nearest to each shard's share of the tokens",
           "[lessons][sharded_gradient]") {
     using lessons::shard_cuts;
