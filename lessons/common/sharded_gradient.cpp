@@ -56,12 +56,18 @@ void ShardSchedule::record(double seconds_per_token) {
     recent.push_back(seconds_per_token);
     if (recent.size() > kRecent) recent.erase(recent.begin());
     ++steps_[way];
+    const int64_t now = steps_[0] + steps_[1];
+    last_[way] = now;
     const bool burst_over = place == static_cast<int64_t>(kRecent) - 1;
     if ((place >= 0 && !burst_over) || recent_[0].empty() || recent_[1].empty()) return;  // nothing to choose yet
+    const bool faster = figure(true) <= figure(false);
+    if (!burst_over && faster != preferred_ && now - last_[faster] > kRecheck) {
+        next_burst_ = now;  // the other way's figure is old: a burst measures it again, from the next step
+        return;
+    }
     const bool before = preferred_;
-    preferred_ = figure(true) <= figure(false);
-    if (preferred_ != before || burst_over)
-        next_burst_ = steps_[0] + steps_[1] + (preferred_ != before ? kRecheck : kProbeEvery);
+    preferred_ = faster;
+    if (preferred_ != before || burst_over) next_burst_ = now + (preferred_ != before ? kRecheck : kProbeEvery);
 }
 
 double ShardSchedule::figure(bool side_by_side) const {

@@ -55,7 +55,13 @@ namespace lessons {
 // change of way, whether at a burst or because the way taken slowed, a
 // burst kRecheck steps later, so that a change made in a passing moment of
 // noise (a virtual machine's core briefly taken by the host) is undone
-// quickly.
+// quickly. And when the way taken slows past the other way's figure while
+// that figure is more than kRecheck steps old, a burst right away instead
+// of a change: the other way is measured again first. (Beside a busy
+// process, a moment in which the one thread shared its core made the
+// steps one after another look slower than side by side had been at the
+// last burst, up to 512 steps earlier, and sent kRecheck steps side by
+// side, at half speed, on that old figure.)
 class ShardSchedule {
 public:
     static constexpr int64_t kFirstProbe = 8;
@@ -76,6 +82,7 @@ private:
 
     std::vector<double> recent_[2];  // seconds per token: [0] one after another, [1] side by side
     int64_t steps_[2] = {0, 0};
+    int64_t last_[2] = {0, 0};          // steps recorded (both ways) when each way last ran
     int64_t next_burst_ = kFirstProbe;  // the step the next burst starts at
     bool preferred_ = true;
 };

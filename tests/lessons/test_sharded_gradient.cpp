@@ -273,6 +273,34 @@ TEST_CASE("ShardSchedule follows the way taken when it slows, but not for one or
     CHECK(schedule.side_by_side());
 }
 
+TEST_CASE("ShardSchedule measures the other way again before leaving the way taken on an old figure",
+          "[lessons][sharded_gradient]") {
+    using lessons::ShardSchedule;
+    const auto burst = static_cast<int64_t>(ShardSchedule::kRecent);
+    for (const double serial_now : {3.0, 1.0}) {
+        INFO("one after another runs at " << serial_now << " when measured again");
+        ShardSchedule schedule;
+        // The first burst: one after another at 1.0 against side by side at
+        // 0.5; then 100 steps side by side, so that 1.0 is 100 steps old.
+        run_steps(schedule, ShardSchedule::kFirstProbe + burst, 0.5, 1.0);
+        REQUIRE(run_steps(schedule, 100, 0.5, 1.0) == 100);
+        // Three slow steps side by side (2.0): its median is now slower than
+        // one after another's old 1.0.
+        for (int i = 0; i < 3; ++i) schedule.record(2.0);
+        INFO("no change of way on a figure 100 steps old: a burst one after another first");
+        CHECK(run_steps(schedule, burst, 2.0, serial_now) == 0);
+        if (serial_now > 2.0) {
+            INFO("slower now than side by side's 2.0: side by side stays");
+            CHECK(run_steps(schedule, 10, 2.0, serial_now) == 10);
+        } else {
+            INFO("faster: it is taken after the burst, and checked again " << ShardSchedule::kRecheck
+                                                                           << " steps later");
+            CHECK(run_steps(schedule, ShardSchedule::kRecheck, 2.0, serial_now) == 0);
+            CHECK(run_steps(schedule, burst, 2.0, serial_now) == burst);
+        }
+    }
+}
+
 TEST_CASE("ShardedGradient gives the same bits when its steps run the shards one after another",
           "[lessons][sharded_gradient]") {
     // kFirstProbe + kRecent steps at 2 threads take the first burst (one
