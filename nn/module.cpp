@@ -25,15 +25,20 @@ std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
     return out;
 }
 
+void Module::collect(std::vector<Tensor>& out) const {
+    for (const auto& [_, t] : params_) out.push_back(t);
+    for (const auto& [_, child] : children_) child->collect(out);
+}
+
 std::vector<Tensor> Module::parameters() const {
     std::vector<Tensor> out;
-    for (auto& [_, t] : named_parameters()) out.push_back(t);
+    collect(out);
     return out;
 }
 
 std::vector<Tensor> Module::trainable_parameters() const {
     std::vector<Tensor> out;
-    for (auto& [_, t] : named_parameters())
+    for (const Tensor& t : parameters())
         if (t.requires_grad()) out.push_back(t);
     return out;
 }

@@ -58,6 +58,7 @@ protected:
 
 private:
     void collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) const;
+    void collect(std::vector<Tensor>& out) const;  // the same order, without building the names
 
     std::vector<std::pair<std::string, Tensor>> params_;
     std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;

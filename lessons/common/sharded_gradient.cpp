@@ -136,7 +136,7 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
         const int64_t b0 = cut[static_cast<size_t>(r)], b1 = cut[static_cast<size_t>(r) + 1];
         const int64_t r0 = starts[static_cast<size_t>(b0)], r1 = starts[static_cast<size_t>(b1)];
         nn::LanguageModel& replica = *replicas_[static_cast<size_t>(r)];
-        for (Tensor& p : replica_params_[static_cast<size_t>(r)]) p.zero_grad();
+        replica.zero_grad();
         if (r1 == r0) return;
         std::vector<int64_t> local;
         for (int64_t b = b0; b <= b1; ++b) local.push_back(starts[static_cast<size_t>(b)] - r0);

@@ -141,7 +141,7 @@ public:
     const ShardSchedule& schedule() const { return schedule_; }
 
 private:
-    std::vector<ag::Tensor> params_;  // model_.parameters(), listed once
+    std::vector<ag::Tensor> params_;  // the model's parameters(), listed once
     std::vector<std::unique_ptr<nn::LanguageModel>> replicas_;
     std::vector<std::vector<ag::Tensor>> replica_params_;  // each replica's parameters, in the same order
     Timing* timing_ = nullptr;

@@ -76,6 +76,42 @@ TEST_CASE("ModernLM has 99,648 parameters with docs/models.md's names", "[nn][mo
     }
 }
 
+namespace {
+// A tree with parameters at every level, before and after a child.
+struct Leaf : nn::Module {
+    Leaf() { register_parameter("w", ag::Tensor::zeros({1})); }
+};
+struct Branch : nn::Module {
+    Branch() {
+        register_parameter("a", ag::Tensor::zeros({1}));
+        register_module("left", std::make_shared<Leaf>());
+        register_module("right", std::make_shared<Leaf>());
+        register_parameter("z", ag::Tensor::zeros({1}));
+    }
+};
+}  // namespace
+
+TEST_CASE("parameters() lists named_parameters()' tensors in the same order", "[nn][models]") {
+    Branch tree;
+    const nn::LanguageModel gpt(nn::LMConfig::gpt(), 0), modern(nn::LMConfig::modern_lm(), 0);
+    for (const nn::Module* m : {static_cast<const nn::Module*>(&tree), static_cast<const nn::Module*>(&gpt),
+                                static_cast<const nn::Module*>(&modern)}) {
+        const auto named = m->named_parameters();
+        const auto plain = m->parameters();
+        REQUIRE(plain.size() == named.size());
+        for (size_t i = 0; i < named.size(); ++i) {
+            INFO(named[i].first);
+            CHECK(plain[i].impl() == named[i].second.impl());  // the same tensor, not a copy
+        }
+        ag::Tensor frozen = named[1].second;
+        frozen.requires_grad_(false);
+        const auto trainable = m->trainable_parameters();
+        REQUIRE(trainable.size() == named.size() - 1);
+        CHECK(trainable[0].impl() == named[0].second.impl());
+        CHECK(trainable[1].impl() == named[2].second.impl());
+    }
+}
+
 TEST_CASE("the parameter formula matches the module for every option", "[nn][models]") {
     for (const char* model : {"gpt", "modern_lm"})
         for (int64_t kv : {1, 2, 4})
