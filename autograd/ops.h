@@ -131,6 +131,13 @@ Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, int64
 // one length T only) receives [B, Hq, T, T].
 Tensor attention_packed(const Tensor& q, const Tensor& k, const Tensor& v, const std::vector<int64_t>& starts,
                         int64_t window = 0, Tensor* weights = nullptr);
+// The same from one projection whose rows hold q, k and v side by side:
+// qkv [N, (Hq + 2·Hkv)·dh], row i = [q_i (Hq heads) | k_i (Hkv) | v_i (Hkv)]
+// (GPT's fused qkv Linear). The same numbers as attention_packed on the
+// three column blocks; the gradient is one [N, (Hq + 2·Hkv)·dh] tensor, so
+// the projection stays one product, forward and backward. Returns [N, Hq, dh].
+Tensor attention_packed_qkv(const Tensor& qkv, int64_t q_heads, int64_t kv_heads, const std::vector<int64_t>& starts,
+                            int64_t window = 0, Tensor* weights = nullptr);
 
 // ---- RoPE (ops/rope.cpp) -------------------------------------------------------
 // §4 rotary position embedding. x [..., T, H, dh] (dh even): the head vector

@@ -74,7 +74,7 @@ check "the set-up, start and join at 2 threads" 2 "^shard set-up, threads' start
 check "the ops' table in every profile" 4 '^op \(with its GEMM\) +calls +forward ms +backward ms +share$' "$out"
 check "linear's row in every profile" 4 "^linear +[0-9]+ +$number +$number +$number%$" "$out"
 check "GPT's GELU, ModernLM's SwiGLU" 4 "^(gelu|swiglu) +4 +$number +$number +$number%$" "$out"
-check "attention in every profile" 4 "^attention_packed +4 +$number +$number +$number%$" "$out"
+check "attention in every profile" 4 "^attention_packed(_qkv)? +4 +$number +$number +$number%$" "$out"
 check "what PyTorch was asked for" 1 \
     'pytorch/bench_train.py --model gpt modern_lm --dtype float32 float64 --threads 1 2 --steps 2 --repeats 2 --json ' \
     "$scratch/args"

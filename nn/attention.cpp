@@ -15,8 +15,9 @@ GptAttention::GptAttention(const LMConfig& cfg, ag::Generator& gen) : Attention(
     proj = register_module("proj", std::make_shared<Linear>(LinearOptions(d, d), gen));
 }
 
-// Three products with row blocks of qkv.weight (views, no copy) give three
-// contiguous outputs, which the attention kernel reads directly.
+// Where q is needed for other rows than k and v (forward_rows: queries of
+// chosen rows only) or both are cached apart (decoding): products with row
+// blocks of qkv.weight (views, no copy) give contiguous q, k and v.
 Tensor GptAttention::project_q(const Tensor& x) const {
     const int64_t d = cfg_.d_model;
     return ag::linear(x, qkv->weight.narrow(0, 0, d), qkv->bias.narrow(0, 0, d));
@@ -26,6 +27,17 @@ std::pair<Tensor, Tensor> GptAttention::project_kv(const Tensor& x) const {
     const int64_t d = cfg_.d_model, kv = cfg_.n_kv_heads * cfg_.head_dim();
     return {ag::linear(x, qkv->weight.narrow(0, d, kv), qkv->bias.narrow(0, d, kv)),
             ag::linear(x, qkv->weight.narrow(0, d + kv, kv), qkv->bias.narrow(0, d + kv, kv))};
+}
+
+// Training and evaluation: every row needs its q, k and v, so the whole
+// qkv product is made at once and attention reads the three blocks of
+// each row where they are (GPT has no RoPE to turn q and k by: its
+// configuration allows learned positions only). Its gradient comes back as
+// one [N, d + 2·kv] tensor: one product for dX and one for dW, where three
+// narrowed products need three of each and two sums.
+Tensor GptAttention::attend_packed(const Tensor& x, const Packing& packing, Tensor* weights) const {
+    return ag::attention_packed_qkv(qkv->forward(x), cfg_.n_heads, cfg_.n_kv_heads, packing.starts, cfg_.window,
+                                    weights);
 }
 
 ModernAttention::ModernAttention(const LMConfig& cfg, ag::Generator& gen) : Attention(cfg) {
@@ -81,11 +93,14 @@ static void check_packed(const Tensor& x, const Packing& packing, int64_t d) {
 
 Tensor Attention::forward(const Tensor& x, const Packing& packing, Tensor* weights) const {
     check_packed(x, packing, cfg_.d_model);
+    return project_out(merge_heads(attend_packed(x, packing, weights)));
+}
+
+Tensor Attention::attend_packed(const Tensor& x, const Packing& packing, Tensor* weights) const {
     const auto [k, v] = project_kv(x);
     const Tensor q = rotate(split_heads(project_q(x), cfg_.n_heads), packing.positions);
-    return project_out(
-        merge_heads(ag::attention_packed(q, rotate(split_heads(k, cfg_.n_kv_heads), packing.positions),
-                                         split_heads(v, cfg_.n_kv_heads), packing.starts, cfg_.window, weights)));
+    return ag::attention_packed(q, rotate(split_heads(k, cfg_.n_kv_heads), packing.positions),
+                                split_heads(v, cfg_.n_kv_heads), packing.starts, cfg_.window, weights);
 }
 
 static Tensor index_tensor(const std::vector<double>& rows) {

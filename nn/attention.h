@@ -115,6 +115,11 @@ protected:
     virtual std::pair<Tensor, Tensor> project_kv(const Tensor& x) const = 0;
     virtual Tensor project_out(const Tensor& heads) const = 0;
 
+    // forward()'s heads [N, Hq, dh] for packed rows x [N, d]: by default the
+    // projections above, RoPE, and ag::attention_packed. A recipe with one
+    // fused projection and nothing to rotate overrides it with a single op.
+    virtual Tensor attend_packed(const Tensor& x, const Packing& packing, Tensor* weights) const;
+
     const LMConfig cfg_;
 
 private:
@@ -134,6 +139,7 @@ private:
     Tensor project_q(const Tensor& x) const override;
     std::pair<Tensor, Tensor> project_kv(const Tensor& x) const override;
     Tensor project_out(const Tensor& heads) const override { return proj->forward(heads); }
+    Tensor attend_packed(const Tensor& x, const Packing& packing, Tensor* weights) const override;
 };
 
 // ModernLM (§5): wq [d, d], wk and wv [Hkv·dh, d], wo [d, d], no biases.

@@ -4,7 +4,9 @@
 // mask, softmax, matmul and their backwards) is recorded per layer.
 //
 // Layout: q [B, T, Hq, dh], k and v [B, S, Hkv, dh] (the rows of a Linear
-// output cut into heads). Query head h reads KV head h / g, g = Hq / Hkv.
+// output cut into heads), or all three side by side in the rows of one
+// [N, (Hq + 2·Hkv)·dh] product (attention_packed_qkv: GPT's fused
+// projection, as in llm.c). Query head h reads KV head h / g, g = Hq / Hkv.
 // Every inner loop runs over dh, contiguous. The probabilities are kept
 // only where a query sees a key (P [B, Hq, nnz], see Visible): with
 // windows or packed sequences most of the T×S matrix is never seen.
@@ -28,9 +30,14 @@ namespace {
 
 struct Dims {
     int64_t B, T, S, Hq, Hkv, g, dh;
-    // Element offsets: q, out at (b, t, h); k, v at (b, s, kvh).
-    int64_t at_q(int64_t b, int64_t t, int64_t h) const { return ((b * T + t) * Hq + h) * dh; }
-    int64_t at_k(int64_t b, int64_t s, int64_t kvh) const { return ((b * S + s) * Hkv + kvh) * dh; }
+    // Row strides: of q and dq (Hq·dh, or the fused row's width), and of
+    // k, v, dk and dv (Hkv·dh, or the fused width). out and dO are always
+    // [B, T, Hq, dh], contiguous.
+    int64_t q_row, kv_row;
+    // Element offsets: q, dq at (b, t, h); out, dO at (b, t, h); k, v at (b, s, kvh).
+    int64_t at_q(int64_t b, int64_t t, int64_t h) const { return (b * T + t) * q_row + h * dh; }
+    int64_t at_o(int64_t b, int64_t t, int64_t h) const { return ((b * T + t) * Hq + h) * dh; }
+    int64_t at_k(int64_t b, int64_t s, int64_t kvh) const { return (b * S + s) * kv_row + kvh * dh; }
 };
 
 std::string shapes_str(const Tensor& q, const Tensor& k, const Tensor& v) {
@@ -48,7 +55,8 @@ Dims check_shapes(const char* op, const Tensor& q, const Tensor& k, const Tensor
     if (q.size(2) == 0 || k.size(2) == 0 || q.size(2) % k.size(2) != 0)
         fail(op, "{}: {} query heads are not a positive multiple of {} KV heads", shapes_str(q, k, v), q.size(2),
              k.size(2));
-    return {q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(2) / k.size(2), q.size(3)};
+    const int64_t B = q.size(0), T = q.size(1), S = k.size(1), Hq = q.size(2), Hkv = k.size(2), dh = q.size(3);
+    return {B, T, S, Hq, Hkv, Hq / Hkv, dh, Hq * dh, Hkv * dh};  // contiguous rows
 }
 
 // The keys each query sees, as compressed rows: query t sees keys
@@ -99,9 +107,11 @@ int64_t tasks_per_thread(const Dims& d) {
     return std::max<int64_t>(1, kAttentionGrain / std::max<int64_t>(1, work));
 }
 
-// What the backward needs: the contiguous inputs, P, the pattern, the scale.
+// What the backward needs: the inputs, P, the pattern, the scale.
 struct Saved {
-    Tensor q, k, v, P;  // P [B, Hq, nnz]: p for each visible (query, key) pair
+    Tensor q, k, v;              // contiguous; for the fused op all three are the qkv product
+    const double *pq, *pk, *pv;  // head 0 of row 0 of q, k and v (rows d.q_row and d.kv_row apart)
+    Tensor P;                    // [B, Hq, nnz]: p for each visible (query, key) pair
     Visible vis;
     Dims d;
     double scale;
@@ -149,16 +159,15 @@ template <int64_t DH>
 void forward_heads(Saved& sv, double* po, int64_t i0, int64_t i1) {
     const Dims& d = sv.d;
     const Visible& vis = sv.vis;
-    const int64_t dh = DH > 0 ? DH : d.dh, q_step = d.Hq * dh, kv_step = d.Hkv * dh, nnz = vis.nnz();
+    const int64_t dh = DH > 0 ? DH : d.dh, q_step = d.q_row, o_step = d.Hq * dh, kv_step = d.kv_row, nnz = vis.nnz();
     const double scale = sv.scale;
     HeadRow<DH> qt(dh);
     HeadSum<DH> ot(dh);
     for (int64_t i = i0; i < i1; ++i) {
         const int64_t b = i / d.Hq, h = i % d.Hq, kvh = h / d.g;
-        // row t of q and out at t·q_step, key s of k and v at s·kv_step
-        const double *qh = sv.q.data() + d.at_q(b, 0, h), *kh = sv.k.data() + d.at_k(b, 0, kvh),
-                     *vh = sv.v.data() + d.at_k(b, 0, kvh);
-        double* oh = po + d.at_q(b, 0, h);
+        // row t of q at t·q_step, of out at t·o_step, key s of k and v at s·kv_step
+        const double *qh = sv.pq + d.at_q(b, 0, h), *kh = sv.pk + d.at_k(b, 0, kvh), *vh = sv.pv + d.at_k(b, 0, kvh);
+        double* oh = po + d.at_o(b, 0, h);
         double* pt = sv.P.data() + sv.at_p(b, h);  // P is filled here, read-only afterwards
         for (int64_t t = 0; t < d.T; ++t) {
             const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
@@ -177,7 +186,7 @@ void forward_heads(Saved& sv, double* po, int64_t i0, int64_t i1) {
             const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
             double sum = 0.0;
             for (int64_t j = j0; j < j1; ++j) sum += pt[j];
-            ot.start(oh + t * q_step);
+            ot.start(oh + t * o_step);
             for (int64_t j = j0; j < j1; ++j) {
                 pt[j] /= sum;
                 ot.add(pt[j], vh + vis.keys[j] * kv_step);
@@ -243,21 +252,20 @@ template <int64_t DH>
 void backward_queries(const Saved& sv, const double* pg, double* pdq, double* pdz, int64_t i0, int64_t i1) {
     const Dims& d = sv.d;
     const Visible& vis = sv.vis;
-    const int64_t dh = DH > 0 ? DH : d.dh, q_step = d.Hq * dh, kv_step = d.Hkv * dh;
+    const int64_t dh = DH > 0 ? DH : d.dh, q_step = d.q_row, o_step = d.Hq * dh, kv_step = d.kv_row;
     const double scale = sv.scale;
     HeadRow<DH> gt(dh);
     HeadSum<DH> dqt(dh);
     for (int64_t i = i0; i < i1; ++i) {
         const int64_t b = i / d.Hq, h = i % d.Hq, kvh = h / d.g;
-        // row t of dO and dq at t·q_step, key s of k and v at s·kv_step
-        const double *gh = pg + d.at_q(b, 0, h), *kh = sv.k.data() + d.at_k(b, 0, kvh),
-                     *vh = sv.v.data() + d.at_k(b, 0, kvh);
+        // row t of dO at t·o_step, of dq at t·q_step, key s of k and v at s·kv_step
+        const double *gh = pg + d.at_o(b, 0, h), *kh = sv.pk + d.at_k(b, 0, kvh), *vh = sv.pv + d.at_k(b, 0, kvh);
         double* dqh = pdq + d.at_q(b, 0, h);
         const double* pt = sv.P.data() + sv.at_p(b, h);
         double* zt = pdz + sv.at_p(b, h);
         for (int64_t t = 0; t < d.T; ++t) {
             const int64_t j0 = vis.first[t], j1 = vis.first[t + 1];
-            gt.load(gh + t * q_step);
+            gt.load(gh + t * o_step);
             double pdp = 0.0;  // Σ_s P_s dP_s
             for (int64_t j = j0; j < j1; ++j) {
                 zt[j] = gt.dot(vh + vis.keys[j] * kv_step);
@@ -283,7 +291,7 @@ template <int64_t DH>
 void backward_keys(const Saved& sv, const SeenBy& by, const double* pg, const double* pdz, double* pdk, double* pdv,
                    int64_t i0, int64_t i1) {
     const Dims& d = sv.d;
-    const int64_t dh = DH > 0 ? DH : d.dh, q_step = d.Hq * dh;
+    const int64_t dh = DH > 0 ? DH : d.dh, q_step = d.q_row, o_step = d.Hq * dh;
     HeadSum<DH> dks(dh), dvs(dh);
     for (int64_t i = i0; i < i1; ++i) {
         const int64_t b = i / d.Hkv, kvh = i % d.Hkv;
@@ -292,13 +300,13 @@ void backward_keys(const Saved& sv, const SeenBy& by, const double* pg, const do
             dks.start(pdk + d.at_k(b, s, kvh));
             dvs.start(pdv + d.at_k(b, s, kvh));
             for (int64_t h = kvh * d.g; h < (kvh + 1) * d.g; ++h) {
-                // row t of q and dO at t·q_step
-                const double *qh = sv.q.data() + d.at_q(b, 0, h), *gh = pg + d.at_q(b, 0, h);
+                // row t of q at t·q_step, of dO at t·o_step
+                const double *qh = sv.pq + d.at_q(b, 0, h), *gh = pg + d.at_o(b, 0, h);
                 const double *pt = sv.P.data() + sv.at_p(b, h), *zt = pdz + sv.at_p(b, h);
                 for (int64_t e = e0; e < e1; ++e) {
-                    const int64_t j = by.entry[e], at_t = by.query[e] * q_step;
-                    dks.add(zt[j], qh + at_t);
-                    dvs.add(pt[j], gh + at_t);
+                    const int64_t j = by.entry[e], t = by.query[e];
+                    dks.add(zt[j], qh + t * q_step);
+                    dvs.add(pt[j], gh + t * o_step);
                 }
             }
             dks.finish();
@@ -307,14 +315,15 @@ void backward_keys(const Saved& sv, const SeenBy& by, const double* pg, const do
     }
 }
 
-Grads backward(const Saved& sv, const Tensor& grad) {
+// dq, dk and dv into pdq, pdk and pdv (rows d.q_row and d.kv_row apart, like
+// q, k and v), given dO = grad.
+void backward_into(const Saved& sv, const Tensor& grad, double* pdq, double* pdk, double* pdv) {
     const Dims& d = sv.d;
     const Tensor gc = grad.contiguous();
-    // every row of dq, dk, dv is written (0 where nothing is seen); dZ is only read where written
-    Tensor dq = empty(sv.q.shape()), dk = empty(sv.k.shape()), dv = empty(sv.v.shape()), dZ = empty(sv.P.shape());
+    Tensor dZ = empty(sv.P.shape());  // only read where written
     const SeenBy by = seen_by(sv.vis, d.S);
     const double* pg = gc.data();
-    double *pdq = dq.data(), *pdk = dk.data(), *pdv = dv.data(), *pdz = dZ.data();
+    double* pdz = dZ.data();
     with_head_size(d.dh, [&](auto DH) {
         constexpr int64_t kDH = decltype(DH)::value;
         detail::parallel_for(d.B * d.Hq, tasks_per_thread(d),
@@ -322,6 +331,13 @@ Grads backward(const Saved& sv, const Tensor& grad) {
         detail::parallel_for(d.B * d.Hkv, std::max<int64_t>(1, tasks_per_thread(d) / d.g),
                              [&](int64_t i0, int64_t i1) { backward_keys<kDH>(sv, by, pg, pdz, pdk, pdv, i0, i1); });
     });
+}
+
+// q, k and v given apart: a gradient for each. Every row of dq, dk and dv is
+// written (0 where nothing is seen).
+Grads backward(const Saved& sv, const Tensor& grad) {
+    Tensor dq = empty(sv.q.shape()), dk = empty(sv.k.shape()), dv = empty(sv.v.shape());
+    backward_into(sv, grad, dq.data(), dk.data(), dv.data());
     return Grads{dq, dk, dv};
 }
 
@@ -337,15 +353,57 @@ Tensor dense_weights(const Saved& sv) {
     return w;
 }
 
-// Runs the fused op on contiguous copies of q, k, v (the views that narrow
-// and reshape make of a Linear output are copied here, untracked: the
-// gradients are returned for q, k, v themselves).
-std::shared_ptr<Saved> run(const Tensor& q, const Tensor& k, const Tensor& v, const Dims& d, Visible vis, Tensor& out) {
-    auto sv = std::make_shared<Saved>(Saved{q.detach().contiguous(), k.detach().contiguous(), v.detach().contiguous(),
+// Runs the op on q, k and v (contiguous, untracked), whose head 0 of row 0
+// is at element q_at, k_at and v_at: 0 for three tensors, the column of the
+// block for the fused product (then q, k and v are the same tensor).
+std::shared_ptr<Saved> run(const Tensor& q, const Tensor& k, const Tensor& v, int64_t q_at, int64_t k_at, int64_t v_at,
+                           const Dims& d, Visible vis, Tensor& out) {
+    auto sv = std::make_shared<Saved>(Saved{q, k, v, q.data() + q_at, k.data() + k_at, v.data() + v_at,
                                             empty({d.B, d.Hq, vis.nnz()}), std::move(vis), d,
                                             1.0 / std::sqrt(static_cast<double>(d.dh))});
     out = forward(*sv);
     return sv;
+}
+
+// Three inputs: the views that narrow and reshape make of a Linear output
+// are copied here, untracked (the gradients are returned for q, k, v
+// themselves).
+std::shared_ptr<Saved> run(const Tensor& q, const Tensor& k, const Tensor& v, const Dims& d, Visible vis, Tensor& out) {
+    return run(q.detach().contiguous(), k.detach().contiguous(), v.detach().contiguous(), 0, 0, 0, d, std::move(vis),
+               out);
+}
+
+// Packed sequences: starts run from 0 to N, never decreasing; the window is
+// not negative.
+void check_packing(const char* op, const std::string& shapes, int64_t N, const std::vector<int64_t>& starts,
+                   int64_t window) {
+    if (starts.empty() || starts.front() != 0 || starts.back() != N)
+        fail(op, "{}: sequence starts must run from 0 to N = {}", shapes, N);
+    for (size_t b = 0; b + 1 < starts.size(); ++b)
+        if (starts[b + 1] < starts[b]) fail(op, "sequence starts decrease at {}: {} > {}", b, starts[b], starts[b + 1]);
+    if (window < 0) fail(op, "{}: window {} is negative (0 = no window)", shapes, window);
+}
+
+// The weights of packed sequences as [B, Hq, T, T], when every sequence
+// has length T. Row n = b·T + t of the packed pattern sees keys of its own
+// sequence only: they land at column s - b·T of sequence b's block.
+Tensor packed_weights(const char* op, const Saved& sv, const std::vector<int64_t>& starts) {
+    const Dims& d = sv.d;
+    const int64_t B = static_cast<int64_t>(starts.size()) - 1, T = B > 0 ? starts[1] : 0, N = starts.back();
+    for (int64_t b = 0; b < B; ++b)
+        if (starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)] != T)
+            fail(op, "attention weights need sequences of one length; sequence {} has {}, not {}", b,
+                 starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)], T);
+    Tensor w = Tensor::zeros({B, d.Hq, T, T});
+    double* pw = w.data();
+    const double* pp = sv.P.data();
+    for (int64_t h = 0; h < d.Hq; ++h)
+        for (int64_t n = 0; n < N; ++n) {
+            const int64_t b = n / T, t = n % T;
+            for (int64_t j = sv.vis.first[n]; j < sv.vis.first[n + 1]; ++j)
+                pw[((b * d.Hq + h) * T + t) * T + sv.vis.keys[j] - b * T] = pp[sv.at_p(0, h) + j];
+        }
+    return w;
 }
 
 }  // namespace
@@ -387,37 +445,48 @@ Tensor attention_packed(const Tensor& q, const Tensor& k, const Tensor& v, const
         fail(op, "{}: needs 3-D q [N, Hq, dh] and k, v [N, Hkv, dh]", shapes_str(q, k, v));
     const int64_t N = q.size(0);
     if (k.size(0) != N) fail(op, "{}: q and k have {} and {} rows", shapes_str(q, k, v), N, k.size(0));
-    if (starts.empty() || starts.front() != 0 || starts.back() != N)
-        fail(op, "{}: sequence starts must run from 0 to N = {}", shapes_str(q, k, v), N);
-    for (size_t b = 0; b + 1 < starts.size(); ++b)
-        if (starts[b + 1] < starts[b]) fail(op, "sequence starts decrease at {}: {} > {}", b, starts[b], starts[b + 1]);
-    if (window < 0) fail(op, "{}: window {} is negative (0 = no window)", shapes_str(q, k, v), window);
+    check_packing(op, shapes_str(q, k, v), N, starts, window);
     const auto batch_row = [](const Tensor& x) { return x.reshape({1, x.size(0), x.size(1), x.size(2)}); };
     const Dims d = check_shapes(op, batch_row(q), batch_row(k), batch_row(v));
     Tensor out;
     const auto sv = run(batch_row(q), batch_row(k), batch_row(v), d, visible_in_sequences(starts, window), out);
-    if (weights) {  // [B, Hq, T, T] when every sequence has length T
-        const int64_t B = static_cast<int64_t>(starts.size()) - 1, T = B > 0 ? starts[1] : 0;
-        for (int64_t b = 0; b < B; ++b)
-            if (starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)] != T)
-                fail(op, "attention weights need sequences of one length; sequence {} has {}, not {}", b,
-                     starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)], T);
-        // Row n = b·T + t of the packed pattern sees keys of its own
-        // sequence only: they land at column s - b·T of sequence b's block.
-        *weights = Tensor::zeros({B, d.Hq, T, T});
-        double* pw = weights->data();
-        const double* pp = sv->P.data();
-        for (int64_t h = 0; h < d.Hq; ++h)
-            for (int64_t n = 0; n < N; ++n) {
-                const int64_t b = n / T, t = n % T;
-                for (int64_t j = sv->vis.first[n]; j < sv->vis.first[n + 1]; ++j)
-                    pw[((b * d.Hq + h) * T + t) * T + sv->vis.keys[j] - b * T] = pp[sv->at_p(0, h) + j];
-            }
-    }
+    if (weights) *weights = packed_weights(op, *sv, starts);
     return record(op, out.reshape({N, d.Hq, d.dh}), {q, k, v}, [sv, N](const Tensor& grad) {
         Grads g = backward(*sv, grad.reshape({1, N, grad.size(1), grad.size(2)}));
         for (Tensor& t : g) t = t.reshape({N, t.size(2), t.size(3)});
         return g;
+    });
+}
+
+// The same with q, k and v side by side in each row of one product: the
+// kernels read them where they are, and the backward writes dq, dk and dv
+// into one gradient of the same shape, so the projection is one product
+// forward and backward, with no narrow on either side.
+Tensor attention_packed_qkv(const Tensor& qkv, int64_t q_heads, int64_t kv_heads, const std::vector<int64_t>& starts,
+                            int64_t window, Tensor* weights) {
+    const char* op = "attention_packed_qkv";
+    const std::string shape =
+        fmt::format("qkv {} with {} query and {} KV heads", shape_str(qkv.shape()), q_heads, kv_heads);
+    if (qkv.dim() != 2) fail(op, "{}: needs 2-D qkv [N, (Hq + 2·Hkv)·dh]", shape);
+    if (q_heads <= 0 || kv_heads <= 0 || q_heads % kv_heads != 0)
+        fail(op, "{}: the query heads are not a positive multiple of the KV heads", shape);
+    const int64_t N = qkv.size(0), width = qkv.size(1);
+    // q_heads + 2·kv_heads, which cannot overflow once both are at most the width
+    if (q_heads > width || kv_heads > width || width % (q_heads + 2 * kv_heads) != 0)
+        fail(op, "{}: {} columns are not (Hq + 2·Hkv)·dh for a whole head size dh >= 1", shape, width);
+    const int64_t dh = width / (q_heads + 2 * kv_heads);
+    check_packing(op, shape, N, starts, window);
+    const Dims d{1, N, N, q_heads, kv_heads, q_heads / kv_heads, dh, width, width};
+    const Tensor x = qkv.detach().contiguous();
+    Tensor out;
+    const auto sv =
+        run(x, x, x, 0, q_heads * dh, (q_heads + kv_heads) * dh, d, visible_in_sequences(starts, window), out);
+    if (weights) *weights = packed_weights(op, *sv, starts);
+    return record(op, out.reshape({N, q_heads, dh}), {qkv}, [sv, N, q_heads, kv_heads, dh](const Tensor& grad) {
+        Tensor dqkv = empty(sv->q.shape());  // every element written: the q, k and v blocks of each row
+        double* p = dqkv.data();
+        backward_into(*sv, grad.reshape({1, N, q_heads, dh}), p, p + q_heads * dh, p + (q_heads + kv_heads) * dh);
+        return Grads{dqkv};
     });
 }
 

@@ -565,3 +565,92 @@ TEST_CASE("gradcheck: packed attention", "[attention][packed][gradcheck]") {
         ag::attention_packed(Tensor::zeros({7, 2, 4}), Tensor::zeros({7, 1, 4}), Tensor::zeros({7, 1, 4}), {0, 3, 6}),
         Contains("attention_packed") && Contains("N = 7"));
 }
+
+// GPT's fused projection: q, k and v side by side in each row of one
+// [N, (Hq + 2·Hkv)·dh] tensor. The op must read the three blocks where they
+// are and give exactly attention_packed's numbers on them, forward and
+// backward, with the gradient's blocks in the same columns: a kernel that
+// took the rows as contiguous [N, Hq, dh] (row stride Hq·dh, not the fused
+// width), or put dk where dq belongs, fails here.
+TEST_CASE("fused qkv attention equals attention_packed on the three column blocks", "[attention][packed]") {
+    ag::Generator gen(79);
+    const Positions starts = {0, 5, 6, 13, 13, 21};  // lengths 5, 1, 7, 0, 8
+    const int64_t N = starts.back(), Hq = 4;
+    for (int64_t dh : {8, 16, 6})  // registers (8, 16) and any other head size (6)
+        for (int64_t Hkv : {4, 2, 1})
+            for (int64_t window : {0, 1, 3}) {
+                INFO("dh " << dh << ", Hkv " << Hkv << ", window " << window);
+                const int64_t width = (Hq + 2 * Hkv) * dh;
+                const Tensor qkv = Tensor::randn({N, width}, gen, 0, 1, true);
+                const Tensor fused = ag::attention_packed_qkv(qkv, Hq, Hkv, starts, window);
+                REQUIRE(fused.shape() == Shape{N, Hq, dh});
+                ag::sum(fused * fused).backward();
+                const auto block = [&](int64_t col, int64_t heads) {
+                    Tensor leaf = qkv.detach().narrow(1, col, heads * dh).contiguous().reshape({N, heads, dh});
+                    leaf.requires_grad_(true);
+                    return leaf;
+                };
+                Tensor q = block(0, Hq), k = block(Hq * dh, Hkv), v = block((Hq + Hkv) * dh, Hkv);
+                const Tensor apart = ag::attention_packed(q, k, v, starts, window);
+                ag::sum(apart * apart).backward();
+                CHECK(ag::max_abs_diff(fused.detach(), apart.detach()) == 0.0);
+                const Tensor g = qkv.grad();
+                CHECK(ag::max_abs_diff(g.narrow(1, 0, Hq * dh), q.grad().reshape({N, Hq * dh})) == 0.0);
+                CHECK(ag::max_abs_diff(g.narrow(1, Hq * dh, Hkv * dh), k.grad().reshape({N, Hkv * dh})) == 0.0);
+                CHECK(ag::max_abs_diff(g.narrow(1, (Hq + Hkv) * dh, Hkv * dh), v.grad().reshape({N, Hkv * dh})) == 0.0);
+            }
+}
+
+TEST_CASE("fused qkv attention: weights, gradcheck, 1 and 2 threads, errors", "[attention][packed][gradcheck]") {
+    ag::Generator gen(80);
+    const int64_t B = 3, T = 6, N = B * T, Hq = 4, Hkv = 2, dh = 8, width = (Hq + 2 * Hkv) * dh;
+    const Positions starts = {0, 6, 12, 18};
+    const Tensor qkv = Tensor::randn({N, width}, gen);
+    SECTION("the weights are attention_packed's") {
+        Tensor fused, apart;
+        ag::attention_packed_qkv(qkv, Hq, Hkv, starts, 2, &fused);
+        ag::attention_packed(qkv.narrow(1, 0, Hq * dh).reshape({N, Hq, dh}),
+                             qkv.narrow(1, Hq * dh, Hkv * dh).reshape({N, Hkv, dh}),
+                             qkv.narrow(1, (Hq + Hkv) * dh, Hkv * dh).reshape({N, Hkv, dh}), starts, 2, &apart);
+        REQUIRE(fused.shape() == Shape{B, Hq, T, T});
+        CHECK(ag::max_abs_diff(fused, apart) == 0.0);
+    }
+    SECTION("gradcheck") {
+        const Positions few = {0, 3, 7};
+        const auto f = [&](const In& x) { return ag::attention_packed_qkv(x[0], 2, 1, few, 2); };
+        const auto r = ag::gradcheck(f, {Tensor::randn({7, 16}, gen, 0, 1, true)});
+        INFO(r.message);
+        CHECK(r.ok);
+    }
+    SECTION("the same bits for 1 and 2 threads") {
+        const auto run = [&](int threads) {
+            const ag::ThreadCountGuard use(threads);
+            Tensor x = qkv.detach();
+            x.requires_grad_(true);
+            const Tensor out = ag::attention_packed_qkv(x, Hq, Hkv, starts);
+            ag::sum(out * out).backward();
+            return std::make_pair(out.detach(), x.grad());
+        };
+        const auto [out1, grad1] = run(1);
+        const auto [out2, grad2] = run(2);
+        CHECK(std::memcmp(out1.data(), out2.data(), static_cast<size_t>(out1.numel()) * sizeof(double)) == 0);
+        CHECK(std::memcmp(grad1.data(), grad2.data(), static_cast<size_t>(grad1.numel()) * sizeof(double)) == 0);
+    }
+    SECTION("errors name the op and what is wrong") {
+        const auto Z = [](const Shape& s) { return Tensor::zeros(s); };
+        CHECK_INVALID(ag::attention_packed_qkv(Z({N, Hq + 2 * Hkv, dh}), Hq, Hkv, starts),
+                      Contains("attention_packed_qkv") && Contains("2-D"));
+        CHECK_INVALID(ag::attention_packed_qkv(qkv, 0, Hkv, starts), Contains("positive multiple"));
+        CHECK_INVALID(ag::attention_packed_qkv(qkv, Hq, 0, starts), Contains("positive multiple"));
+        CHECK_INVALID(ag::attention_packed_qkv(qkv, Hq, 3, starts), Contains("positive multiple"));
+        CHECK_INVALID(ag::attention_packed_qkv(Z({N, width + 1}), Hq, Hkv, starts),
+                      Contains("65 columns") && Contains("(Hq + 2·Hkv)·dh"));
+        CHECK_INVALID(ag::attention_packed_qkv(Z({N, 0}), Hq, Hkv, starts), Contains("0 columns"));
+        CHECK_INVALID(ag::attention_packed_qkv(Z({N, 2}), Hq, Hkv, starts), Contains("2 columns"));
+        CHECK_INVALID(ag::attention_packed_qkv(qkv, Hq, Hkv, {0, 6, 12}), Contains("N = 18"));
+        CHECK_INVALID(ag::attention_packed_qkv(qkv, Hq, Hkv, {0, 12, 6, 18}), Contains("decrease at 1"));
+        CHECK_INVALID(ag::attention_packed_qkv(qkv, Hq, Hkv, starts, -1), Contains("window -1"));
+        Tensor w;
+        CHECK_INVALID(ag::attention_packed_qkv(qkv, Hq, Hkv, {0, 5, 18}, 0, &w), Contains("one length"));
+    }
+}
