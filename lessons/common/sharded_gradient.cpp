@@ -98,20 +98,23 @@ ShardedGradient::ShardedGradient(nn::LanguageModel& model, int shards) : params_
     }
 }
 
-std::vector<int64_t> shard_cuts(const std::vector<int64_t>& starts, int shards) {
-    const int64_t B = static_cast<int64_t>(starts.size()) - 1, N = starts.back();
-    const auto start = [&](int64_t b) { return starts[static_cast<size_t>(b)] * shards; };  // × shards: in integers
-    std::vector<int64_t> cut = {0};
-    for (int r = 1; r < shards; ++r) {
-        const int64_t target = N * r;  // r·N/shards, × shards
-        // the last boundary at or before the target, or the next one if it is nearer
-        int64_t b = cut.back();
-        while (b < B && start(b + 1) <= target) ++b;
-        if (b < B && start(b + 1) - target < target - start(b)) ++b;
-        cut.push_back(b);
+std::vector<std::vector<int64_t>> shard_sequences(const std::vector<int64_t>& starts, int shards) {
+    const auto B = static_cast<int64_t>(starts.size()) - 1;
+    const auto length = [&](int64_t b) { return starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)]; };
+    std::vector<int64_t> longest_first(static_cast<size_t>(B));
+    for (int64_t b = 0; b < B; ++b) longest_first[static_cast<size_t>(b)] = b;
+    std::stable_sort(longest_first.begin(), longest_first.end(),
+                     [&](int64_t x, int64_t y) { return length(x) > length(y); });
+    std::vector<int64_t> tokens(static_cast<size_t>(shards), 0);
+    std::vector<int> shard_of(static_cast<size_t>(B));
+    for (const int64_t b : longest_first) {
+        const auto r = static_cast<size_t>(std::min_element(tokens.begin(), tokens.end()) - tokens.begin());
+        shard_of[static_cast<size_t>(b)] = static_cast<int>(r);
+        tokens[r] += length(b);
     }
-    cut.push_back(B);
-    return cut;
+    std::vector<std::vector<int64_t>> sequences(static_cast<size_t>(shards));
+    for (int64_t b = 0; b < B; ++b) sequences[static_cast<size_t>(shard_of[static_cast<size_t>(b)])].push_back(b);
+    return sequences;
 }
 
 double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& targets, const std::vector<int64_t>& starts) {
@@ -120,7 +123,11 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     if (B < 1 || ids.dim() != 1 || ids.size(0) != N || targets.shape() != ids.shape())
         throw std::invalid_argument(fmt::format("ShardedGradient: ids {} and targets {} for {} packed rows",
                                                 ag::shape_str(ids.shape()), ag::shape_str(targets.shape()), N));
-    const std::vector<int64_t> cut = shard_cuts(starts, shards);
+    if (starts.front() != 0 || !std::is_sorted(starts.begin(), starts.end()))
+        throw std::invalid_argument(
+            fmt::format("ShardedGradient: sequence starts must run from 0 to N = {} without decreasing", N));
+    const std::vector<std::vector<int64_t>> sequences = shard_sequences(starts, shards);
+    const Tensor all_ids = ids.contiguous(), all_targets = targets.contiguous();
     std::vector<double> losses(static_cast<size_t>(shards), 0.0);
     // Side by side or one after another (ShardSchedule): a choice to make
     // only when the shards could run side by side at all.
@@ -132,24 +139,31 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
     // One task per shard; the kernels inside a shard run on its thread only.
     const auto run_shard = [&](int64_t shard) {
         const int r = static_cast<int>(shard);
-        // shard r: sequences b0 … b1-1, rows r0 … r1-1
-        const int64_t b0 = cut[static_cast<size_t>(r)], b1 = cut[static_cast<size_t>(r) + 1];
-        const int64_t r0 = starts[static_cast<size_t>(b0)], r1 = starts[static_cast<size_t>(b1)];
         nn::LanguageModel& replica = *replicas_[static_cast<size_t>(r)];
         replica.zero_grad();
-        if (r1 == r0) return;
-        std::vector<int64_t> local;
-        for (int64_t b = b0; b <= b1; ++b) local.push_back(starts[static_cast<size_t>(b)] - r0);
+        // the shard's sequences, packed end to end: their ids and targets
+        // (copied), and where each starts in the shard
+        std::vector<int64_t> local = {0};
+        std::vector<double> shard_ids, shard_targets;
+        for (const int64_t b : sequences[static_cast<size_t>(r)]) {
+            const int64_t r0 = starts[static_cast<size_t>(b)], r1 = starts[static_cast<size_t>(b) + 1];
+            shard_ids.insert(shard_ids.end(), all_ids.data() + r0, all_ids.data() + r1);
+            shard_targets.insert(shard_targets.end(), all_targets.data() + r0, all_targets.data() + r1);
+            local.push_back(local.back() + r1 - r0);
+        }
+        const int64_t n = local.back();
+        if (n == 0) return;
         Tensor loss;
         {
             const PhaseTimer timed(timing_ ? &timing_->forward[static_cast<size_t>(r)] : nullptr);
-            const Tensor logits = replica.forward(ids.narrow(0, r0, r1 - r0), nn::Packing::from_starts(local));
-            loss = ag::cross_entropy(logits, targets.narrow(0, r0, r1 - r0));
+            const Tensor logits =
+                replica.forward(Tensor::from({n}, std::move(shard_ids)), nn::Packing::from_starts(std::move(local)));
+            loss = ag::cross_entropy(logits, Tensor::from({n}, std::move(shard_targets)));
         }
         // The batch's mean loss is Σ_r (N_r / N) · (shard r's mean loss),
-        // N_r = r1 - r0 its tokens: backward from the shard's mean with
-        // weight N_r / N, and the shards' gradients add up to the batch's.
-        const double share = static_cast<double>(r1 - r0) / static_cast<double>(N);
+        // N_r = n its tokens: backward from the shard's mean with weight
+        // N_r / N, and the shards' gradients add up to the batch's.
+        const double share = static_cast<double>(n) / static_cast<double>(N);
         {
             const PhaseTimer timed(timing_ ? &timing_->backward[static_cast<size_t>(r)] : nullptr);
             loss.backward(Tensor::scalar(share));

@@ -187,21 +187,68 @@ TEST_CASE("ShardedGradient's timing adds up each shard's phases, each step's slo
     CHECK(timing.forward[0].seconds == before.forward[0].seconds);
 }
 
-TEST_CASE("shard_cuts cuts at the sequence boundary nearest to each shard's share of the tokens",
+TEST_CASE("shard_sequences deals the longest sequence first to the shard with the fewest tokens",
           "[lessons][sharded_gradient]") {
-    using lessons::shard_cuts;
-    using Cuts = std::vector<int64_t>;
-    // 20 tokens in 2 shards: 10 each. Boundaries at 9 and 15: 9 is nearer
-    // (the first boundary at or past 10 would give 15 + 5 tokens).
-    CHECK(shard_cuts({0, 9, 15, 20}, 2) == Cuts{0, 1, 3});
-    CHECK(shard_cuts({0, 5, 12, 14, 20}, 2) == Cuts{0, 2, 4});  // 12 is nearer than 5
-    CHECK(shard_cuts({0, 8, 12, 20}, 2) == Cuts{0, 1, 3});      // a tie: the earlier boundary
-    // 3 shards of 6⅔: boundaries 6 and 14 are nearest to 6⅔ and 13⅓.
-    CHECK(shard_cuts({0, 3, 6, 11, 14, 20}, 3) == Cuts{0, 2, 4, 5});
-    // One long sequence: a shard can be empty, the cuts never go back.
-    CHECK(shard_cuts({0, 1, 19, 20}, 3) == Cuts{0, 1, 2, 3});
-    CHECK(shard_cuts({0, 20}, 2) == Cuts{0, 0, 1});
-    CHECK(shard_cuts({0, 7}, 1) == Cuts{0, 1});
+    using lessons::shard_sequences;
+    using Shards = std::vector<std::vector<int64_t>>;
+    // lengths 3, 8, 2, 7, 4: 8 -> shard 0, 7 -> 1, 4 -> 1 (7 < 8), 3 -> 0
+    // (8 < 11), 2 -> 0 (a tie at 11: the lower shard). 13 and 11 tokens;
+    // the boundary nearest the middle (11 or 13) would give 11 and 13 too,
+    // but as sequences 0-1 and 2-4.
+    CHECK(shard_sequences({0, 3, 11, 13, 20, 24}, 2) == Shards{{0, 1, 2}, {3, 4}});
+    // sequences of one length: the earlier first, so they alternate
+    CHECK(shard_sequences({0, 5, 10, 15, 20}, 2) == Shards{{0, 2}, {1, 3}});
+    // 9, 1, 1, 1, 1, 1 tokens: the long one alone, as the best cut has it
+    CHECK(shard_sequences({0, 9, 10, 11, 12, 13, 14}, 2) == Shards{{0}, {1, 2, 3, 4, 5}});
+    // 2, 3, 3, 2, 2, 2 tokens: no cut gives 7 and 7, dealing does
+    CHECK(shard_sequences({0, 2, 5, 8, 10, 12, 14}, 2) == Shards{{0, 1, 4}, {2, 3, 5}});
+    // three shards; one long sequence; a shard left empty; one shard
+    CHECK(shard_sequences({0, 1, 19, 20}, 3) == Shards{{1}, {0}, {2}});
+    CHECK(shard_sequences({0, 20}, 2) == Shards{{0}, {}});
+    CHECK(shard_sequences({0, 4, 4, 7}, 1) == Shards{{0, 1, 2}});
+}
+
+TEST_CASE("shard_sequences: every sequence once, in batch order, the shards' tokens at most one sequence apart",
+          "[lessons][sharded_gradient]") {
+    ag::Generator gen(11);
+    for (int trial = 0; trial < 200; ++trial) {
+        const int shards = 1 + static_cast<int>(gen.randint(3));
+        std::vector<int64_t> starts = {0};
+        int64_t longest = 0;
+        for (int64_t b = 0, B = 1 + gen.randint(40); b < B; ++b) {
+            const int64_t len = gen.randint(21);  // 0 … 20 tokens
+            starts.push_back(starts.back() + len);
+            longest = std::max(longest, len);
+        }
+        INFO("trial " << trial << ", " << shards << " shards, " << starts.size() - 1 << " sequences");
+        const auto dealt = lessons::shard_sequences(starts, shards);
+        REQUIRE(dealt.size() == static_cast<size_t>(shards));
+        std::vector<int> seen(starts.size() - 1, 0);
+        int64_t fewest = starts.back(), most = 0;
+        for (const auto& shard : dealt) {
+            CHECK(std::is_sorted(shard.begin(), shard.end()));
+            int64_t tokens = 0;
+            for (const int64_t b : shard) {
+                ++seen[static_cast<size_t>(b)];
+                tokens += starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)];
+            }
+            fewest = std::min(fewest, tokens);
+            most = std::max(most, tokens);
+        }
+        CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+        CHECK(most - fewest <= longest);
+    }
+}
+
+TEST_CASE("ShardedGradient refuses sequence starts that do not run from 0 to N without decreasing",
+          "[lessons][sharded_gradient]") {
+    nn::LanguageModel model(nn::LMConfig::gpt(), 3);
+    lessons::ShardedGradient gradient(model);
+    const Tensor ids = Tensor::zeros({6}), targets = Tensor::zeros({6});
+    CHECK_THROWS_WITH(gradient.forward_backward(ids, targets, {0, 4, 2, 6}),
+                      Catch::Contains("without decreasing") && Catch::Contains("N = 6"));
+    CHECK_THROWS_WITH(gradient.forward_backward(ids, targets, {1, 3, 6}), Catch::Contains("from 0"));
+    CHECK_THROWS_WITH(gradient.forward_backward(ids, targets, {0, 3, 5}), Catch::Contains("for 5 packed rows"));
 }
 
 // ShardSchedule, fed made-up step times (seconds per token).
