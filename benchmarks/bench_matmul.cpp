@@ -134,10 +134,10 @@ int main() {
     // First every product nn::Linear makes in training, as it makes it (W
     // is [out, in]: Y = X·Wᵀ, dX = dY·W, dW = dYᵀ·X), on one shard of a
     // batch (16 sentences, 164 rows, the mean of bench_train's epoch): GPT's
-    // attention projections 64 → 64 (q, k, v, o), its feed-forward layers
-    // 64 → 256 and 256 → 64 and the output head 64 → 68 (the vocabulary);
-    // ModernLM's K/V projections 64 → 32 (2 KV heads of 16) and SwiGLU's
-    // 64 → 172 and 172 → 64. Then one layer Y = X·W with X [2048,64],
+    // q, k and v in one product 64 → 192 and its o 64 → 64 (ModernLM's q
+    // and o too), its feed-forward layers 64 → 256 and 256 → 64 and the
+    // output head 64 → 68 (the vocabulary); ModernLM's K/V projections
+    // 64 → 32 (2 KV heads of 16) and SwiGLU's 64 → 172 and 172 → 64. Then one layer Y = X·W with X [2048,64],
     // W [64,256] and its backward products, the other projections of such a
     // layer, and attention's batched scores.
     auto linear = [](int64_t in, int64_t out) {
@@ -150,15 +150,17 @@ int main() {
     };
     // The layers' sizes from the models' own configs (nn/config.h).
     const nn::LMConfig gpt = nn::LMConfig::gpt(), modern = nn::LMConfig::modern_lm();
-    const int64_t d = gpt.d_model, kv = modern.n_kv_heads * modern.head_dim();
+    const int64_t d = gpt.d_model, gpt_kv = gpt.n_kv_heads * gpt.head_dim(), kv = modern.n_kv_heads * modern.head_dim();
     const std::vector<std::pair<int64_t, int64_t>> layers = {
         // in → out
-        // GPT: q, k, v, o; the feed-forward layers; the head
+        // GPT: q, k and v as one product (nn::GptAttention::attend_packed), o;
+        // the feed-forward layers; the head
+        {d, d + 2 * gpt_kv},
         {d, d},
         {d, gpt.d_ff},
         {gpt.d_ff, d},
         {d, gpt.vocab},
-        // ModernLM: k, v (its q and o are GPT's d → d); SwiGLU's gate, up and down
+        // ModernLM: k, v (its q and o are d → d, above); SwiGLU's gate, up and down
         {modern.d_model, kv},
         {modern.d_model, modern.d_ff},
         {modern.d_ff, modern.d_model},
