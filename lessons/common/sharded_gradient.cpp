@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <numeric>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -102,7 +103,7 @@ std::vector<std::vector<int64_t>> shard_sequences(const std::vector<int64_t>& st
     const auto B = static_cast<int64_t>(starts.size()) - 1;
     const auto length = [&](int64_t b) { return starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)]; };
     std::vector<int64_t> longest_first(static_cast<size_t>(B));
-    for (int64_t b = 0; b < B; ++b) longest_first[static_cast<size_t>(b)] = b;
+    std::iota(longest_first.begin(), longest_first.end(), int64_t{0});
     std::stable_sort(longest_first.begin(), longest_first.end(),
                      [&](int64_t x, int64_t y) { return length(x) > length(y); });
     std::vector<int64_t> tokens(static_cast<size_t>(shards), 0);
