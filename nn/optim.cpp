@@ -68,7 +68,7 @@ void SGD::step() {
         const double* g = g_t.data();
         // torch.optim.SGD sets buf = d on the first step; a zero buffer does
         // the same (0·μ + d = d).
-        std::vector<double>& buf = buffer_[i];
+        ag::Storage& buf = buffer_[i];
         if (momentum != 0.0 && buf.empty()) buf.assign(static_cast<std::size_t>(n), 0.0);
         double* b = buf.data();
         // Hyperparameters as locals: the loop then never rereads them

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "autograd/storage.h"
 #include "autograd/tensor.h"
 
 namespace optim {
@@ -52,7 +53,7 @@ public:
     double momentum, weight_decay;
 
 private:
-    std::vector<std::vector<double>> buffer_;  // per parameter; empty until its first step
+    std::vector<ag::Storage> buffer_;  // per parameter; empty until its first step (64-byte aligned, see AdamW)
 };
 
 // AdamW (Loshchilov & Hutter), decoupled weight decay λ. Per parameter, at
@@ -71,7 +72,12 @@ public:
 private:
     struct State {
         int64_t step = 0;
-        std::vector<double> m, v;  // exp_avg, exp_avg_sq
+        // exp_avg, exp_avg_sq: in the tensors' pool, whose blocks start on a
+        // 64-byte line like the parameters and gradients, so that the
+        // update's vector loads and stores never straddle two cache lines
+        // (with std::vector's 16-byte alignment a ModernLM step's update
+        // took 0.21 ms instead of 0.15 on a Zen 4).
+        ag::Storage m, v;
     };
     std::vector<State> state_;  // per parameter
 };
