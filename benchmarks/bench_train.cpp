@@ -24,6 +24,10 @@
 // (run_side_by_side), the ceiling of data-parallel training on this
 // machine, and the N-thread row as a fraction of it: what sharing one
 // gradient costs, set apart from what the machine gives N busy cores.
+// Above that, each N-thread run's tokens/s beside a cache line's round
+// trip between the cores measured just before it
+// (bench::core_round_trip_ns): data-parallel steps move lines between the
+// cores, and on a virtual machine their distance is the host's choice.
 // --beside-busy times every row while a child process spins on one core
 // (BusyProcess below): issue 14's "2 threads are never slower than 1
 // beside a busy process", measured.
@@ -51,6 +55,7 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -486,10 +491,13 @@ int main(int argc, char** argv) {
             // At more than one thread, each run is followed by `threads`
             // independent 1-thread runs side by side (run_side_by_side), so
             // that the two rows see the machine in the same moods.
-            std::vector<double> rates, apart;
+            // Before each run at more than one thread, the cores' round trip
+            // (bench::core_round_trip_ns): where the host has put them then.
+            std::vector<double> rates, apart, round_trips;
             Result r, side;
             int64_t one_after_another = 0;
             for (int i = 0; i < repeat; ++i) {
+                if (threads > 1) round_trips.push_back(bench::core_round_trip_ns());
                 r = run(cfg, batches, steps);
                 rates.push_back(r.tokens / r.seconds);
                 one_after_another += r.one_after_another;
@@ -513,6 +521,13 @@ int main(int argc, char** argv) {
             };
             const double mid = print_row(std::to_string(threads), rates, r.loss);
             if (threads > 1) {
+                std::vector<std::string> runs;
+                for (size_t i = 0; i < rates.size(); ++i)
+                    runs.push_back(fmt::format("{:.0f} ({:.0f} ns)", rates[i], round_trips[i]));
+                fmt::print(
+                    "{:<10} {:>7} each run, tokens/s (a cache line's round trip between the cores just before it): "
+                    "{}\n",
+                    "", "", fmt::join(runs, ", "));
                 fmt::print(
                     "{:<10} {:>7} shards one after another in {} of {} steps (bursts of {} steps in {} probe "
                     "the way not taken; the others take the faster way)\n",

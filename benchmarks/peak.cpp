@@ -92,6 +92,41 @@ double fma_peak_gflops(int threads) {
     return flops / best * 1e-9;
 }
 
+double core_round_trip_ns() {
+    using clock = std::chrono::steady_clock;
+    // This thread writes the odd turns, the other answers each with the
+    // next even one, until it reads -1.
+    alignas(64) std::atomic<int64_t> turn{0};
+    std::thread other([&] {
+        for (int64_t now; (now = turn.load(std::memory_order_acquire)) != -1;)
+            if (now % 2 == 1) turn.store(now + 1, std::memory_order_release);
+    });
+    int64_t n = 1;
+    // Nanoseconds per round trip over `duration`: the clock is read every
+    // 16 trips, so a core shared with another process (each trip then a
+    // time slice long) still ends the round soon after.
+    const auto round = [&](std::chrono::milliseconds duration) {
+        int64_t trips = 0;
+        const clock::time_point start = clock::now();
+        for (clock::time_point now = start; now - start < duration; ++trips, n += 2) {
+            turn.store(n, std::memory_order_release);
+            while (turn.load(std::memory_order_acquire) != n + 1) {
+            }
+            if (trips % 16 == 0) now = clock::now();
+        }
+        return std::chrono::duration<double, std::nano>(clock::now() - start).count() / static_cast<double>(trips);
+    };
+    // A new thread often starts on its creator's core; the first 30 ms give
+    // the scheduler time to move one of the two busy threads to the other.
+    round(std::chrono::milliseconds(30));
+    std::vector<double> rounds;
+    for (int r = 0; r < 5; ++r) rounds.push_back(round(std::chrono::milliseconds(10)));
+    turn.store(-1, std::memory_order_release);
+    other.join();
+    std::nth_element(rounds.begin(), rounds.begin() + 2, rounds.end());
+    return rounds[2];
+}
+
 Peak::Peak(const std::vector<int>& thread_counts) {
     for (int threads : thread_counts) readings_[threads].push_back(fma_peak_gflops(threads));
 }

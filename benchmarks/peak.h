@@ -67,6 +67,18 @@ private:
     std::map<int, std::vector<double>> readings_;
 };
 
+// How long one cache line takes to go from one core to the other and back,
+// in nanoseconds: two std::threads (one on each core while the machine is
+// otherwise idle) take turns writing one shared atomic, each waiting to see
+// the other's write; the median of 5 rounds of about 10 ms each. Every step
+// of data-parallel training moves such lines between the cores (one
+// shard's gradients summed by the other thread, the parameters the
+// optimizer wrote read by both shards), so this is what the 2-thread rows
+// pay for sharing. On a physical machine it is a constant of the chip
+// (~50-100 ns within one L3, 2-3x that across); on a virtual machine the
+// host places the two vCPUs, and the figure moves when it moves them.
+double core_round_trip_ns();
+
 // The warnings of Peak::measure_again() from given readings (thread count → readings, in
 // order); apart so that it is tested without measuring.
 std::vector<std::string> peak_warnings(const std::map<int, std::vector<double>>& readings);

@@ -53,6 +53,8 @@ check "GPT's product weights" 1 "^gpt +102656 +615936 +$number +$number +$number
 check "ModernLM's product weights" 1 "^modern_lm +94976 +569856 +$number +$number +$number$" "$out"
 check "two runs each" 1 '^training throughput: 2 steps of 32 sentences .*, 2 runs each$' "$out"
 check "a row per model and thread count" 4 "^(gpt|modern_lm) +[12]( +$number){5}% +$number +$number$" "$out"
+check "each 2-thread run with the cores' round trip before it" 2 \
+    "^ +each run, tokens/s \(a cache line's round trip between the cores just before it\): $number \($number ns\), $number \($number ns\)$" "$out"
 check "how the shards ran, under each 2-thread row" 2 \
     "^ +shards one after another in [0-9]+ of 4 steps \(bursts of 5 steps in 512 probe the way not taken; the others take the faster way\)$" "$out"
 check "two independent runs side by side, under each 2-thread row" 2 "^(gpt|modern_lm) +2 x 1( +$number){5}% +$number +$number$" "$out"
