@@ -1,6 +1,7 @@
 // Matmul benchmark: our GEMM against OpenBLAS on the products training
-// makes (one shard of a batch) and on those of a larger Transformer-sized
-// layer (2048 rows = batch × sequence).
+// makes (one shard of a language model's batch, and lesson 01's digit nets
+// on their batches) and on those of a larger Transformer-sized layer (2048
+// rows = batch × sequence).
 //
 // For each shape it prints GFLOP/s (2·M·N·K flops per product) of
 // ag::kernels::gemm with 1 and 2 engine threads, as a fraction of the
@@ -22,12 +23,14 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "autograd/engine.h"
 #include "autograd/kernels/gemm.h"
 #include "benchmarks/peak.h"
+#include "lessons/pretrain_finetune/digits_comparison.h"
 #include "nn/config.h"
 
 #ifdef HAVE_CBLAS
@@ -137,29 +140,38 @@ int main() {
     // q, k and v in one product 64 → 192 and its o 64 → 64 (ModernLM's q
     // and o too), its feed-forward layers 64 → 256 and 256 → 64 and the
     // output head 64 → 68 (the vocabulary); ModernLM's K/V projections
-    // 64 → 32 (2 KV heads of 16) and SwiGLU's 64 → 172 and 172 → 64. Then one layer Y = X·W with X [2048,64],
-    // W [64,256] and its backward products, the other projections of such a
-    // layer, and attention's batched scores.
-    auto linear = [](int64_t in, int64_t out) {
-        const auto d = [](int64_t n) { return std::to_string(n); };
-        return std::vector<Shape>{
-            {"Y = X·Wᵀ", "164x" + d(in) + " @ (" + d(out) + "x" + d(in) + ")ᵀ", false, true, 1, 164, out, in},
-            {"dX = dY·W", "164x" + d(out) + " @ " + d(out) + "x" + d(in), false, false, 1, 164, in, out},
-            {"dW = dYᵀ·X", "(164x" + d(out) + ")ᵀ @ 164x" + d(in), true, false, 1, out, in, 164},
-        };
+    // 64 → 32 (2 KV heads of 16) and SwiGLU's 64 → 172 and 172 → 64. Then
+    // lesson 01's digit nets (part 1), with the lesson's own sizes and
+    // batches: the first autoencoder layer, the most of its time, encoding
+    // 784 pixels into 256 units (its input is the data: no dX) and decoding
+    // back, on batches of 20 rows, and the same first layer fine-tuned on
+    // batches of 100. Then one layer Y = X·W with X [2048,64], W [64,256]
+    // and its backward products, the other projections of such a layer, and
+    // attention's batched scores.
+    const auto d = [](int64_t n) { return std::to_string(n); };
+    const auto linear = [&](int64_t in, int64_t out, int64_t rows, bool with_dx) {
+        std::vector<Shape> products = {
+            {"Y = X·Wᵀ", d(rows) + "x" + d(in) + " @ (" + d(out) + "x" + d(in) + ")ᵀ", false, true, 1, rows, out, in}};
+        if (with_dx)
+            products.push_back(
+                {"dX = dY·W", d(rows) + "x" + d(out) + " @ " + d(out) + "x" + d(in), false, false, 1, rows, in, out});
+        products.push_back({"dW = dYᵀ·X", "(" + d(rows) + "x" + d(out) + ")ᵀ @ " + d(rows) + "x" + d(in), true, false,
+                            1, out, in, rows});
+        return products;
     };
     // The layers' sizes from the models' own configs (nn/config.h).
     const nn::LMConfig gpt = nn::LMConfig::gpt(), modern = nn::LMConfig::modern_lm();
-    const int64_t d = gpt.d_model, gpt_kv = gpt.n_kv_heads * gpt.head_dim(), kv = modern.n_kv_heads * modern.head_dim();
+    const int64_t dm = gpt.d_model, gpt_kv = gpt.n_kv_heads * gpt.head_dim(),
+                  kv = modern.n_kv_heads * modern.head_dim();
     const std::vector<std::pair<int64_t, int64_t>> layers = {
         // in → out
         // GPT: q, k and v as one product (nn::GptAttention::attend_packed), o;
         // the feed-forward layers; the head
-        {d, d + 2 * gpt_kv},
-        {d, d},
-        {d, gpt.d_ff},
-        {gpt.d_ff, d},
-        {d, gpt.vocab},
+        {dm, dm + 2 * gpt_kv},
+        {dm, dm},
+        {dm, gpt.d_ff},
+        {gpt.d_ff, dm},
+        {dm, gpt.vocab},
         // ModernLM: k, v (its q and o are d → d, above); SwiGLU's gate, up and down
         {modern.d_model, kv},
         {modern.d_model, modern.d_ff},
@@ -167,7 +179,15 @@ int main() {
     };
     std::vector<Shape> shapes;
     for (const auto& [in, out] : layers)
-        for (const Shape& s : linear(in, out)) shapes.push_back(s);
+        for (const Shape& s : linear(in, out, 164, true)) shapes.push_back(s);
+    // Lesson 01's digits (lessons/pretrain_finetune/digits_comparison.h).
+    const auto digits = lessons::pretrain_finetune::DigitsSetup::full(300);
+    const int64_t pixels = digits.deep_widths[0], units = digits.deep_widths[1];
+    for (const auto& [in, out, rows, with_dx] :
+         std::vector<std::tuple<int64_t, int64_t, int64_t, bool>>{{pixels, units, digits.autoencoder.batch_size, false},
+                                                                  {units, pixels, digits.autoencoder.batch_size, true},
+                                                                  {pixels, units, digits.finetune.batch_size, false}})
+        for (const Shape& s : linear(in, out, rows, with_dx)) shapes.push_back(s);
     const std::vector<Shape> layer = {
         {"Y = X·W", "2048x64 @ 64x256", false, false, 1, 2048, 256, 64},
         {"Y = X·W", "2048x64 @ 64x64", false, false, 1, 2048, 64, 64},
