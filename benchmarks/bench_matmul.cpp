@@ -148,11 +148,13 @@ int main() {
     // batches of 100. Then one layer Y = X·W with X [2048,64], W [64,256]
     // and its backward products, the other projections of such a layer, and
     // attention's batched scores.
+    // A layer whose input is the data needs no dX.
+    enum class Input { Activations, Data };
     const auto d = [](int64_t n) { return std::to_string(n); };
-    const auto linear = [&](int64_t in, int64_t out, int64_t rows, bool with_dx) {
+    const auto linear = [&](int64_t in, int64_t out, int64_t rows, Input input) {
         std::vector<Shape> products = {
             {"Y = X·Wᵀ", d(rows) + "x" + d(in) + " @ (" + d(out) + "x" + d(in) + ")ᵀ", false, true, 1, rows, out, in}};
-        if (with_dx)
+        if (input == Input::Activations)
             products.push_back(
                 {"dX = dY·W", d(rows) + "x" + d(out) + " @ " + d(out) + "x" + d(in), false, false, 1, rows, in, out});
         products.push_back({"dW = dYᵀ·X", "(" + d(rows) + "x" + d(out) + ")ᵀ @ " + d(rows) + "x" + d(in), true, false,
@@ -179,15 +181,17 @@ int main() {
     };
     std::vector<Shape> shapes;
     for (const auto& [in, out] : layers)
-        for (const Shape& s : linear(in, out, 164, true)) shapes.push_back(s);
-    // Lesson 01's digits (lessons/pretrain_finetune/digits_comparison.h).
+        for (const Shape& s : linear(in, out, 164, Input::Activations)) shapes.push_back(s);
+    // Lesson 01's digits (lessons/pretrain_finetune/digits_comparison.h); the
+    // number of labelled images (300, the lesson's default) changes no size.
     const auto digits = lessons::pretrain_finetune::DigitsSetup::full(300);
     const int64_t pixels = digits.deep_widths[0], units = digits.deep_widths[1];
-    for (const auto& [in, out, rows, with_dx] :
-         std::vector<std::tuple<int64_t, int64_t, int64_t, bool>>{{pixels, units, digits.autoencoder.batch_size, false},
-                                                                  {units, pixels, digits.autoencoder.batch_size, true},
-                                                                  {pixels, units, digits.finetune.batch_size, false}})
-        for (const Shape& s : linear(in, out, rows, with_dx)) shapes.push_back(s);
+    const int64_t ae_rows = digits.autoencoder.batch_size, ft_rows = digits.finetune.batch_size;
+    for (const auto& [in, out, rows, input] : std::vector<std::tuple<int64_t, int64_t, int64_t, Input>>{
+             {pixels, units, ae_rows, Input::Data},         // the first autoencoder's encoder
+             {units, pixels, ae_rows, Input::Activations},  // and its decoder
+             {pixels, units, ft_rows, Input::Data}})        // the first layer, fine-tuned
+        for (const Shape& s : linear(in, out, rows, input)) shapes.push_back(s);
     const std::vector<Shape> layer = {
         {"Y = X·W", "2048x64 @ 64x256", false, false, 1, 2048, 256, 64},
         {"Y = X·W", "2048x64 @ 64x64", false, false, 1, 2048, 64, 64},

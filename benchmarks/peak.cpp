@@ -105,7 +105,7 @@ double core_round_trip_ns() {
     // Nanoseconds per round trip over `duration`: the clock is read every
     // 16 trips, so a core shared with another process (each trip then a
     // time slice long) still ends the round soon after.
-    const auto round = [&](std::chrono::milliseconds duration) {
+    const auto timed_round = [&](std::chrono::milliseconds duration) {
         int64_t trips = 0;
         const clock::time_point start = clock::now();
         for (clock::time_point now = start; now - start < duration; ++trips, n += 2) {
@@ -118,9 +118,9 @@ double core_round_trip_ns() {
     };
     // A new thread often starts on its creator's core; the first 30 ms give
     // the scheduler time to move one of the two busy threads to the other.
-    round(std::chrono::milliseconds(30));
+    timed_round(std::chrono::milliseconds(30));
     std::vector<double> rounds;
-    for (int r = 0; r < 5; ++r) rounds.push_back(round(std::chrono::milliseconds(10)));
+    for (int r = 0; r < 5; ++r) rounds.push_back(timed_round(std::chrono::milliseconds(10)));
     turn.store(-1, std::memory_order_release);
     other.join();
     std::nth_element(rounds.begin(), rounds.begin() + 2, rounds.end());
