@@ -130,12 +130,14 @@ inline void load(Vector& v, const double* p) { std::memcpy(&v, p, sizeof v); }
 inline void store(double* p, const Vector& v) { std::memcpy(p, &v, sizeof v); }
 
 // An L×L block transposed in registers (L = kVectorLanes), for packing a
-// transposed B. Round h (h = 1, 2, …, L/2) pairs rows i and i + h (bit h of
-// i clear) and swaps bit h of the row and of the lane: row i keeps its lanes
-// with bit h clear and takes the lanes of row i + h with bit h clear into
-// its other ones; row i + h gets the lanes with bit h set of both. Once every
-// bit is swapped, element (i, t) sits at (t, i). For L = 8 that is 3 rounds
-// of 8 shuffles, against 64 scalar loads and stores.
+// transposed B. Element (i, t) is lane t of row i. Round h (h = 1, 2, 4, …,
+// L/2) exchanges the bit worth h between the row number and the lane number:
+// it pairs rows i and i + h (i & h = 0); row i keeps its lanes t with
+// t & h = 0 and takes into its lanes t + h the lanes t of row i + h; row
+// i + h gets the lanes t + h of both. Once every bit is exchanged, element
+// (i, t) sits at (t, i). For L = 2, one round: rows (a b), (c d) become
+// (a c), (b d). For L = 8, 3 rounds of 8 shuffles (4 pairs, 2 each),
+// against 64 scalar loads and 64 stores.
 template <int64_t h, size_t... t>
 inline void swap_bit(Vector& lo, Vector& hi, std::index_sequence<t...>) {
     const Vector a = lo, b = hi;  // in a shuffle of (a, b), lane L + t is b's lane t
