@@ -417,7 +417,8 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
     const int64_t panels = (M + MR - 1) / MR;
     const int64_t total = batch * panels;
     const int64_t strips = (N + NR - 1) / NR;
-    const bool by_columns = batch == 1 && panels < 2 * int64_t{ag::num_threads()} && strips > 1;
+    const int64_t max_threads = ag::num_threads();
+    const bool by_columns = batch == 1 && panels < 2 * max_threads && strips > 1;
     const double flops = 2.0 * double(batch) * double(M) * double(N) * double(K);
     const auto columns = [&](int64_t t, int64_t threads) {
         const int64_t j0 = strips * t / threads * NR, j1 = std::min(N, strips * (t + 1) / threads * NR);
@@ -436,7 +437,7 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
             p += last - first;
         }
     };
-    const int64_t threads = std::min<int64_t>(ag::num_threads(), by_columns ? strips : total);
+    const int64_t threads = std::min(max_threads, by_columns ? strips : total);
     if (flops <= 1e6 || threads == 1 || ag::detail::in_parallel_region()) {
         rows(0, 1);
         return;

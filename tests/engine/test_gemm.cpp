@@ -251,23 +251,30 @@ TEST_CASE("gemm_batched matches a naive loop, with broadcast operands", "[engine
 
 TEST_CASE("gemm and gemm_batched are bitwise equal for 1 and 2 threads", "[engine][gemm][threads]") {
     ag::Generator gen(35);
-    const int64_t M = 130, N = 257, K = 129;
-    const auto A = make_matrix(M, K, K, gen, 0.0);
+    // 130 rows split by rows between the threads; 20 rows (3 row panels)
+    // split by columns, whole strips of the 257 (the last one ragged), with
+    // and without a bias
+    const int64_t N = 257, K = 129;
     const auto B = make_matrix(K, N, N, gen, 0.0);
-    const auto At = make_matrix(K, M, M, gen, 0.0);
-    for (int t = 0; t < 4; ++t) {
-        const bool ta = t & 1, tb = t & 2;
-        const auto& a = ta ? At : A;
-        const int64_t lda = ta ? M : K;
-        // B as [K,N] (ldb N) or, transposed, read as [N,K] rows of the same buffer (ldb K)
-        const int64_t ldb = tb ? K : N;
-        std::vector<double> c1(M * N), c2(M * N);
-        for (const int threads : {1, 2}) {
-            const ag::ThreadCountGuard use(threads);
-            ag::kernels::gemm(ta, tb, M, N, K, a.data(), lda, B.data(), ldb, (threads == 1 ? c1 : c2).data(), N, false);
+    const auto bias = make_matrix(1, N, N, gen, 0.0);
+    for (const int64_t M : {130, 20}) {
+        const auto A = make_matrix(M, K, K, gen, 0.0);
+        const auto At = make_matrix(K, M, M, gen, 0.0);
+        for (int t = 0; t < 8; ++t) {
+            const bool ta = t & 1, tb = t & 2, with_bias = t & 4;
+            const auto& a = ta ? At : A;
+            const int64_t lda = ta ? M : K;
+            // B as [K,N] (ldb N) or, transposed, read as [N,K] rows of the same buffer (ldb K)
+            const int64_t ldb = tb ? K : N;
+            std::vector<double> c1(M * N), c2(M * N);
+            for (const int threads : {1, 2}) {
+                const ag::ThreadCountGuard use(threads);
+                ag::kernels::gemm(ta, tb, M, N, K, a.data(), lda, B.data(), ldb, (threads == 1 ? c1 : c2).data(), N,
+                                  false, with_bias ? bias.data() : nullptr);
+            }
+            CAPTURE(M, ta, tb, with_bias);
+            CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(double)) == 0);
         }
-        CAPTURE(ta, tb);
-        CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(double)) == 0);
     }
     const int64_t batch = 6, m = 64, n = 64, k = 32;
     const auto BA = make_matrix(batch, m * k, m * k, gen, 0.0);
