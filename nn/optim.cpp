@@ -89,6 +89,31 @@ void SGD::step() {
 
 // ---- AdamW ------------------------------------------------------------------
 
+// x / b, bit for bit, for a divisor b that a whole loop shares: from its
+// reciprocal y = 1/b (rounded to nearest) by multiplications. AdamW's step
+// is bound by the divider (a square root and two divisions per weight; a
+// multiplication costs a fraction of a division), and this takes one of
+// the divisions off it. q0 = x·y is within 1.5 ulp of x/b; one correction
+// q1 = q0 + (x - b·q0)·y, with the residual from an fma, leaves only
+// rounding errors far below an ulp, so q1 is within 1 ulp; and from a
+// quotient within 1 ulp and a reciprocal within ½ ulp one more correction
+// gives the correctly rounded quotient, the division's own result
+// (Markstein's theorem: P. W. Markstein, IBM J. Res. Develop. 34 (1990)
+// 111-119). That needs the residuals to be exact, so nothing may underflow:
+// here x = √v is 0 or at least 2^-537 (the root of the smallest subnormal)
+// and b = √(1 - β2^t) is in (0, 1]. For x = +inf (v overflowed) q0 = inf is
+// already the quotient but a residual is inf - inf = NaN, so a NaN residual
+// counts as 0. (Written as selects between a residual and 0, with the
+// arithmetic after them done for every element, so that the loop stays
+// branch-free and vectorises: see autograd/kernels/vmath.h.)
+static inline double divide_by(double x, double b, double y) {
+    const double q0 = x * y;
+    const double r0 = std::fma(-b, q0, x);
+    const double q1 = std::fma(r0 == r0 ? r0 : 0.0, y, q0);
+    const double r1 = std::fma(-b, q1, x);
+    return std::fma(r1 == r1 ? r1 : 0.0, y, q1);
+}
+
 AdamW::AdamW(std::vector<Tensor> params, double lr_, double beta1_, double beta2_, double eps_, double weight_decay_)
     : Optimizer(std::move(params), lr_),
       beta1(beta1_),
@@ -111,7 +136,7 @@ void AdamW::step() {
         double *p, *m, *v;
         const double* g;
         int64_t n;
-        double decay, step_size, bias_correction2_sqrt;
+        double decay, step_size, bias_correction2_sqrt, inverse;  // inverse = 1 / bias_correction2_sqrt
     };
     std::vector<Chunk> chunks;
     std::vector<Tensor> grads;  // keeps each gradient alive during the update
@@ -133,15 +158,18 @@ void AdamW::step() {
         // addcmul_, p by mul_ and addcdiv_.
         const double t = static_cast<double>(s.step);
         const double bias_correction1 = 1.0 - std::pow(beta1, t);
-        const double bias_correction2 = 1.0 - std::pow(beta2, t);
+        const double bias_correction2_sqrt = std::sqrt(1.0 - std::pow(beta2, t));
         for (int64_t j = 0; j < n; j += kChunk)
             chunks.push_back({params_[i].data() + j, s.m.data() + j, s.v.data() + j, g_t.data() + j,
                               std::min(kChunk, n - j), 1.0 - lr * weight_decay, lr / bias_correction1,
-                              std::sqrt(bias_correction2)});
+                              bias_correction2_sqrt, 1.0 / bias_correction2_sqrt});
     }
-    // lerp(m, g, w) = m + w (g - m), computed from the far end when w >= 0.5
+    // lerp(m, g, w) = m + w (g - m), which PyTorch computes from the far
+    // end, g - (g - m)(1 - w), when w >= 0.5: both are start + weight·(g - m)
+    // (the far end's product and subtraction round the same either way).
     const double w = 1.0 - beta1;
     const bool lerp_small = w < 0.5;
+    const double lerp_weight = lerp_small ? w : -(1.0 - w);
     const double b2 = beta2, one_minus_b2 = 1.0 - beta2, epsilon = eps;
     const auto count = static_cast<int64_t>(chunks.size());
     const Chunk* all = chunks.data();
@@ -153,12 +181,16 @@ void AdamW::step() {
             const Chunk& k = all[c];
             double *p = k.p, *m = k.m, *v = k.v;
             const double* g = k.g;
-            const double decay = k.decay, step_size = k.step_size, bc2_sqrt = k.bias_correction2_sqrt;
-            for (int64_t j = 0, n = k.n; j < n; ++j) {
+            const double* lerp_start = lerp_small ? m : g;
+            const double decay = k.decay, step_size = k.step_size, bc2_sqrt = k.bias_correction2_sqrt,
+                         inverse = k.inverse;
+            const int64_t n = k.n;
+#pragma omp simd
+            for (int64_t j = 0; j < n; ++j) {
                 p[j] *= decay;
-                m[j] = lerp_small ? m[j] + w * (g[j] - m[j]) : g[j] - (g[j] - m[j]) * (1.0 - w);
+                m[j] = lerp_start[j] + lerp_weight * (g[j] - m[j]);
                 v[j] = v[j] * b2 + one_minus_b2 * g[j] * g[j];
-                const double denom = std::sqrt(v[j]) / bc2_sqrt + epsilon;
+                const double denom = divide_by(std::sqrt(v[j]), bc2_sqrt, inverse) + epsilon;  // √v / bc2_sqrt
                 p[j] += -step_size * m[j] / denom;
             }
         }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "catch.h"
@@ -93,6 +94,49 @@ TEST_CASE("AdamW: a changing gradient follows the textbook recurrences", "[nn][o
         }
         INFO("after step " << t);
         CHECK_TENSOR(p, {2}, ref, 1e-14);
+    }
+}
+
+TEST_CASE("AdamW's update rounds exactly as PyTorch's formula written out, division by division", "[nn][optim]") {
+    // The step divides √v by √(1 - β2^t) without a division instruction
+    // (nn/optim.cpp, divide_by); that must not change a single bit. Here
+    // every weight is checked, bit for bit, against _single_tensor_adamw's
+    // operations written out with `/`, over gradients from 1e-170 to 1e150
+    // (v from subnormal to 1e300), zeros, some of 1e200 (v overflows to +inf
+    // and that weight's update is 0), several β2 and steps, and a β1 whose
+    // 1 - β1 >= 0.5 (PyTorch's lerp then starts from the gradient's end).
+    const int64_t n = 20000;
+    ag::Generator gen(11);
+    const std::vector<double> unit = Tensor::randn({n}, gen).to_vector(),
+                              scale = Tensor::uniform({n}, gen, 0.0, 1.0).to_vector();
+    for (const auto& [beta1, beta2] : std::vector<std::pair<double, double>>{{0.9, 0.999}, {0.9, 0.95}, {0.3, 0.3}}) {
+        const double lr = 0.01, eps = 1e-8, wd = 0.01, w = 1.0 - beta1;
+        Tensor p = Tensor::from({n}, unit, true);
+        optim::AdamW opt({p}, lr, beta1, beta2, eps, wd);
+        std::vector<double> ref = unit, m(n, 0.0), v(n, 0.0);
+        for (int t = 1; t <= 6; ++t) {
+            std::vector<double> g(n);
+            for (int64_t i = 0; i < n; ++i)  // |g| = 10^(320 · scale - 170), some 0, some 1e200
+                g[i] = i % 97 == 0   ? 0.0
+                       : i % 89 == 0 ? 1e200
+                                     : unit[(i + t) % n] * std::pow(10.0, 320.0 * scale[(i * 7 + t) % n] - 170.0);
+            step_with(opt, p, g);
+            const double bc1 = 1.0 - std::pow(beta1, t), bc2_sqrt = std::sqrt(1.0 - std::pow(beta2, t));
+            for (int64_t i = 0; i < n; ++i) {
+                ref[i] *= 1.0 - lr * wd;
+                m[i] = w < 0.5 ? m[i] + w * (g[i] - m[i]) : g[i] - (g[i] - m[i]) * (1.0 - w);  // torch.lerp
+                v[i] = v[i] * beta2 + (1.0 - beta2) * g[i] * g[i];
+                ref[i] += -(lr / bc1) * m[i] / (std::sqrt(v[i]) / bc2_sqrt + eps);
+            }
+            const std::vector<double> got = p.to_vector();
+            int64_t differ = 0, first = -1;
+            for (int64_t i = 0; i < n; ++i)
+                if (got[i] != ref[i] && !(std::isnan(got[i]) && std::isnan(ref[i])) && differ++ == 0) first = i;
+            INFO("beta1 " << beta1 << ", beta2 " << beta2 << ", step " << t << ": " << differ << " of " << n
+                          << " weights differ"
+                          << (first >= 0 ? test::values_str({got[first], ref[first]}) + " (got, expected)" : ""));
+            CHECK(differ == 0);
+        }
     }
 }
 
