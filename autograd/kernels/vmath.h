@@ -240,7 +240,7 @@ AG_VMATH_INLINE double exp(double x) {
 // operations is, not by how many operations there are: the core cannot look
 // far enough ahead to overlap many elements. e^(-x²/2) is the longest chain
 // (the exp's 13-step Horner), so it comes first, and the rationals run
-// beside it. Together with the single division: 3.2 -> 2.8 ns an element
+// beside it. Together with the single division: 3.2 → 2.8 ns an element
 // (GELU's forward loop, Zen 4), every result the same.
 //
 // Measured (tests/engine/test_vmath.cpp, against long double erfcl): Φ
@@ -361,7 +361,7 @@ AG_VMATH_INLINE double tanh(double x) {
     const double g = f * f;
     // The quotient d = 1/(e^(2f) + 1) or R = g·P/Q, then one form for both,
     // fma(p, d, q): 1 - 2d, which rounds as 2·(1/2 - d) does (the doubling
-    // is exact), or f + f·R. (1.64 -> 1.58 ns an element against two
+    // is exact), or f + f·R. (1.64 → 1.58 ns an element against two
     // divisions and a select after them, Zen 4.)
     const double num = large ? 1.0 : g * std::fma(std::fma(P2, g, P1), g, P0);
     const double den = large ? exp(f + f) + 1.0 : std::fma(std::fma(g + Q2, g, Q1), g, Q0);
