@@ -106,7 +106,19 @@ void SGD::step() {
 // counts as 0. (Written as selects between a residual and 0, with the
 // arithmetic after them done for every element, so that the loop stays
 // branch-free and vectorises: see autograd/kernels/vmath.h.)
+//
+// Only where the CPU has an FMA instruction: elsewhere (the portable
+// x86-64-v2 build) std::fma is glibc's software routine, and the division
+// itself is faster (there the step took 11.1 ns a weight this way against
+// 2.5 with the division, Zen 4); both give the same bits.
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+constexpr bool kDivideByReciprocal = true;
+#else
+constexpr bool kDivideByReciprocal = false;
+#endif
+
 static inline double divide_by(double x, double b, double y) {
+    if (!kDivideByReciprocal) return x / b;
     const double q0 = x * y;
     const double r0 = std::fma(-b, q0, x);
     const double q1 = std::fma(r0 == r0 ? r0 : 0.0, y, q0);
