@@ -308,6 +308,8 @@ AG_VMATH_INLINE double normal_cdf(double x, double& gauss) {
     const double num = in1 ? num1 : num2, den = in1 ? den1 : den2;
     const double p = in1 ? a : e, q = in1 ? a : 0.0;
     const double base = in1 ? 0.5 : (neg ? 0.0 : 1.0);
+    // (A product of two selects: `in1 != neg ? 1.0 : -1.0` made GCC combine
+    // the masks outside the vector registers, 6 % slower.)
     const double sign = (in1 ? 1.0 : -1.0) * (neg ? -1.0 : 1.0);
     const double half = 0.5 * std::fma(p, num / den, q);  // ½ erf(a) (I1) or ½ erfc(a) (I2)
     return std::fma(sign, half, base);
