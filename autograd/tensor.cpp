@@ -123,10 +123,7 @@ static const TensorImpl& checked(const std::shared_ptr<TensorImpl>& impl) {
     return *impl;
 }
 
-const Shape& Tensor::shape() const { return checked(impl_).shape; }
 const Shape& Tensor::strides() const { return checked(impl_).strides; }
-int64_t Tensor::dim() const { return static_cast<int64_t>(shape().size()); }
-int64_t Tensor::numel() const { return numel_of(shape()); }
 
 int64_t Tensor::size(int64_t d) const {
     const int64_t n = dim();
