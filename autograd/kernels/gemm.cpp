@@ -15,7 +15,9 @@
 //      panel of an untransposed A is read in place, its MR rows each
 //      contiguous in k, and so is a panel of a transposed A or a strip of an
 //      untransposed B when few strips or panels would reuse a packed copy:
-//      see gemm_rows, kAInPlaceColumns and kBInPlaceRows.)
+//      see gemm_rows, kAInPlaceColumns and kBInPlaceRows. A product of few
+//      rows with a transposed B is computed as Cᵀ so that its large operand
+//      is the one read in place: see transposed_product.)
 //   3. Blocking: the reduction is cut into slices of at most KC values of k,
 //      and the columns into blocks of NC, so that a packed slice of B (KC×NC)
 //      stays in the L2 cache, and a packed row panel of A (MR×KC) in L1 while
@@ -122,14 +124,23 @@ private:
 
 thread_local PackBuffer a_buffer;
 thread_local PackBuffer b_buffer;
+thread_local PackBuffer c_buffer;  // Cᵀ of a product computed the other way round (gemm_batched)
 
-// One vector register of doubles (GCC's and Clang's vector extension).
+// One vector register of doubles (GCC's and Clang's vector extension), and
+// half of one (for the narrowest edge strips, see edge_tile).
 using Vector = double __attribute__((vector_size(kVectorLanes * sizeof(double))));
+using HalfVector = double __attribute__((vector_size(kVectorLanes / 2 * sizeof(double))));
 
 // (By reference: a function that returns or takes a 64-byte vector by value
 // has another ABI with AVX-512 than without, which GCC warns about.)
-inline void load(Vector& v, const double* p) { std::memcpy(&v, p, sizeof v); }
-inline void store(double* p, const Vector& v) { std::memcpy(p, &v, sizeof v); }
+template <typename Vec>
+inline void load(Vec& v, const double* p) {
+    std::memcpy(&v, p, sizeof v);
+}
+template <typename Vec>
+inline void store(double* p, const Vec& v) {
+    std::memcpy(p, &v, sizeof v);
+}
 
 // An L×L block transposed in registers (L = kVectorLanes), for packing a
 // transposed B. Element (i, t) is lane t of row i. Round h (h = 1, 2, 4, …,
@@ -247,17 +258,18 @@ void pack_b(bool trans, const double* B, int64_t ldb, int64_t k0, int64_t kc, in
 // computes, down to the sign of a zero. The store is C = C + acc (add),
 // bias + acc (given a bias: the tile's NR entries of a row added to every
 // row of C), or acc.
-template <int64_t R = MR, int64_t V = NV>
+template <int64_t R = MR, int64_t V = NV, typename Vec = Vector>
 void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t cs, const double* __restrict Bp,
                   int64_t ldb, double* __restrict C, int64_t ldc, bool add, const double* __restrict bias) {
-    Vector acc[R][V], b[V];
-    for (int64_t v = 0; v < V; ++v) load(b[v], Bp + v * kVectorLanes);
+    constexpr int64_t kLanes = sizeof(Vec) / sizeof(double);
+    Vec acc[R][V], b[V];
+    for (int64_t v = 0; v < V; ++v) load(b[v], Bp + v * kLanes);
 #pragma GCC unroll 8
     for (int64_t i = 0; i < R; ++i)
         for (int64_t v = 0; v < V; ++v) acc[i][v] = 0.0 + Ap[i * rs] * b[v];
 #pragma GCC unroll 4
     for (int64_t k = 1; k < kc; ++k) {
-        for (int64_t v = 0; v < V; ++v) load(b[v], Bp + k * ldb + v * kVectorLanes);
+        for (int64_t v = 0; v < V; ++v) load(b[v], Bp + k * ldb + v * kLanes);
 #pragma GCC unroll 8
         for (int64_t i = 0; i < R; ++i) {
             const double a = Ap[i * rs + k * cs];
@@ -267,13 +279,13 @@ void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t c
 #pragma GCC unroll 8
     for (int64_t i = 0; i < R; ++i)
         for (int64_t v = 0; v < V; ++v) {
-            double* c = C + i * ldc + v * kVectorLanes;
-            Vector base;  // what acc is added to: C itself, or the bias
+            double* c = C + i * ldc + v * kLanes;
+            Vec base;  // what acc is added to: C itself, or the bias
             if (add) {
                 load(base, c);
                 store(c, base + acc[i][v]);
             } else if (bias) {
-                load(base, bias + v * kVectorLanes);
+                load(base, bias + v * kLanes);
                 store(c, base + acc[i][v]);
             } else {
                 store(c, acc[i][v]);
@@ -284,16 +296,20 @@ void micro_kernel(int64_t kc, const double* __restrict Ap, int64_t rs, int64_t c
 // An m×n tile on the bottom or right edge of C (m < MR or n < NR): the
 // micro-kernel computes the full tile from the zero-padded panels into a
 // scratch tile, and only the valid part goes into C, with the same final
-// addition a full tile does. A strip of at most one vector's columns (the
-// 4 left of GPT's 68-word vocabulary: 4 strips of 16 and 4) takes the
-// micro-kernel one vector wide, and a panel of at most MR/2 rows (the 4
-// left of a training shard's 164: 20 panels of 8 and 4) the micro-kernel
-// MR/2 rows tall: half the FMAs of the padded tile either way. Each element
-// still sums the same products in the same order.
+// addition a full tile does. A strip of at most one vector's columns takes
+// the micro-kernel one vector wide, and one of at most half a vector's (the
+// 4 left of GPT's 68-word vocabulary: 4 strips of 16 and 4) half a vector
+// wide, whose FMAs a core with 256-bit units (Zen 4) does two at a time
+// (that product 51.6 → 53.8 GFLOP/s); a panel of at most MR/2 rows (the 4
+// left of a training shard's 164: 20 panels of 8 and 4) takes the
+// micro-kernel MR/2 rows tall: half the FMAs of the padded tile. Each
+// element still sums the same products in the same order.
 template <int64_t R>
 void edge_tile(int64_t kc, const double* Ap, int64_t rs, int64_t cs, const double* Bp, int64_t ldb, double* tile,
                int64_t n) {
-    if (n <= kVectorLanes)
+    if (n <= kVectorLanes / 2)
+        micro_kernel<R, 1, HalfVector>(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
+    else if (n <= kVectorLanes)
         micro_kernel<R, 1>(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
     else
         micro_kernel<R, NV>(kc, Ap, rs, cs, Bp, ldb, tile, NR, false, nullptr);
@@ -382,24 +398,12 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const dou
     gemm_batched(trans_a, trans_b, 1, M, N, K, A, lda, 0, B, ldb, 0, C, ldc, 0, accumulate, bias);
 }
 
-void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const double* A,
-                  int64_t lda, int64_t stride_a, const double* B, int64_t ldb, int64_t stride_b, double* C, int64_t ldc,
-                  int64_t stride_c, bool accumulate, const double* bias) {
-    if (batch <= 0 || M <= 0 || N <= 0) return;
-    const profile::Stopwatch timed(&profile::Counters::gemm_seconds);  // bench_train --profile
-    profile::count_gemm(2.0 * double(batch) * double(M) * double(N) * double(K));
-    if (K <= 0) {  // an empty sum: C = 0 (or the bias in every row), or C unchanged when accumulating
-        if (!accumulate)
-            for (int64_t b = 0; b < batch; ++b)
-                for (int64_t i = 0; i < M; ++i) {
-                    double* c = C + b * stride_c + i * ldc;
-                    if (bias)
-                        std::copy_n(bias, N, c);
-                    else
-                        std::fill_n(c, N, 0.0);
-                }
-        return;
-    }
+namespace {
+
+// The products of gemm_batched, split between the threads (K >= 1).
+void split_between_threads(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const double* A,
+                           int64_t lda, int64_t stride_a, const double* B, int64_t ldb, int64_t stride_b, double* C,
+                           int64_t ldc, int64_t stride_c, bool accumulate, const double* bias) {
     // The work is batch × panels row panels of MR rows, numbered matrix by
     // matrix. Each thread takes one contiguous range of these numbers, so it
     // owns whole rows of C and packs each slice of B once per matrix it
@@ -413,7 +417,8 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
     // strips of NR: each thread then packs only its part of B, where split
     // by rows each thread packs all of it (and 20 rows split 8 / 12). Either
     // way an element is computed whole by one thread, the same way. 2
-    // threads, 20 rows (Zen 4): Y = X·Wᵀ 62 → 82 GFLOP/s, dX = dY·W 83 → 105.
+    // threads, 20 rows (Zen 4): dX = dY·W 83 → 105 GFLOP/s, and Y = X·Wᵀ
+    // 62 → 82 (when K >= KC it now goes the transposed way: 83-98).
     const int64_t panels = (M + MR - 1) / MR;
     const int64_t total = batch * panels;
     const int64_t strips = (N + NR - 1) / NR;
@@ -444,6 +449,62 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t 
     }
     auto piece = [&](int64_t t) { by_columns ? columns(t, threads) : rows(t, threads); };
     ag::detail::run_pieces(threads, piece);
+}
+
+// Few rows of C and a transposed B, such as Y = X·Wᵀ on lesson 01's
+// batches of 20 digits (W is [N, K]): packing op(B) = Wᵀ, N·K numbers, costs
+// as much as ~6 rows of C do (a transposing copy, 0.19 ns a number, against
+// 2 FLOPs a row at ~16 a cycle): a fifth of the time at 20 rows. So
+// Cᵀ = W·op(A)ᵀ is computed instead, into a scratch [N, M]: W is then an
+// untransposed A, whose panels are read in place, and op(A)ᵀ the
+// transposed B, M·K numbers to pack. Each element sums the same products
+// in the same order (a·b = b·a exactly) from the same start (C when
+// accumulating, the bias, or nothing), so the result is the same to the
+// bit. Cᵀ's M columns are strips of NR and an edge strip (20 = 16 + 4,
+// half a vector wide: see edge_tile). Copying C into and out of the scratch
+// costs a few ns an element of C, repaid only when N is well above M and
+// the sum long (K >= KC): Zen 4, 1 thread, 20 rows, Y = X·Wᵀ 784 → 256
+// 45.8 → 52.0 GFLOP/s and 256 → 784 44.6 → 50.4 (at 32 × 192, K = 64 it
+// would lose 15 %).
+constexpr int64_t kTransposeRows = 64;
+
+void transposed_product(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb,
+                        double* C, int64_t ldc, bool accumulate, const double* bias) {
+    double* ct = c_buffer.get(N * M);  // Cᵀ, [N, M]
+    if (accumulate || bias)
+        for (int64_t j = 0; j < N; ++j)
+            for (int64_t i = 0; i < M; ++i) ct[j * M + i] = accumulate ? C[i * ldc + j] : bias[j];
+    split_between_threads(false, true, 1, N, M, K, B, ldb, 0, A, lda, 0, ct, M, 0, accumulate || bias, nullptr);
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = ct[j * M + i];
+}
+
+}  // namespace
+
+void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t M, int64_t N, int64_t K, const double* A,
+                  int64_t lda, int64_t stride_a, const double* B, int64_t ldb, int64_t stride_b, double* C, int64_t ldc,
+                  int64_t stride_c, bool accumulate, const double* bias) {
+    if (batch <= 0 || M <= 0 || N <= 0) return;
+    const profile::Stopwatch timed(&profile::Counters::gemm_seconds);  // bench_train --profile
+    profile::count_gemm(2.0 * double(batch) * double(M) * double(N) * double(K));
+    if (K <= 0) {  // an empty sum: C = 0 (or the bias in every row), or C unchanged when accumulating
+        if (!accumulate)
+            for (int64_t b = 0; b < batch; ++b)
+                for (int64_t i = 0; i < M; ++i) {
+                    double* c = C + b * stride_c + i * ldc;
+                    if (bias)
+                        std::copy_n(bias, N, c);
+                    else
+                        std::fill_n(c, N, 0.0);
+                }
+        return;
+    }
+    if (batch == 1 && !trans_a && trans_b && M <= kTransposeRows && 2 * M <= N && K >= KC) {
+        transposed_product(M, N, K, A, lda, B, ldb, C, ldc, accumulate, bias);
+        return;
+    }
+    split_between_threads(trans_a, trans_b, batch, M, N, K, A, lda, stride_a, B, ldb, stride_b, C, ldc, stride_c,
+                          accumulate, bias);
 }
 
 }  // namespace ag::kernels

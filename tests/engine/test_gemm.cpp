@@ -287,3 +287,41 @@ TEST_CASE("gemm and gemm_batched are bitwise equal for 1 and 2 threads", "[engin
     }
     CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(double)) == 0);
 }
+
+TEST_CASE("a few rows times a transposed B, computed as Cᵀ, are bitwise those rows of a taller product",
+          "[engine][gemm][threads]") {
+    // Y = X·Wᵀ with at most 64 rows, at least twice as many columns and
+    // K >= 256 (lesson 01's batches of 20 digits) is computed as
+    // Yᵀ = W·Xᵀ. Each of its elements must still be the one the usual way
+    // computes: rows 0 … M-1 of the same product with 80 more rows (which
+    // goes the usual way) must be the same to the bit, with a bias, onto C
+    // (accumulate) or over it, at 1 and 2 threads, and C's padding
+    // (ldc > N) must keep its numbers.
+    ag::Generator gen(36);
+    int cases = 0;
+    for (const int64_t M : {1, 4, 20, 64})
+        for (const int64_t N : {128, 257})
+            for (const int64_t K : {256, 784})
+                for (int mode = 0; mode < 3; ++mode) {  // plain, bias, accumulate
+                    const int64_t tall = M + 80, ldc = N + 3;
+                    const auto A = make_matrix(tall, K, K, gen, 0.0);    // X: its first M rows, or all
+                    const auto W = make_matrix(N, K, K + 1, gen, kNaN);  // op(B) = Wᵀ, ldb = K + 1
+                    const auto bias = make_matrix(1, N, N, gen, 0.0);
+                    const auto start = make_matrix(tall, N, ldc, gen, kSentinel);  // C before, and its padding
+                    const double* b = mode == 1 ? bias.data() : nullptr;
+                    std::vector<double> expected = start;
+                    ag::kernels::gemm(false, true, tall, N, K, A.data(), K, W.data(), K + 1, expected.data(), ldc,
+                                      mode == 2, b);
+                    expected.resize(static_cast<std::size_t>(M * ldc));
+                    for (const int threads : {1, 2}) {
+                        const ag::ThreadCountGuard use(threads);
+                        std::vector<double> C(start.begin(), start.begin() + M * ldc);
+                        ag::kernels::gemm(false, true, M, N, K, A.data(), K, W.data(), K + 1, C.data(), ldc, mode == 2,
+                                          b);
+                        CAPTURE(M, N, K, mode, threads);
+                        REQUIRE(std::memcmp(C.data(), expected.data(), C.size() * sizeof(double)) == 0);
+                    }
+                    ++cases;
+                }
+    CHECK(cases == 48);
+}
