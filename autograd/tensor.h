@@ -163,13 +163,12 @@ inline const Shape& Tensor::shape() const {
     return impl_->shape;
 }
 inline int64_t Tensor::dim() const { return static_cast<int64_t>(shape().size()); }
-// Every tensor's shape passed numel_of's check when it was made, so the
-// product fits; unsigned arithmetic keeps it defined for a shape with a 0
-// whose other sizes multiply past 2^63 (the 0 makes it 0 all the same).
+// Every tensor's shape passed numel_of's check when it was made (its sizes
+// other than 0 multiply to less than 2^63), so every partial product fits.
 inline int64_t Tensor::numel() const {
-    uint64_t n = 1;
-    for (const int64_t s : shape()) n *= static_cast<uint64_t>(s);
-    return static_cast<int64_t>(n);
+    int64_t n = 1;
+    for (const int64_t s : shape()) n *= s;
+    return n;
 }
 inline double* Tensor::data() {
     if (!impl_) throw_undefined();

@@ -124,7 +124,7 @@ private:
 
 thread_local PackBuffer a_buffer;
 thread_local PackBuffer b_buffer;
-thread_local PackBuffer c_buffer;  // Cᵀ of a product computed the other way round (gemm_batched)
+thread_local PackBuffer c_buffer;  // Cᵀ of a product computed the other way round (transposed_product)
 
 // One vector register of doubles (GCC's and Clang's vector extension), and
 // half of one (for the narrowest edge strips, see edge_tile).
@@ -465,7 +465,8 @@ void split_between_threads(bool trans_a, bool trans_b, int64_t batch, int64_t M,
 // costs a few ns an element of C, repaid only when N is well above M and
 // the sum long (K >= KC): Zen 4, 1 thread, 20 rows, Y = X·Wᵀ 784 → 256
 // 45.8 → 52.0 GFLOP/s and 256 → 784 44.6 → 50.4 (at 32 × 192, K = 64 it
-// would lose 15 %).
+// would lose 15 %). Up to 64 rows: at 64 × 256, K = 256 the two ways tie,
+// and more rows repay the packing of op(B) (a training shard's 164).
 constexpr int64_t kTransposeRows = 64;
 
 void transposed_product(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb,
