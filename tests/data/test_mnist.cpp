@@ -11,10 +11,10 @@
 #include <stdexcept>
 #include <string>
 
-#include <unistd.h>
 #include <zlib.h>
 
 #include "catch.h"
+#include "scratch.h"
 
 #include "data/mnist.h"
 
@@ -27,18 +27,6 @@ const mnist::Digits& digits() {
     static const mnist::Digits d = mnist::load();
     return d;
 }
-
-// A fresh directory for one test case, removed when the case ends.
-struct TempDir {
-    fs::path path;
-    explicit TempDir(const std::string& name)
-        : path(fs::temp_directory_path() / ("mnist_" + name + "_" + std::to_string(getpid()))) {
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 void write_gz(const std::string& path, const std::string& bytes) {
     gzFile f = gzopen(path.c_str(), "wb");
@@ -155,7 +143,7 @@ TEST_CASE("mnist: balanced_rows draws n/10 of every digit, seeded", "[data][mnis
 }
 
 TEST_CASE("mnist: small well-formed files load, scaled by 1/255", "[data][mnist]") {
-    const TempDir dir("good");
+    const test::ScratchDir dir("mnist_good");
     write_gz(dir.file("i.gz"), images_idx(3, 2, 5));
     write_gz(dir.file("l.gz"), labels_idx(std::string("\x07\x00\x09", 3)));
     const mnist::Digits d = mnist::load(dir.file("i.gz"), dir.file("l.gz"));
@@ -167,7 +155,7 @@ TEST_CASE("mnist: small well-formed files load, scaled by 1/255", "[data][mnist]
 }
 
 TEST_CASE("mnist: every damaged file is refused in one line naming the file", "[data][mnist][errors]") {
-    const TempDir dir("bad");
+    const test::ScratchDir dir("mnist_bad");
     const std::string good_images = images_idx(3, 2, 5), good_labels = labels_idx(std::string("\x01\x02\x03", 3));
     struct Case {
         const char* name;
@@ -211,7 +199,7 @@ TEST_CASE("mnist: every damaged file is refused in one line naming the file", "[
 }
 
 TEST_CASE("mnist: a missing file, a directory, damaged gzip data", "[data][mnist][errors]") {
-    const TempDir dir("gzip");
+    const test::ScratchDir dir("mnist_gzip");
     const std::string labels = mnist::default_labels_path();
     CHECK_THROWS_WITH(mnist::load(dir.file("nowhere.gz"), labels),
                       Contains("nowhere.gz") && Contains("no such file") && Contains("git checkout"));

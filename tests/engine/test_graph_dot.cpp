@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "catch.h"
+#include "scratch.h"
 
 #include "autograd/autograd.h"
 #include "tests/occurrences.h"
@@ -52,11 +53,9 @@ TEST_CASE("Graphviz reads what to_dot writes (when it is installed)", "[engine][
     ag::Generator gen(1);
     const Tensor w = Tensor::randn({3, 3}, gen, 0.0, 1.0, true).set_name("W");
     const std::string dot = ag::to_dot(ag::relu(w.matmul(w)).sum(), "loss");
-    const auto dir = std::filesystem::temp_directory_path();
-    const auto in = dir / "ag_to_dot_test.dot", out = dir / "ag_to_dot_test.svg";
+    const test::ScratchDir dir("dot");
+    const auto in = dir.path / "graph.dot", out = dir.path / "graph.svg";
     std::ofstream(in) << dot;
     REQUIRE(std::system(("dot -Tsvg " + in.string() + " -o " + out.string()).c_str()) == 0);
     CHECK(std::filesystem::file_size(out) > 200);
-    std::filesystem::remove(in);
-    std::filesystem::remove(out);
 }

@@ -18,18 +18,15 @@
 
 #include <nlohmann/json.hpp>
 #include "catch.h"
+#include "scratch.h"
 
 #include "grading.h"
 
 namespace {
 
-std::filesystem::path scratch_path(const std::string& name) {
-    return std::filesystem::temp_directory_path() / ("grading_tests_" + std::to_string(::getpid()) + "_" + name);
-}
-
+// An empty directory that stays until the test process ends.
 std::filesystem::path scratch(const std::string& name) {
-    const auto path = scratch_path(name);
-    std::filesystem::remove_all(path);
+    const auto path = test::scratch_path(name);
     std::filesystem::create_directories(path);
     return path;
 }
@@ -140,7 +137,7 @@ TEST_CASE("printing or allocating without end is stopped with a message", "[grad
     CHECK(print.status == grading::Status::failed);
     CHECK_THAT(print.why, Catch::Contains("printed too much") && Catch::Contains("fake prints without end") &&
                               Catch::Contains("1 MiB"));
-    CHECK(std::filesystem::file_size(scratch_path("print") / "log") <= (2 << 20));
+    CHECK(std::filesystem::file_size(test::scratch_root() / "print" / "log") <= (2 << 20));
 
     small.memory_bytes = 256 << 20;
     const grading::Result memory = run("[memory]", small);

@@ -1,7 +1,6 @@
 #pragma once
 // Helpers for the lesson tests: scratch files, running a lesson as its
 // program would (argv in, exit status out) or into a Report kept in memory.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -12,18 +11,11 @@
 #include <vector>
 
 #include "catch.h"
+#include "scratch.h"
 
 #include "lessons/common/lesson.h"
 
 namespace test {
-
-// A fresh path in the temp directory, unique to this process.
-inline std::filesystem::path scratch_path(const std::string& name) {
-    const auto path =
-        std::filesystem::temp_directory_path() / ("lesson_tests_" + std::to_string(::getpid()) + "_" + name);
-    std::filesystem::remove_all(path);
-    return path;
-}
 
 inline std::string read_text(const std::filesystem::path& path) {
     std::ifstream file(path);

@@ -2,7 +2,6 @@
 // book: whole files or none, a temporary file of its own, nothing left
 // behind, and targets that a rename would destroy refused.
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "catch.h"
+#include "scratch.h"
 
 #include "nn/atomic_file.h"
 
@@ -19,19 +19,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct ScratchDir {
-    ScratchDir() : path(fs::temp_directory_path() / ("nn_atomic_file_test_" + std::to_string(::getpid()))) {
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~ScratchDir() { fs::remove_all(path); }
-    std::vector<std::string> files() const {
-        std::vector<std::string> names;
-        for (const auto& entry : fs::directory_iterator(path)) names.push_back(entry.path().filename().string());
-        return names;
-    }
-    fs::path path;
-};
+// The names in a directory, sorted.
+std::vector<std::string> names_in(const fs::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
 
 std::string read_text(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -41,17 +35,17 @@ std::string read_text(const fs::path& path) {
 }  // namespace
 
 TEST_CASE("write_file_atomically: the pieces in order, over the old file, nothing left behind", "[nn][atomic_file]") {
-    ScratchDir dir;
+    const test::ScratchDir dir("atomic_file");
     const fs::path path = dir.path / "out.txt";
     nn::write_file_atomically(path, {"old"});
     nn::write_file_atomically(path, {"one ", "", "two"}, nn::Sync::Yes);
     CHECK(read_text(path) == "one two");
-    CHECK(dir.files() == std::vector<std::string>{"out.txt"});
+    CHECK(names_in(dir.path) == std::vector<std::string>{"out.txt"});
 }
 
 TEST_CASE("write_file_atomically: a target it cannot write is refused, naming it, and nothing is destroyed",
           "[nn][atomic_file]") {
-    ScratchDir dir;
+    const test::ScratchDir dir("atomic_file");
     const fs::path nowhere = dir.path / "no" / "such" / "x.txt";
     CHECK_THROWS_WITH(nn::write_file_atomically(nowhere, {"x"}),
                       "cannot create a temporary file next to '" + nowhere.string() + "': No such file or directory");
@@ -69,7 +63,5 @@ TEST_CASE("write_file_atomically: a target it cannot write is refused, naming it
     }
     CHECK(fs::is_directory(sub));
     CHECK(fs::is_fifo(fifo));
-    std::vector<std::string> files = dir.files();
-    std::sort(files.begin(), files.end());
-    CHECK(files == std::vector<std::string>{"fifo", "sub"});
+    CHECK(names_in(dir.path) == std::vector<std::string>{"fifo", "sub"});
 }

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
 #include "catch.h"
+#include "scratch.h"
 
 #include "engine/helpers.h"
 #include "nn/checkpoint.h"
@@ -41,20 +41,6 @@ struct Tiny : nn::Module {
     }
     Tensor a, bias;
     std::shared_ptr<TinyChild> child;
-};
-
-// A fresh directory under the system's temp directory, removed at the end.
-struct TempDir {
-    TempDir() {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("nn_checkpoint_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-    fs::path path;
 };
 
 std::string read_bytes(const std::string& path) {
@@ -118,7 +104,7 @@ bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
 }  // namespace
 
 TEST_CASE("checkpoint: a module round-trips bit for bit, with names and metadata", "[nn][checkpoint]") {
-    TempDir dir;
+    const test::ScratchDir dir("checkpoint");
     const std::string path = dir.file("tiny.safetensors");
     Tiny saved(1);
     // Values that a decimal format would mangle: -0, the smallest
@@ -167,7 +153,7 @@ TEST_CASE("checkpoint: a module round-trips bit for bit, with names and metadata
 
 TEST_CASE("checkpoint: a file written by hand byte for byte loads, and save writes the same bytes",
           "[nn][checkpoint]") {
-    TempDir dir;
+    const test::ScratchDir dir("checkpoint");
     const std::string header = R"({"__metadata__":{"format":"pt"},)"
                                R"("x":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},)"
                                R"("y":{"dtype":"F64","shape":[],"data_offsets":[16,24]}})";
@@ -203,7 +189,7 @@ TEST_CASE("checkpoint: a file written by hand byte for byte loads, and save writ
 }
 
 TEST_CASE("checkpoint: save writes views row-major and refuses bad names", "[nn][checkpoint]") {
-    TempDir dir;
+    const test::ScratchDir dir("checkpoint");
     const std::string path = dir.file("t.safetensors");
     const Tensor m = Tensor::from({2, 3}, {1, 2, 3, 4, 5, 6});
     nn::save_safetensors(path, {{"mt", m.t()}});
@@ -222,7 +208,7 @@ TEST_CASE("checkpoint: save writes views row-major and refuses bad names", "[nn]
 }
 
 TEST_CASE("checkpoint: corrupt files are refused with a message naming the problem", "[nn][checkpoint]") {
-    TempDir dir;
+    const test::ScratchDir dir("checkpoint");
     const std::string good_path = dir.file("good.safetensors");
     nn::save_safetensors(good_path, {{"w", Tensor::from({2}, {1.0, 2.0})}, {"b", Tensor::scalar(3.0)}});
     const std::string good = read_bytes(good_path);
@@ -315,7 +301,7 @@ TEST_CASE("checkpoint: corrupt files are refused with a message naming the probl
 // nlohmann alone would keep a repeated key's last value: a checkpoint could
 // load as a model nobody saved.
 TEST_CASE("checkpoint: a key twice in the header or in the config metadata is refused, naming it", "[nn][checkpoint]") {
-    TempDir dir;
+    const test::ScratchDir dir("checkpoint");
     const std::string path = dir.file("twice.safetensors");
     for (const auto& [header, key] : std::vector<std::pair<std::string, std::string>>{
              {R"({"__metadata__":{"config":"{}","config":"{}"}})", "\"config\""},
@@ -338,7 +324,7 @@ TEST_CASE("checkpoint: a key twice in the header or in the config metadata is re
 
 TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tensors, changing nothing",
           "[nn][checkpoint]") {
-    TempDir dir;
+    const test::ScratchDir dir("checkpoint");
     const std::string path = dir.file("tiny.safetensors");
     Tiny source(1);
     nn::save(source, path);
@@ -386,7 +372,7 @@ TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tens
 // A bit flipped in the data section changes no structure: only the
 // checksum save writes into the metadata catches it.
 TEST_CASE("checkpoint: the data's CRC-32 is in the metadata, and a changed data byte is refused", "[nn][checkpoint]") {
-    TempDir dir;
+    const test::ScratchDir dir("checkpoint");
     const std::string path = dir.file("tiny.safetensors");
     Tiny saved(1);
     nn::save(saved, path, {{"model", "tiny"}});
@@ -408,7 +394,7 @@ TEST_CASE("checkpoint: the data's CRC-32 is in the metadata, and a changed data 
 
 TEST_CASE("checkpoint: NaN and infinite values are refused at load, naming the tensor and the index",
           "[nn][checkpoint]") {
-    TempDir dir;
+    const test::ScratchDir dir("checkpoint");
     const std::string path = dir.file("tiny.safetensors");
     for (const double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
         Tiny saved(1);
@@ -426,7 +412,7 @@ TEST_CASE("checkpoint: NaN and infinite values are refused at load, naming the t
 }
 
 TEST_CASE("checkpoint: zero-size tensors save and load", "[nn][checkpoint]") {
-    TempDir dir;
+    const test::ScratchDir dir("checkpoint");
     // By hand, as another writer would lay them out: empty ranges anywhere.
     const std::string path = dir.file("empty.safetensors");
     write_bytes(path, safetensors_file(R"({"e":{"dtype":"F64","shape":[0],"data_offsets":[0,0]},)"
@@ -481,7 +467,7 @@ TEST_CASE("checkpoint: load_into's error is one line however many tensors are wr
 // Two runs saving one file used to share the temporary file path + ".tmp":
 // one truncated or renamed away what the other was writing.
 TEST_CASE("checkpoint: save writes through a temporary file of its own", "[nn][checkpoint]") {
-    TempDir dir;
+    const test::ScratchDir dir("checkpoint");
     const std::string path = dir.file("shared.safetensors");
     write_bytes(path + ".tmp", "another writer's half-written file");
     nn::save_safetensors(path, {{"w", Tensor::from({2}, {1.0, 2.0})}});
