@@ -34,13 +34,15 @@
 // (a gradient check, and equal to the engine's); its graph keeping O(T·W)
 // numbers (4 times T keeps about 4 times as much; views of a T×T tensor
 // count in full) and needing O(T·W) memory at once (temporary tensors too,
-// e.g. a [T, T] mask sliced per chunk); the engine's fused attention never
-// run (not even under NoGradGuard or in the backward). A wrong output is
-// named when it matches a usual wrong turn at every size probed: a window of
-// W+1, W-1 or the slides' w/2+1 tokens, one without t itself, mask
-// transposed or two-sided, the previous chunk forgotten, query and key
-// swapped in a chunk, no or a 1/d scale, hidden scores set to 0 or their
-// weights zeroed after the softmax, no window.
+// e.g. a [T, T] mask sliced per chunk); its matrix products doing no more
+// than one W × 2W score block per chunk (counted from their FLOPs: a chunk
+// that also scores chunk b+1, or chunks of 2W queries, do more); the
+// engine's fused attention never run (not even under NoGradGuard or in the
+// backward). A wrong output is named when it matches a usual wrong turn at
+// every size probed: a window of W+1, W-1 or the slides' w/2+1 tokens, one
+// without t itself, mask transposed or two-sided, the previous chunk
+// forgotten, query and key swapped in a chunk, no or a 1/d scale, hidden
+// scores set to 0 or their weights zeroed after the softmax, no window.
 #include "exercises/ex15_sliding_window.h"
 
 #include "autograd/ops.h"

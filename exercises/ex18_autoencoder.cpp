@@ -29,25 +29,25 @@
 //   ag::Tensor encode_stack(layers, x)
 // Use engine ops (ops.h) so that gradients flow.
 //
-// Graded: new_layer draws nn::Autoencoder's numbers in its order (W, b, W',
-// b'; drawing b before W or the decoder with the bound 1/√in are named), all
-// four requiring grad; encode, decode and the loss equal nn::Autoencoder's
-// and the reference's on fixed weights, for N = 1 and in = hidden = 1 too,
-// and on an x that is a view (not contiguous) (a missing bias or sigmoid,
-// tied weights, a summed loss are named); encode and decode where W x + b is
-// in the thousands (the sigmoid saturates to 1 or 0, no NaN); a gradient
-// check of the loss w.r.t. all four parameters; train_step equals the
-// reference step for step, returns the loss before its update (the loss
-// after it is named), updates the layer's own tensors in place, leaves no
-// gradient on them after each step and x unchanged, and the loss decreases
-// over training; the stack's layer and output shapes, its layers and codes
-// equal the reference's (training layer 2 on x, or on the codes of layer 1
-// before its training, is named), layer 1 left as its own training made it,
-// no gradient left on any layer (the codes below are fixed) and every
+// Graded: new_layer draws nn::Autoencoder's numbers in its order (W, b, W', b';
+// drawing b before W or the decoder with the bound 1/√in are named), all four
+// requiring grad; encode, decode and the loss equal nn::Autoencoder's and the
+// reference's on fixed weights, for N = 1 and in = hidden = 1 too, and on an x
+// that is a view (not contiguous) (a missing bias or sigmoid, tied weights, a
+// summed loss are named); encode and decode where W x + b is in the thousands
+// (the sigmoid saturates to 1 or 0, no NaN), and their gradients there (0 where
+// saturated, no NaN); a gradient check of the loss w.r.t. all four parameters;
+// train_step equals the reference step for step, returns the loss before its
+// update (the loss after it is named), updates the layer's own tensors in
+// place, leaves no gradient on them after each step and x unchanged, and the
+// loss decreases over training; the stack's layer and output shapes, its layers
+// and codes equal the reference's (training layer 2 on x, or on the codes of
+// layer 1 before its training, is named), layer 1 left as its own training made
+// it, no gradient left on any layer (the codes below are fixed) and every
 // parameter still requiring grad (to be fine-tuned), the generator moved on
 // exactly as far as the reference's; one layer, no layer (widths = {in}) and
-// steps = 0; gradients of encode_stack's codes reaching every layer's W and
-// b (a gradient check) and no decoder, as fine-tuning the stack under a
+// steps = 0; gradients of encode_stack's codes reaching every layer's W and b
+// (a gradient check) and no decoder, as fine-tuning the stack under a
 // classifier needs.
 #include "exercises/ex18_autoencoder.h"
 

@@ -3,8 +3,8 @@
 // seeded random tensors, "the same tensor" with a message that shows the
 // worst element, one forward + backward on fresh leaves, gradcheck with its
 // findings in the failure message, and ways to look inside what a function
-// did: which ops it ran, what its graph keeps, how its backward reads a
-// gradient that is not contiguous.
+// did: which ops it ran, what its graph keeps, how much it multiplied, how
+// its backward reads a gradient that is not contiguous.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "autograd/autograd.h"
+#include "autograd/profile.h"
 #include "grading_checks.h"
 
 namespace grading {
@@ -185,6 +186,20 @@ inline int64_t peak_bytes_of(const std::function<void()>& f) {
     ag::reset_peak_memory();
     f();
     return static_cast<int64_t>(ag::memory_stats().peak_bytes) - static_cast<int64_t>(before.live_bytes);
+}
+
+// The FLOPs of the matrix products f ran on this thread, 2·M·N·K each
+// (ag::profile's count): how much a method multiplies, counted rather than
+// timed.
+inline double gemm_flops_of(const std::function<void()>& f) {
+    struct Counting {
+        const bool was = ag::profile::enabled();
+        Counting() { ag::profile::set_enabled(true); }
+        ~Counting() { ag::profile::set_enabled(was); }
+    } counting;
+    const double before = ag::profile::this_thread().gemm_flops;
+    f();
+    return ag::profile::this_thread().gemm_flops - before;
 }
 
 // Every gradient of `got` arrived and equals `want`'s; names[i] names input i.

@@ -3,8 +3,9 @@
 // engine for T = 1 … 50 and windows from 1 to wider than the sequence,
 // large scores, q, k, v given as views, their gradients, the O(T·W)
 // memory of their graph (counted in numbers kept, views included) and of
-// the whole forward and backward (the peak of tensor storage), and
-// ag::attention never run. A wrong output is diagnosed against the usual
+// the whole forward and backward (the peak of tensor storage), the work of
+// its products (no more than W × 2W scores a chunk), and ag::attention
+// never run. A wrong output is diagnosed against the usual
 // wrong turns (off-by-one windows, the slides' two-sided w, a window
 // without t itself, a forgotten previous chunk, query and key swapped, a
 // wrong scale, hidden scores set to 0 or their weights zeroed after the
@@ -16,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "exercises/ex15_sliding_window.h"
@@ -370,6 +372,35 @@ TEST_CASE("ex15 chunked_attention's gradients: a gradient check and the engine's
         std::vector<Tensor> leaves;
         for (const Tensor& t : qkv) leaves.push_back(grading::leaf(t));
         grading::check_gradients("dL/dq, dL/dk, dL/dv", student, leaves);
+    }
+}
+
+// §6.2 chunk b (W queries) scores only the keys of chunks b-1 and b: one
+// (≤ W) × (≤ 2W) block, whose scores q·kᵀ and weights·v cost 2·n·m·d FLOPs
+// each for an n × m block. Counted from the products the forward ran, so
+// every chunk may be a full W × 2W block (batched and padded, as lesson 04
+// does), but no more: a chunk that also scores chunk b+1 (every key there
+// is in its future), or chunks of 2W queries, do 1.3-1.5 times the work
+// here while their outputs are right.
+TEST_CASE("ex15 chunked_attention scores chunk b against chunks b-1 and b only: (≤ W) × (≤ 2W)") {
+    grading::Random rng(1515);
+    for (const auto& [T, W] : std::vector<std::pair<int64_t, int64_t>>{{64, 8}, {60, 8}, {45, 5}}) {
+        const int64_t d = 3, chunks = (T + W - 1) / W, allowed = chunks * W * 2 * W;
+        const Qkv x = random_qkv(rng, T, d);
+        Tensor out;
+        const double flops = grading::gemm_flops_of([&] { out = chunked(x.q, x.k, x.v, W); });
+        {
+            INFO("T = " << T << ", W = " << W << ", d = " << d << ": against ag::causal_attention with the window");
+            CHECK_TENSOR(out, engine(x.q, x.k, x.v, W), 1e-12);
+        }
+        const double scores = flops / (4.0 * static_cast<double>(d));
+        INFO("T = " << T << ", W = " << W << ", d = " << d << ": your matrix products did " << flops
+                    << " FLOPs, the work of " << scores << " scores (q·kᵀ and weights·v, 4·d FLOPs a score); " << chunks
+                    << " chunks of W queries, each scored against at most 2W keys, need at most " << allowed);
+        if (scores > static_cast<double>(allowed))
+            FAIL(
+                "more scores than the chunks need: cut the queries into chunks of W positions and score chunk b "
+                "only against the keys of chunks b-1 and b (a key of chunk b+1 is in every query's future)");
     }
 }
 

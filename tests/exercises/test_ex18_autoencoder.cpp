@@ -1,14 +1,14 @@
 // Exercise 18 · one autoencoder layer and greedy stacking (§2.4):
-// nn::Autoencoder's initialisation (diagnosing the order of the draws and
-// the decoder's bound), encode / decode / loss on fixed weights and on a
-// view of x (diagnosing a missing bias or sigmoid, tied weights, a summed
-// loss), a saturated sigmoid without NaN for large pre-activations, a
-// gradient check, training steps against the reference with no gradient
-// left behind, a decreasing loss, and the greedy stack: its shapes and
-// codes (diagnosing layer 2 trained on x or on an untrained layer 1's
-// codes), earlier layers fixed and free of gradients, the generator's
-// draws, one layer / no layer / no step, and gradients through the stacked
-// encoder for fine-tuning.
+// nn::Autoencoder's initialisation (diagnosing the order of the draws and the
+// decoder's bound), encode / decode / loss on fixed weights and on a view of x
+// (diagnosing a missing bias or sigmoid, tied weights, a summed loss), a
+// saturated sigmoid without NaN for large pre-activations, in the forward and
+// in the backward, a gradient check, training steps against the reference with
+// no gradient left behind, a decreasing loss, and the greedy stack: its shapes
+// and codes (diagnosing layer 2 trained on x or on an untrained layer 1's
+// codes), earlier layers fixed and free of gradients, the generator's draws,
+// one layer / no layer / no step, and gradients through the stacked encoder for
+// fine-tuning.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -194,7 +194,7 @@ TEST_CASE("ex18 encode, decode and the loss on fixed weights equal nn::Autoencod
     }
 }
 
-TEST_CASE("ex18 encode and decode saturate for large pre-activations (no NaN)") {
+TEST_CASE("ex18 encode and decode saturate for large pre-activations, and so do their gradients (no NaN)") {
     // Inputs of order ±10000 put W x + b far past ±709, where exp overflows a
     // double: the sigmoid is then 1 (or 0) and must be computed as such.
     ag::Generator gen(181);
@@ -217,8 +217,38 @@ TEST_CASE("ex18 encode and decode saturate for large pre-activations (no NaN)") 
     const ag::Tensor rec = ex18::decode(layer, big), want_rec = ae.decode(big);
     check_shape(rec, want_rec.shape(), "decode(z)");
     if (!grading::all_finite(rec)) FAIL("decode: " << overflow);
-    INFO("decode(z) with z uniform in ±3000: " << grading::tensor_diff(rec, want_rec));
-    CHECK(grading::same_tensor(rec, want_rec, 1e-12));
+    {
+        INFO("decode(z) with z uniform in ±3000: " << grading::tensor_diff(rec, want_rec));
+        CHECK(grading::same_tensor(rec, want_rec, 1e-12));
+    }
+
+    // Saturated, the slope σ(a)(1 - σ(a)) is 0, and so is the gradient.
+    // Written as 1 / (1 + exp(-a)), the forward gives σ = 0 for a < -709
+    // but its backward divides inf by inf: NaN, and one training step makes
+    // every weight NaN.
+    const ex18::Layer mine = copy_of(layer), theirs = copy_of(layer);
+    ag::sum(ex18::encode(mine, x)).backward();
+    ag::sum(ex18::decode(mine, big)).backward();
+    ag::sum(ref::encode(ref_layer_of(theirs), x)).backward();
+    ag::sum(ref::decode(ref_layer_of(theirs), big)).backward();
+    const std::vector<ag::Tensor> got = mine.parameters(), want = theirs.parameters();
+    const char* names[] = {"enc_weight (W)", "enc_bias (b)", "dec_weight (W')", "dec_bias (b')"};
+    for (size_t i = 0; i < 4; ++i) {
+        INFO(
+            "the gradient of Σ encode(x) (x as above) w.r.t. W and b, of Σ decode(z) (z as above) w.r.t. W' and "
+            "b': "
+            << names[i]);
+        if (!got[i].grad().defined())
+            FAIL("no gradient reached " << names[i] << ": build encode and decode from engine ops on the layer's "
+                                        << "own tensors");
+        if (!grading::all_finite(got[i].grad()))
+            FAIL(
+                "NaN or inf in the gradient where the sigmoid is saturated: its slope σ(a)(1 - σ(a)) is 0 there, "
+                "but the backward of 1 / (1 + exp(-a)) divides inf by inf for a < -709; ag::sigmoid's backward "
+                "uses σ(a) itself");
+        INFO(grading::tensor_diff(got[i].grad(), want[i].grad()));
+        CHECK(grading::same_tensor(got[i].grad(), want[i].grad(), 1e-12));
+    }
 }
 
 TEST_CASE("ex18 the loss's gradients: a gradient check w.r.t. W, b, W' and b'") {
