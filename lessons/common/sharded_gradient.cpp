@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <numeric>
 #include <stdexcept>
@@ -165,11 +166,12 @@ double ShardedGradient::forward_backward(const Tensor& ids, const Tensor& target
         // N_r = n its tokens: backward from the shard's mean with weight
         // N_r / N, and the shards' gradients add up to the batch's.
         const double share = static_cast<double>(n) / static_cast<double>(N);
-        {
-            const PhaseTimer timed(timing_ ? &timing_->backward[static_cast<size_t>(r)] : nullptr);
-            loss.backward(Tensor::scalar(share));
-        }
         losses[static_cast<size_t>(r)] = loss.item() * share;
+        // A loss that is NaN or infinite has no gradient to follow (backward()
+        // refuses it): the returned loss tells the caller, which stops.
+        if (!std::isfinite(loss.item())) return;
+        const PhaseTimer timed(timing_ ? &timing_->backward[static_cast<size_t>(r)] : nullptr);
+        loss.backward(Tensor::scalar(share));
     };
     // each shard's seconds so far, to find this call's slowest (timing_ only)
     std::vector<double> before(timing_ ? replicas_.size() : 0);

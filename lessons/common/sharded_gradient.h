@@ -109,7 +109,9 @@ public:
     // Packed sequences (nn::Packing): ids and targets [N], sequence b is
     // rows starts[b] … starts[b+1]-1. Adds d(mean token cross-entropy)/dθ
     // into every trainable parameter's .grad() (as backward() would) and
-    // returns the loss.
+    // returns the loss. A shard whose loss is NaN or infinite runs no
+    // backward, and the loss returned is then not finite: the caller stops
+    // (train_lm throws Diverged).
     double forward_backward(const ag::Tensor& ids, const ag::Tensor& targets, const std::vector<int64_t>& starts);
 
     // optimizer.step() the way the last forward_backward ran its shards:

@@ -160,6 +160,13 @@ TEST_CASE("train_lm: a run that diverges stops with Diverged at the step it show
                       Catch::StartsWith("training diverged at epoch 1, step 2 of 3: the loss is") &&
                           Catch::EndsWith("its perplexity inf"));
     CHECK_THROWS_AS(lessons::train_lm(model, first(corpora().train, 96), options), lessons::Diverged);
+
+    // lr 1e200: the second step's loss is NaN (inf - inf inside the
+    // softmax), which backward() refuses: Diverged still, not backward's
+    // error, so that farm_lm says what to do and exits 2.
+    nn::LanguageModel other(tiny(), 0);
+    options.lr = 1e200;
+    CHECK_THROWS_AS(lessons::train_lm(other, first(corpora().train, 96), options), lessons::Diverged);
 }
 
 // ---- perplexity ----------------------------------------------------------------
