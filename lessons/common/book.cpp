@@ -14,6 +14,7 @@
 #include "lessons/common/encode.h"
 #include "lessons/common/svg.h"
 #include "nn/atomic_file.h"
+#include "nn/json_strict.h"
 
 namespace lessons::book {
 namespace {
@@ -192,8 +193,7 @@ std::vector<LessonEntry> read_course(const fs::path& out_dir) {
     std::vector<fs::path> files;
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(out_dir, error))
-        if (entry.is_regular_file() && std::regex_match(entry.path().filename().string(), kReport))
-            files.push_back(entry.path());
+        if (std::regex_match(entry.path().filename().string(), kReport)) files.push_back(entry.path());
     std::sort(files.begin(), files.end());
 
     std::vector<LessonEntry> course;
@@ -201,7 +201,9 @@ std::vector<LessonEntry> read_course(const fs::path& out_dir) {
         LessonEntry lesson;
         lesson.name = file.stem().string();
         try {
-            const Json j = Json::parse(read_file(file));
+            // Never opened unless a regular file: a FIFO would block the read.
+            if (!fs::is_regular_file(file)) throw std::runtime_error("not a regular file");
+            const Json j = nn::parse_strict_json(read_file(file));
             lesson.title = j.value("title", "");
             lesson.section = j.value("section", "");
             const Json run = j.value("run", Json::object());
@@ -218,8 +220,9 @@ std::vector<LessonEntry> read_course(const fs::path& out_dir) {
                 lesson.parts.push_back(std::move(entry));
             }
             lesson.readable = true;
-        } catch (const std::exception&) {
+        } catch (const std::exception& e) {
             lesson.parts.clear();
+            lesson.unreadable_because = e.what();
         }
         course.push_back(std::move(lesson));
     }

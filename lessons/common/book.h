@@ -31,7 +31,8 @@ struct LessonEntry {
     std::string name, title, section;  // "02_rope", …, "§4 RoPE"
     std::string started;               // when it last ran (UTC)
     double seconds = 0;
-    bool readable = false;  // false: the file does not parse
+    bool readable = false;           // false: not a regular file, or not a report (strict JSON)
+    std::string unreadable_because;  // then why
     struct Part {
         int number = 0;
         std::string section;

@@ -1,6 +1,8 @@
 // The lesson book (lessons/common/book.h): a report's items in order, its
 // claims, the terminal's wrapping, and the HTML pages (structure, escaping,
 // figures inline, the course page from the reports in a folder).
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -197,4 +199,23 @@ TEST_CASE("book: the README's findings table is made from the reports' claims", 
     CHECK(lessons::book::with_findings(updated, table) == updated);  // idempotent
     CHECK_THROWS_WITH(lessons::book::with_findings("no markers", table), Contains("findings markers are missing"));
     std::filesystem::remove_all(out);
+}
+
+TEST_CASE("book: a report that is not a regular file or repeats a key does not read, and says why", "[lessons][book]") {
+    // tools/findings refuses to write the README's table then: the
+    // lesson's rows would vanish from it. A FIFO is never opened (the read
+    // would block); a repeated key would let one claim hide another.
+    const auto out = test::scratch_path("book_unreadable");
+    std::filesystem::create_directories(out);
+    Recorded r;
+    lessons::book::write_pages(r.report, out);
+    REQUIRE(::mkfifo((out / "03_gqa.json").c_str(), 0600) == 0);
+    test::write_text(out / "04_sliding_window.json", R"({"title": "a", "title": "b", "parts": {}})");
+    const auto course = lessons::book::read_course(out);
+    REQUIRE(course.size() == 3);
+    CHECK(course[0].readable);
+    CHECK_FALSE(course[1].readable);
+    CHECK(course[1].unreadable_because == "not a regular file");
+    CHECK_FALSE(course[2].readable);
+    CHECK_THAT(course[2].unreadable_because, Contains("duplicate key \"title\""));
 }

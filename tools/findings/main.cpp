@@ -4,8 +4,9 @@
 //   build/release/tools/findings/findings [--out DIR] [--readme FILE]
 //
 // Run it after a full run of the lessons; it rewrites the lines between the
-// README's findings markers. No report with a claim in DIR, or no markers:
-// one line on stderr, exit status 2, the README untouched.
+// README's findings markers. No report with a claim in DIR, a report that
+// does not read (its rows would vanish from the table), or no markers: one
+// line on stderr, exit status 2, the README untouched.
 #include <fstream>
 #include <sstream>
 
@@ -19,9 +20,16 @@ int main(int argc, char** argv) {
     std::string out = "out", readme = "README.md";
     CLI::App app("The README's findings table from the lessons' reports", "findings");
     app.add_option("--out", out, "the lessons' output folder (default out)")->check(CLI::ExistingDirectory);
-    app.add_option("--readme", readme, "the file to update (default README.md)")->check(CLI::ExistingFile);
+    app.add_option("--readme", readme, "the file to update (default README.md)")
+        ->check(CLI::ExistingFile & lessons::output_file());
     if (const auto status = lessons::parse_command_line(app, argc, argv, "findings")) return *status;
     const auto course = lessons::book::read_course(out);
+    for (const auto& lesson : course)
+        if (!lesson.readable) {
+            fmt::print(stderr, "findings: {}/{}.json is not a lesson report ({}): run lesson {} again\n", out,
+                       lesson.name, lesson.unreadable_because, lesson.name.substr(0, 2));
+            return 2;
+        }
     size_t claims = 0;
     for (const auto& lesson : course)
         for (const auto& part : lesson.parts) claims += part.claims.size();
