@@ -9,6 +9,8 @@
 //
 // Exit status: 0 when every graded exercise passed, 1 otherwise, 2 on bad
 // arguments. Logs of each build and run are in <build>/grade-logs/.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -268,9 +270,10 @@ int main(int argc, char** argv) {
                                   ->type_name("MIB")
                                   ->transform(lessons::positive_number(1e6));
     app.add_flag("--no-build", no_build, "run the test programs as they are");
-    app.add_option("--programs", programs, "where the exNN_tests programs are (default: this build's)")
-        ->type_name("DIR")
-        ->check(CLI::ExistingDirectory);
+    CLI::Option* programs_flag =
+        app.add_option("--programs", programs, "where the exNN_tests programs are (default: this build's)")
+            ->type_name("DIR")
+            ->check(CLI::ExistingDirectory);
     // For CI, which proves the tests mean something; one at a time.
     CLI::Option* not_started = app.add_flag("--expect-not-started", expect_not_started,
                                             "exit 0 only if every exercise is \"not started\" (the untouched stubs)");
@@ -304,6 +307,13 @@ int main(int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
         return bad(e.what());
     }
+    // A folder without the programs is a wrong argument, not the student's failure.
+    if (*programs_flag)
+        for (const grading::Exercise& e : chosen)
+            if (const auto program = std::filesystem::path(programs) / (e.id() + "_tests");
+                !std::filesystem::is_regular_file(program) || ::access(program.c_str(), X_OK) != 0)
+                return bad("--programs: " + programs + " has no test program " + e.id() +
+                           "_tests (they are in <build>/tests/exercises)");
     const std::filesystem::path logs = std::filesystem::path(GRADE_BUILD_DIR) / "grade-logs";
     std::filesystem::create_directories(logs);
     if (!mutants.empty() || !attempts.empty()) {

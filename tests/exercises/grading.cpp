@@ -82,6 +82,9 @@ std::vector<Exercise> select(const std::vector<std::string>& args) {
         };
         const bool numeric = is_number(lo) && is_number(hi);
         bool found = false;
+        if (arg.empty())  // part of every name: not what anyone means
+            throw std::invalid_argument(
+                "an empty exercise name (give a number 1-18, ex07, a range 3-9, or part of a name such as rope)");
         for (const Exercise& e : exercises()) {
             const bool match = numeric ? std::stoi(lo) <= e.number && e.number <= std::stoi(hi)
                                        : e.name.find(arg) != std::string::npos;

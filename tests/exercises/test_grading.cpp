@@ -257,7 +257,10 @@ TEST_CASE("grade: a bad argument is one line naming it, exit status 2", "[gradin
         {"--mutants " + source + "/tests/exercises/mutants.txt --attempts " + source + "/tests/exercises/attempts",
          "--mutants excludes --attempts"},
         {"--expect-not-started --attempts " + source + "/tests/exercises/attempts", "excludes"},
-        {"nonsense", "no exercise matches 'nonsense'"}};
+        {"nonsense", "no exercise matches 'nonsense'"},
+        {"''", "an empty exercise name"},  // would match every name
+        // a folder without the test programs: not the student's failure
+        {"--programs " + fifo_dir.string() + " 1", "has no test program ex01_tests"}};
     for (const auto& [args, says] : cases) {
         const GradeRun r = run_grade("--no-build " + args);
         INFO("grade --no-build " << args << "\nstderr: " << r.err);
