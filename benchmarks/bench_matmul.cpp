@@ -15,6 +15,7 @@
 // 1e-12 (relative to the largest |C|) and is bitwise the same with 1 and 2
 // threads; it prints a line for any failure and exits with status 1.
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -30,6 +31,7 @@
 #include "autograd/engine.h"
 #include "autograd/kernels/gemm.h"
 #include "benchmarks/peak.h"
+#include "lessons/common/cli.h"
 #include "lessons/pretrain_finetune/digits_comparison.h"
 #include "nn/config.h"
 
@@ -133,7 +135,12 @@ bool verify(const Shape& s, Operands& o) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    CLI::App app(
+        "GFLOP/s of the engine's GEMM on the products the lessons make, at 1 and 2 threads, as a fraction of this "
+        "machine's measured FMA peak (and OpenBLAS's beside it when built with it). It takes no options.",
+        "bench_matmul");
+    if (const auto status = lessons::parse_command_line(app, argc, argv, "bench_matmul")) return *status;
     // First every product nn::Linear makes in training, as it makes it (W
     // is [out, in]: Y = X·Wᵀ, dX = dY·W, dW = dYᵀ·X), on one shard of a
     // batch (16 sentences, 164 rows, the mean of bench_train's epoch): GPT's
