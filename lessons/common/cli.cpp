@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <system_error>
 #include <thread>
@@ -37,6 +39,29 @@ bool takes_new_file(const fs::path& folder) {
     ::close(fd);
     ::unlink(probe.c_str());
     return true;
+}
+
+// What a lesson's --json must not replace, or "": its own model cache
+// (out/models/, the checkpoints and locks the lesson reads and writes), and
+// an existing file that does not hold JSON (a report written before starts
+// with '{'; a checkpoint or a data file named by mistake does not).
+std::string json_target_problem(const fs::path& json, const fs::path& out) {
+    std::error_code error;
+    const fs::path models = fs::weakly_canonical(fs::absolute(out) / "models", error);
+    const fs::path target = fs::weakly_canonical(fs::absolute(json), error);
+    if (std::mismatch(models.begin(), models.end(), target.begin(), target.end()).first == models.end())
+        return fmt::format("'{}' is in the lessons' model cache {}/: choose a file outside it", json.string(),
+                           (out / "models").string());
+    if (fs::is_regular_file(target, error)) {
+        std::ifstream in(target, std::ios::binary);
+        char c = 0;
+        while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {
+        }
+        if (in && c != '{')
+            return fmt::format("'{}' exists and does not hold JSON: --json replaces only a report written before",
+                               json.string());
+    }
+    return {};
 }
 
 // The lessons' command line, every flag declared once: the parser, the
@@ -101,6 +126,10 @@ ParsedOptions parse_options(const std::vector<std::string>& args, const CommandL
         std::string out = parsed.options.out;
         if (app->count("--out") == 0)
             if (const std::string problem = output_folder()(out); !problem.empty()) parsed.error = "--out: " + problem;
+        if (!parsed.options.json.empty() && parsed.error.empty())
+            if (const std::string problem = json_target_problem(parsed.options.json, parsed.options.out);
+                !problem.empty())
+                parsed.error = "--json: " + problem;
     } catch (const CLI::CallForHelp&) {
         parsed.options.help = true;
     } catch (const CLI::ParseError& e) {

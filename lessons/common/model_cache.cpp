@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/engine.h"
+#include "lessons/common/cli.h"
 #include "lessons/common/independent_runs.h"
 #include "nn/checkpoint.h"
 #include "nn/json_strict.h"
@@ -161,6 +162,15 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
     const std::string key = cache_key(config, init_seed, train, options);
 
     std::filesystem::create_directories(run.file.parent_path());
+    // An entry or lock that is not a regular file (a folder, a FIFO) would
+    // stop the run only when the trained model is saved: refuse it first.
+    for (const std::filesystem::path& path : {run.file, std::filesystem::path(run.file.string() + ".lock")})
+        if (std::error_code error;
+            std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error))
+            throw UsageError(
+                fmt::format("the model cache's {} exists and is not a regular file: remove it, or give "
+                            "another --out",
+                            path.string()));
     const EntryLock lock(run.file);
     std::error_code missing;
     if (std::filesystem::exists(run.file, missing)) {

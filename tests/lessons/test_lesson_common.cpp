@@ -279,6 +279,8 @@ TEST_CASE("run_lesson: an --out or --json that cannot be written is refused befo
     const auto plain = dir / "plain.txt", fifo = dir / "fifo";
     std::ofstream(plain) << "kept";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const auto out_with_cache = test::scratch_path("out_with_cache");
+    std::filesystem::create_directories(out_with_cache / "models");
     struct Case {
         std::vector<std::string> args;
         std::string says;
@@ -293,6 +295,10 @@ TEST_CASE("run_lesson: an --out or --json that cannot be written is refused befo
         {{"--json", (dir / "no" / "r.json").string()},
          "--json: the folder '" + (dir / "no").string() + "' does not exist"},
         {{"--json", "/proc/r.json"}, "--json: cannot write in the folder '/proc'"},
+        // an input of the lesson: its model cache, or a file that is not a report
+        {{"--out", out_with_cache.string(), "--json", (out_with_cache / "models" / "gpt.safetensors").string()},
+         "--json: '" + (out_with_cache / "models" / "gpt.safetensors").string() + "' is in the lessons' model cache"},
+        {{"--json", plain.string()}, "--json: '" + plain.string() + "' exists and does not hold JSON"},
     };
     for (const Case& c : cases) {
         std::vector<std::string> args{"--part", "1"};

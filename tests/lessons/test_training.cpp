@@ -2,6 +2,8 @@
 // training, perplexity as docs/farm_language.md defines it, the agreement test,
 // generation with and without the KV cache, the §2.8 classifier, and the
 // progress reporter. Tiny models keep it fast (d 16, one layer).
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "catch.h"
 
 #include "lesson_helpers.h"
+#include "lessons/common/cli.h"
 #include "lessons/common/evaluation.h"
 #include "lessons/common/model_cache.h"
 #include "lessons/common/progress.h"
@@ -631,6 +634,17 @@ TEST_CASE("cached_lm: a cache whose data bytes changed is corrupt: retrained to 
     CHECK(same_parameters(*again.model, *fresh.model));
     CHECK(setup.run(dir).from_cache);  // the file was rewritten
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cached_lm: an entry that is not a regular file is refused before any training", "[lessons][cache]") {
+    const auto dir = test::scratch_path("cache_fifo");
+    const CacheRun setup;
+    const auto fresh = setup.run(dir);
+    std::filesystem::remove(fresh.file);
+    REQUIRE(::mkfifo(fresh.file.c_str(), 0600) == 0);
+    CHECK_THROWS_AS(setup.run(dir), lessons::UsageError);  // a lesson's exit status 2
+    CHECK_THROWS_WITH(setup.run(dir), Catch::Contains("exists and is not a regular file"));
+    CHECK(std::filesystem::is_fifo(fresh.file));
 }
 
 // Two lessons sharing out/ used to race on the cache file's one temporary
