@@ -24,6 +24,8 @@ Json parse_strict_json(std::string_view text) {
         if (event == E::object_end) keys.pop_back();
         if (event == E::key && !keys.back().insert(parsed.get<std::string>()).second)
             throw std::invalid_argument(fmt::format("duplicate key {}", parsed.dump()));
+        if (event == E::key && keys.back().size() > kMaxJsonKeys)
+            throw std::invalid_argument(fmt::format("an object with more than {} keys", kMaxJsonKeys));
         return true;
     };
     try {
