@@ -6,6 +6,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -36,6 +38,12 @@ constexpr uint64_t kMaxHeader = 100'000'000;
 // with its standard library: zlib.crc32(data) == int(meta["data_crc32"], 16).
 // A checksum, not a signature: it finds damage, not a deliberate edit.
 constexpr const char* kChecksumKey = "data_crc32";
+// The same for the rest of the metadata (a model's config among it: a flipped
+// bit there can make another valid model, "window":0 read as 8): the CRC-32
+// of every other entry in key order, each as key NUL value NUL. In Python:
+// zlib.crc32(b"".join(k.encode() + b"\0" + v.encode() + b"\0" for k, v in
+// sorted(meta.items()) if k not in ("data_crc32", "metadata_crc32"))).
+constexpr const char* kMetadataChecksumKey = "metadata_crc32";
 
 namespace {
 
@@ -49,6 +57,15 @@ uint32_t crc32_of(const std::vector<std::string_view>& pieces) {
     return static_cast<uint32_t>(crc);
 }
 
+// The checksum of the metadata's entries other than the two checksums.
+uint32_t metadata_crc32(const std::map<std::string, std::string>& metadata) {
+    std::vector<std::string_view> pieces;
+    static const std::string nul(1, '\0');
+    for (const auto& [key, value] : metadata)
+        if (key != kChecksumKey && key != kMetadataChecksumKey) pieces.insert(pieces.end(), {key, nul, value, nul});
+    return crc32_of(pieces);
+}
+
 std::string_view bytes_of(const Tensor& t) {
     return {reinterpret_cast<const char*>(t.data()), static_cast<std::size_t>(t.numel()) * sizeof(double)};
 }
@@ -59,9 +76,10 @@ std::string_view bytes_of(const Tensor& t) {
 
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const std::map<std::string, std::string>& metadata) {
-    if (metadata.count(kChecksumKey))
-        throw std::invalid_argument(fmt::format(
-            "save_safetensors: metadata key '{}' is reserved: save writes the data's checksum there", kChecksumKey));
+    for (const char* reserved : {kChecksumKey, kMetadataChecksumKey})
+        if (metadata.count(reserved))
+            throw std::invalid_argument(
+                fmt::format("save_safetensors: metadata key '{}' is reserved: save writes a checksum there", reserved));
     Json header = {{"__metadata__", nullptr}};  // first, filled in once the checksum is known
     std::set<std::string> names;
     std::vector<Tensor> data;  // contiguous, in file order
@@ -81,6 +99,7 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
     for (const Tensor& t : data) data_bytes.push_back(bytes_of(t));
     std::map<std::string, std::string> with_checksum = metadata;
     with_checksum[kChecksumKey] = fmt::format("{:08x}", crc32_of(data_bytes));
+    with_checksum[kMetadataChecksumKey] = fmt::format("{:08x}", metadata_crc32(metadata));
     header["__metadata__"] = with_checksum;
     std::string text;
     try {
@@ -239,18 +258,27 @@ private:
         return e;
     }
 
-    // Verifies the data section against the checksum save wrote, when there
-    // is one (a file from another writer has none), and takes it out of the
-    // metadata: Checkpoint::metadata is what save was given.
+    // Verifies the data section and the metadata against the checksums save
+    // wrote, each when there is one (a file from another writer has none,
+    // one from before the metadata's checksum has only the data's), and
+    // takes them out of the metadata: Checkpoint::metadata is what save was
+    // given.
     void check_checksum(std::map<std::string, std::string>& metadata) const {
-        const auto found = metadata.find(kChecksumKey);
-        if (found == metadata.end()) return;
-        const std::string& recorded = found->second;
-        if (recorded.size() != 8 || recorded.find_first_not_of("0123456789abcdef") != std::string::npos)
-            fail(fmt::format("__metadata__ {} is {}, not 8 hex digits", kChecksumKey, Json(recorded).dump()));
-        if (fmt::format("{:08x}", crc32_of({std::string_view(bytes_).substr(data_begin_)})) != recorded)
+        const auto recorded = [&](const char* key) -> std::optional<std::string> {
+            const auto found = metadata.find(key);
+            if (found == metadata.end()) return std::nullopt;
+            const std::string value = found->second;
+            if (value.size() != 8 || value.find_first_not_of("0123456789abcdef") != std::string::npos)
+                fail(fmt::format("__metadata__ {} is {}, not 8 hex digits", key, Json(value).dump()));
+            return value;
+        };
+        const std::optional<std::string> data = recorded(kChecksumKey), rest = recorded(kMetadataChecksumKey);
+        if (rest && fmt::format("{:08x}", metadata_crc32(metadata)) != *rest)
+            fail("checksum mismatch: the metadata was changed after it was written");
+        if (data && fmt::format("{:08x}", crc32_of({std::string_view(bytes_).substr(data_begin_)})) != *data)
             fail("checksum mismatch: the data was changed after it was written");
-        metadata.erase(found);
+        metadata.erase(kChecksumKey);
+        metadata.erase(kMetadataChecksumKey);
     }
 
     // A NaN or an infinity is no trained weight: it turns every output it

@@ -32,14 +32,15 @@ namespace nn {
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 // Writes the tensors in the order given, and the CRC-32 of their bytes into
-// the metadata ("data_crc32", 8 hex digits: zlib.crc32 in Python), through
-// nn::write_file_atomically (a temporary file of this save's own, fsynced,
-// renamed over `path` once complete): a crash leaves either the old file or
-// the new one, never half of one, and two saves of one file at once never
-// share a temporary file.
+// the metadata ("data_crc32", 8 hex digits: zlib.crc32 in Python) with the
+// CRC-32 of the other metadata entries ("metadata_crc32", docs/models.md),
+// through nn::write_file_atomically (a temporary file of this save's own,
+// fsynced, renamed over `path` once complete): a crash leaves either the old
+// file or the new one, never half of one, and two saves of one file at once
+// never share a temporary file.
 // Throws std::runtime_error on an I/O error or a target that is not a
 // regular file, std::invalid_argument on an empty, repeated or reserved
-// ("__metadata__") name, or a metadata key "data_crc32".
+// ("__metadata__") name, or a metadata key "data_crc32" or "metadata_crc32".
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const std::map<std::string, std::string>& metadata = {});
 
@@ -53,10 +54,11 @@ struct Checkpoint {
 // and the problem: missing or short file, header length past the end,
 // malformed JSON (a key twice in one object too), a bad tensor entry,
 // another dtype, offsets that do not match the shape, overlap, run past the
-// end (a truncated file) or leave bytes unaccounted for, data whose CRC-32
-// is not the one save recorded in the metadata (key "data_crc32", checked
-// when present, and not in the returned metadata), and a NaN or an
-// infinity, naming the tensor and the index. Zero-size tensors load.
+// end (a truncated file) or leave bytes unaccounted for, data or metadata
+// whose CRC-32 is not the one save recorded (keys "data_crc32" and
+// "metadata_crc32", each checked when present, neither in the returned
+// metadata), and a NaN or an infinity, naming the tensor and the index.
+// Zero-size tensors load.
 Checkpoint load_safetensors(const std::string& path);
 
 // save_safetensors of m.named_parameters().

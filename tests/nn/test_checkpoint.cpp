@@ -175,14 +175,16 @@ TEST_CASE("checkpoint: a file written by hand byte for byte loads, and save writ
     CHECK_TENSOR(ckpt.tensors[1].second, {}, {0.25}, 0.0);
 
     // Our writer: the same header with the data's CRC-32 (Python's
-    // zlib.crc32 of the 24 data bytes is 0xa37a65dd) first in the metadata,
-    // 164 bytes padded with 4 spaces to 168 = 0xA8.
+    // zlib.crc32 of the 24 data bytes is 0xa37a65dd) first in the metadata
+    // and the rest's last (zlib.crc32(b"format\0pt\0") is 0x68e5a7ae): 192
+    // bytes = 0xC0, a multiple of 8 already.
     nn::save_safetensors(dir.file("ours.safetensors"),
                          {{"x", Tensor::from({2}, {1.5, -2.0})}, {"y", Tensor::scalar(0.25)}}, {{"format", "pt"}});
     const std::string ours = read_bytes(dir.file("ours.safetensors"));
     std::string with_crc = header;
     with_crc.insert(header.find("\"format\""), R"("data_crc32":"a37a65dd",)");
-    const std::string expected = std::string("\xA8\x00\x00\x00\x00\x00\x00\x00", 8) + with_crc + "    " + data;
+    with_crc.insert(with_crc.find("\"pt\"") + 4, R"(,"metadata_crc32":"68e5a7ae")");
+    const std::string expected = std::string("\xC0\x00\x00\x00\x00\x00\x00\x00", 8) + with_crc + data;
     CHECK(ours == expected);
     // It loads with the metadata it was given: the checksum belongs to the file.
     CHECK(nn::load_safetensors(dir.file("ours.safetensors")).metadata == ckpt.metadata);
@@ -371,7 +373,8 @@ TEST_CASE("checkpoint: load_into refuses missing, unexpected and mis-shaped tens
 
 // A bit flipped in the data section changes no structure: only the
 // checksum save writes into the metadata catches it.
-TEST_CASE("checkpoint: the data's CRC-32 is in the metadata, and a changed data byte is refused", "[nn][checkpoint]") {
+TEST_CASE("checkpoint: the data's and the metadata's CRC-32 are in the metadata, and a changed byte is refused",
+          "[nn][checkpoint]") {
     const test::ScratchDir dir("checkpoint");
     const std::string path = dir.file("tiny.safetensors");
     Tiny saved(1);
@@ -386,8 +389,19 @@ TEST_CASE("checkpoint: the data's CRC-32 is in the metadata, and a changed data 
     CHECK(load_error(path) ==
           fmt::format("load_safetensors: '{}': checksum mismatch: the data was changed after it was written", path));
 
-    // The checksum is save's to write; a value that is not one is refused.
+    // So is a bit flipped in the metadata, where a model's config is: the
+    // metadata's own checksum catches it ("tiny" read as "tinz").
+    std::string renamed = good;
+    renamed[good.find("\"tiny\"") + 4] ^= 0x03;
+    write_bytes(path, renamed);
+    CHECK(
+        load_error(path) ==
+        fmt::format("load_safetensors: '{}': checksum mismatch: the metadata was changed after it was written", path));
+
+    // The checksums are save's to write; a value that is not one is refused.
     CHECK_THROWS_WITH(nn::save(saved, path, {{"data_crc32", "0"}}), Catch::Contains("'data_crc32' is reserved"));
+    CHECK_THROWS_WITH(nn::save(saved, path, {{"metadata_crc32", "0"}}),
+                      Catch::Contains("'metadata_crc32' is reserved"));
     write_bytes(path, safetensors_file(R"({"__metadata__":{"data_crc32":"xyz"}})", ""));
     CHECK_THAT(load_error(path), Catch::Contains("__metadata__ data_crc32 is \"xyz\", not 8 hex digits"));
 }
