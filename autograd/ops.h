@@ -55,7 +55,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 
 // ---- reductions (ops/reduce.cpp) -------------------------------------------
 Tensor sum(const Tensor& x);  // all -> []
-Tensor sum(const Tensor& x, const Shape& dims, bool keepdim = false);
+Tensor sum(const Tensor& x, const Shape& dims, bool keepdim = false);  // dims: one or more, each once
 Tensor mean(const Tensor& x);
 Tensor mean(const Tensor& x, const Shape& dims, bool keepdim = false);
 // Maxima carry no gradient: the result never requires grad.

@@ -14,6 +14,7 @@ using detail::Grads;
 namespace {
 
 void check_param(const char* op, const char* what, const Tensor& x, const Tensor& p) {
+    if (!x.defined() || !p.defined()) fail(op, "{} is an undefined tensor", x.defined() ? what : "the input");
     if (x.dim() == 0) fail(op, "needs at least 1 dim, got a scalar");
     if (p.dim() != 1 || p.size(0) != x.size(-1))
         fail(op, "{} of shape {} for input {} (needs [{}])", what, shape_str(p.shape()), shape_str(x.shape()),
@@ -38,6 +39,12 @@ Tensor column_dot(const Tensor& a, const Tensor& b, int64_t rows, int64_t d, con
     return out;
 }
 
+// eps keeps 1/sqrt(var + eps) finite for a constant row: a number >= 0 (a
+// negative or NaN one would turn such rows into NaN).
+void check_eps(const char* op, double eps) {
+    if (!(eps >= 0.0) || !std::isfinite(eps)) fail(op, "eps must be finite and >= 0, got {}", eps);
+}
+
 }  // namespace
 
 // LayerNorm: x̂ = (x - μ) r with r = 1/sqrt(var + eps); y = x̂ ⊙ w + b.
@@ -46,6 +53,7 @@ Tensor column_dot(const Tensor& a, const Tensor& b, int64_t rows, int64_t d, con
 Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
     check_param("layer_norm", "weight", x, weight);
     check_param("layer_norm", "bias", x, bias);
+    check_eps("layer_norm", eps);
     const int64_t d = x.size(-1), rows = x.numel() / std::max<int64_t>(d, 1);
     const Tensor xc = x.contiguous(), wc = detail::saved(weight), bc = bias.contiguous();
     Tensor y = empty(x.shape()), xhat = empty(x.shape()), rstd = empty({rows});
@@ -89,6 +97,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
 // no bias. Backward (per row):  dx = r (g⊙w - x r² mean(g⊙w⊙x)),  dw = Σ_rows g ⊙ x r.
 Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
     check_param("rms_norm", "weight", x, weight);
+    check_eps("rms_norm", eps);
     const int64_t d = x.size(-1), rows = x.numel() / std::max<int64_t>(d, 1);
     const Tensor xc = detail::saved(x), wc = detail::saved(weight);
     Tensor y = empty(x.shape()), rstd = empty({rows});

@@ -42,6 +42,9 @@ Tensor reduce_dim(const Tensor& x, int64_t d, double init, Fold fold) {
 // Dims to reduce, wrapped, unique, in descending order (so reducing one
 // does not renumber the others).
 std::vector<int64_t> reduce_dims(const char* op, const Tensor& x, const Shape& dims) {
+    // An empty list is no reduction at all here (PyTorch reads it as every
+    // dim): refused rather than guessed.
+    if (dims.empty()) fail(op, "no dims given for shape {}: {}(x) reduces over all of them", shape_str(x.shape()), op);
     std::set<int64_t, std::greater<>> unique;
     for (int64_t d : dims) {
         const int64_t w = detail::wrap_dim(op, d, x.shape());
@@ -126,7 +129,8 @@ Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
     const int64_t d = detail::wrap_dim("argmax", dim, x.shape());
     const int64_t n = x.shape()[static_cast<size_t>(d)];
     if (n == 0) fail("argmax", "over an empty dim of {}", shape_str(x.shape()));
-    // Move dim d last, then scan each row; the first maximum wins.
+    // Move dim d last, then scan each row; the first maximum wins, and a NaN
+    // is the maximum (as in max above, and PyTorch).
     Shape perm;
     for (int64_t i = 0; i < x.dim(); ++i)
         if (i != d) perm.push_back(i);
@@ -139,8 +143,8 @@ Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
     for (int64_t r = 0; r < count; ++r) {
         const double* p = rows.data() + r * n;
         int64_t best = 0;
-        for (int64_t j = 1; j < n; ++j)
-            if (p[j] > p[best]) best = j;
+        for (int64_t j = 1; j < n && !std::isnan(p[best]); ++j)
+            if (std::isnan(p[j]) || p[j] > p[best]) best = j;
         out.data()[r] = static_cast<double>(best);
     }
     return keepdim ? out : out.reshape(drop_dims(out_shape, {d}));

@@ -130,6 +130,9 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
 // cat: inputs laid end to end along dim; each gets back its slice of g.
 Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
     if (xs.empty()) fail("cat", "needs at least one tensor");
+    for (size_t i = 0; i < xs.size(); ++i)
+        if (!xs[i].defined()) fail("cat", "tensor {} of {} is undefined", i, xs.size());
+    if (xs[0].dim() == 0) fail("cat", "a scalar (shape []) has no dim to join along: stack makes [n] of scalars");
     const int64_t d = wrap_dim("cat", dim, xs[0].shape());
     Shape shape = xs[0].shape();
     int64_t total = 0;

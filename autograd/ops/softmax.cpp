@@ -133,6 +133,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, int64_t ignore
         t.push_back(ignored ? -1 : static_cast<int64_t>(v));
         count += ignored ? 0 : 1;
     }
+    if (t.empty()) fail("cross_entropy", "no targets: logits {} hold no row", shape_str(logits.shape()));
     if (count == 0) fail("cross_entropy", "every one of the {} targets is ignore_index {}", t.size(), ignore_index);
     const Tensor xc = detail::saved(logits);
     std::vector<double> row_loss(static_cast<size_t>(r.rows), 0.0);

@@ -66,6 +66,9 @@ TEST_CASE("errors: reductions", "[engine][errors][reduce]") {
     CHECK_INVALID(ag::sum(a, {2}), Contains("sum") && Contains("2"));
     CHECK_INVALID(ag::sum(a, {-3}), Contains("sum") && Contains("-3"));
     CHECK_INVALID(ag::sum(a, {1, 1}), Contains("sum") && Contains("1"));  // a dim listed twice
+    // no dims: PyTorch reads it as every dim, which sum(a) already is
+    CHECK_INVALID(ag::sum(a, {}), Contains("sum: no dims given for shape [2,3]"));
+    CHECK_INVALID(ag::mean(a, {}), Contains("mean: no dims given for shape [2,3]"));
     CHECK_INVALID(ag::mean(a, {5}), Contains("mean") && Contains("5"));
     CHECK_INVALID(ag::max(a, 2), Contains("max") && Contains("2"));
     CHECK_INVALID(ag::argmax(a, -3), Contains("argmax") && Contains("-3"));
@@ -98,6 +101,8 @@ TEST_CASE("errors: reshape transpose permute narrow", "[engine][errors][shape]")
 TEST_CASE("errors: cat and stack", "[engine][errors][shape]") {
     CHECK_INVALID(ag::cat({Z({2, 3}), Z({2, 4})}, 0), Contains("cat") && Contains("[2,3]") && Contains("[2,4]"));
     CHECK_INVALID(ag::cat({Z({2, 3}), Z({3})}, 0), Contains("cat") && Contains("[2,3]") && Contains("[3]"));
+    CHECK_INVALID(ag::cat({Z({2}), Tensor()}, 0), Contains("cat: tensor 1 of 2 is undefined"));
+    CHECK_INVALID(ag::cat({Tensor::scalar(1), Tensor::scalar(2)}, 0), Contains("cat: a scalar (shape []) has no dim"));
     CHECK_INVALID(ag::cat({Z({2, 3}), Z({2, 3})}, 2), Contains("cat") && Contains("2"));
     CHECK_INVALID(ag::cat({}, 0), Contains("cat"));
     CHECK_INVALID(ag::stack({Z({2, 3}), Z({3, 2})}, 0), Contains("stack") && Contains("[2,3]") && Contains("[3,2]"));
@@ -128,6 +133,8 @@ TEST_CASE("errors: softmax losses and norms", "[engine][errors][loss]") {
     CHECK_INVALID(ag::cross_entropy(logits, Tensor::from({2, 1}, {0, 1})),
                   Contains("cross_entropy") && Contains("[2,3]") && Contains("[2,1]"));
     CHECK_INVALID(ag::cross_entropy(logits, Tensor::from({2}, {0, 3})), Contains("cross_entropy") && Contains("3"));
+    CHECK_INVALID(ag::cross_entropy(Z({0, 3}), Z({0})),
+                  Contains("cross_entropy: no targets: logits [0,3] hold no row"));
     CHECK_INVALID(ag::cross_entropy(logits, Tensor::from({2}, {-1, 0})), Contains("cross_entropy") && Contains("-1"));
     CHECK_INVALID(ag::cross_entropy(logits, Tensor::from({2}, {0.5, 0})), Contains("cross_entropy") && Contains("0.5"));
     CHECK_INVALID(ag::cross_entropy(Z({3}), Tensor::from({1}, {0})), Contains("cross_entropy") && Contains("[3]"));
@@ -142,6 +149,11 @@ TEST_CASE("errors: softmax losses and norms", "[engine][errors][loss]") {
     CHECK_INVALID(ag::layer_norm(x, Z({4}), Z({5})), Contains("layer_norm") && Contains("[2,4]") && Contains("[5]"));
     CHECK_INVALID(ag::layer_norm(x, Z({1, 4}), Z({4})), Contains("layer_norm") && Contains("[1,4]"));
     CHECK_INVALID(ag::rms_norm(x, Z({3})), Contains("rms_norm") && Contains("[2,4]") && Contains("[3]"));
+    // a LayerNorm without bias is not this op: say which argument is missing
+    CHECK_INVALID(ag::layer_norm(x, Z({4}), Tensor()), Contains("layer_norm: bias is an undefined tensor"));
+    // eps makes a constant row finite; a negative or NaN one makes it NaN
+    CHECK_INVALID(ag::layer_norm(x, Z({4}), Z({4}), -1.0), Contains("layer_norm: eps must be finite and >= 0"));
+    CHECK_INVALID(ag::rms_norm(x, Z({4}), std::nan("")), Contains("rms_norm: eps must be finite and >= 0, got nan"));
     CHECK_INVALID(ag::max_abs_diff(Z({3}), Z({4})), Contains("max_abs_diff") && Contains("[3]") && Contains("[4]"));
 }
 

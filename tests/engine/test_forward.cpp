@@ -130,6 +130,11 @@ TEST_CASE("forward: max and argmax", "[engine][ops][forward][reduce]") {
     // on a transposed view: x.t() = [[-4,-7],[5,-2],[-3,-1]]
     CHECK_TENSOR(ag::argmax(x.t(), 1), {3}, {0, 0, 1});
     CHECK_TENSOR(ag::max(x.t(), 1), {3}, {-4, 5, -1});
+    // a NaN is the maximum, and its index the argmax (as in PyTorch)
+    const double nan = std::nan("");
+    CHECK(std::isnan(ag::max(T({2}, {1, nan})).item()));
+    CHECK_TENSOR(ag::argmax(T({3}, {1, nan, 3}), 0), {}, {1});
+    CHECK_TENSOR(ag::argmax(T({2, 2}, {nan, 5, 1, nan}), 1), {2}, {0, 1});
 }
 
 TEST_CASE("forward: matmul 2-D", "[engine][ops][forward][matmul]") {
