@@ -2,13 +2,16 @@
 // claims, the terminal's wrapping, and the HTML pages (structure, escaping,
 // figures inline, the course page from the reports in a folder).
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include "catch.h"
 
@@ -199,6 +202,58 @@ TEST_CASE("book: the README's findings table is made from the reports' claims", 
     CHECK(lessons::book::with_findings(updated, table) == updated);  // idempotent
     CHECK_THROWS_WITH(lessons::book::with_findings("no markers", table), Contains("findings markers are missing"));
     std::filesystem::remove_all(out);
+}
+
+namespace {
+
+// tools/findings run as a program: its exit status and what it printed.
+struct FindingsRun {
+    int status = 0;
+    std::string out, err;
+};
+FindingsRun run_findings(const std::filesystem::path& out, const std::filesystem::path& readme) {
+    const auto printed = test::scratch_path("findings_printed");
+    std::filesystem::create_directories(printed);
+    const std::string command =
+        fmt::format("{} --out '{}' --readme '{}' > '{}' 2> '{}'", FINDINGS_PROGRAM, out.string(), readme.string(),
+                    (printed / "out").string(), (printed / "err").string());
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::read_text(printed / "out"),
+            test::read_text(printed / "err")};
+}
+
+}  // namespace
+
+TEST_CASE("findings: the README's table from the reports, or one line, exit 2 and the README untouched",
+          "[lessons][book]") {
+    const auto out = test::scratch_path("findings_out");
+    std::filesystem::create_directories(out);
+    const auto readme = test::scratch_path("findings_README.md");
+    const std::string before = std::string("# Title\n") + lessons::book::kFindingsBegin + "\n| old |\n" +
+                               lessons::book::kFindingsEnd + "\nmore\n";
+    test::write_text(readme, before);
+    const auto refused = [&](const std::string& says) {
+        const FindingsRun r = run_findings(out, readme);
+        INFO("stderr: " << r.err);
+        CHECK(r.status == 2);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK_THAT(r.err, Contains(says));
+        CHECK(test::read_text(readme) == before);
+    };
+    refused("no lesson report with a claim in");  // no report yet
+
+    Recorded r;
+    lessons::book::write_pages(r.report, out);
+    test::write_text(out / "03_gqa.json", "{\"title\": ");  // a report cut short
+    refused("03_gqa.json is not a lesson report (parse error");
+
+    std::filesystem::remove(out / "03_gqa.json");
+    const FindingsRun good = run_findings(out, readme);
+    INFO("stderr: " << good.err);
+    CHECK(good.status == 0);
+    CHECK_THAT(good.out, Contains("2 findings from 1 lessons"));
+    CHECK_THAT(test::read_text(readme),
+               Contains("| 02 part 1 (§4.6) | a rotation keeps the norm |") && !Contains("| old |"));
 }
 
 TEST_CASE("book: a report that is not a regular file or repeats a key does not read, and says why", "[lessons][book]") {
