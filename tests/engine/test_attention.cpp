@@ -623,11 +623,15 @@ TEST_CASE("fused qkv attention: weights, gradcheck, 1 and 2 threads, errors", "[
         CHECK(r.ok);
     }
     SECTION("the same bits for 1 and 2 threads") {
+        // 64 packed rows: enough work per head that the forward and both
+        // backward loops split between the threads (18 rows ran inline).
+        const Positions long_starts = {0, 16, 32, 48, 64};
+        const Tensor long_qkv = Tensor::randn({64, width}, gen);
         const auto run = [&](int threads) {
             const ag::ThreadCountGuard use(threads);
-            Tensor x = qkv.detach();
+            Tensor x = long_qkv.detach();
             x.requires_grad_(true);
-            const Tensor out = ag::attention_packed_qkv(x, Hq, Hkv, starts);
+            const Tensor out = ag::attention_packed_qkv(x, Hq, Hkv, long_starts);
             ag::sum(out * out).backward();
             return std::make_pair(out.detach(), x.grad());
         };

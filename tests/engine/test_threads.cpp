@@ -174,7 +174,7 @@ Results run_op(const OpCase& op, int threads) {
 
 TEST_CASE("each op is bitwise equal for 1 and 2 threads", "[engine][threads]") {
     using V = std::vector<Tensor>;
-    // [256,160] = 40960 elements: above two pointwise grains of 16384, so
+    // [256,160] = 40960 elements: above two pointwise grains of 4096 (kPointwiseGrain), so
     // pointwise ops split across 2 threads; 256 and 512 rows for row-wise ops.
     const ag::Shape X{256, 160};
     ag::Generator idgen(77);

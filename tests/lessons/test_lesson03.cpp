@@ -274,11 +274,11 @@ TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the
         const double ppl = part.value(key).number();
         CHECK(std::isfinite(ppl));
         CHECK(ppl > 1.0);
-        CHECK(ppl < 68.0 * 2);
+        CHECK(ppl < 68.0);  // below a uniform guess over the 68 tokens
     }
-    // the one more epoch did train both models
-    CHECK(part.value("ppl_uptrained").number() != part.value("ppl_mean_pooled").number());
-    CHECK(part.value("ppl_control").number() != part.value("ppl_mha").number());
+    // the one more epoch trained both models further: each ends below where it started
+    CHECK(part.value("ppl_uptrained").number() < part.value("ppl_mean_pooled").number());
+    CHECK(part.value("ppl_control").number() < part.value("ppl_mha").number());
     CHECK(part.table("perplexity").rows.size() == 7);
     CHECK(test::read_text(quick_out() / "03_loss.svg").find("<svg") != std::string::npos);
     REQUIRE(part.figures.size() == 2);

@@ -131,7 +131,7 @@ TEST_CASE("lesson 04 part 5: one model per window, results for k = 1-6", "[lesso
         CHECK(agreement.at(row, "receptive field 2(W-1)").str() == fields[row]);
         const double ppl = agreement.at(row, "test perplexity").number();
         CHECK(ppl > 1.0);
-        CHECK(ppl < 68.0 * 2);
+        CHECK(ppl < 68.0);  // below a uniform guess over the 68 tokens
         for (int k = 1; k <= 6; ++k) {
             const double accuracy =
                 agreement.at(row, "k=" + std::to_string(k) + " (distance " + std::to_string(3 * k) + ")").number();

@@ -1,8 +1,10 @@
 // The lecture's models: parameter names and counts (module and formula),
 // GQA as MHA with copied K/V heads, and cached decoding equal to the full
 // forward pass for every position encoding, with and without windows.
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "catch.h"
@@ -48,11 +50,15 @@ TEST_CASE("GPT has lecture 2's 111,360 parameters with docs/models.md's names", 
     CHECK(std::vector<std::string>(got.begin(), got.begin() + 14) == expected_first);
     CHECK(got[got.size() - 3] == "ln_f.weight");
     CHECK(got.back() == "head.weight");
-    for (const auto& [name, t] : gpt.named_parameters()) {
+    // Layer 1's names too (the list above is layer 0's), each found and of its shape.
+    const std::map<std::string, ag::Shape> shapes = {
+        {"layers.1.attn.qkv.weight", {192, 64}}, {"layers.1.mlp.fc.weight", {256, 64}}, {"pos_emb.weight", {40, 64}}};
+    for (const auto& [name, shape] : shapes) {
         INFO(name);
-        if (name == "layers.1.attn.qkv.weight") CHECK(t.shape() == ag::Shape{192, 64});
-        if (name == "layers.1.mlp.fc.weight") CHECK(t.shape() == ag::Shape{256, 64});
-        if (name == "pos_emb.weight") CHECK(t.shape() == ag::Shape{40, 64});
+        const auto params = gpt.named_parameters();
+        const auto found = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == name; });
+        REQUIRE(found != params.end());
+        CHECK(found->second.shape() == shape);
     }
 }
 
