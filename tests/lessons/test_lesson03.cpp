@@ -79,13 +79,32 @@ TEST_CASE("lesson 03: every part records claims with a statement, and its figure
             INFO("part " << n << ", claim " << claim.key);
             CHECK(claim.reproduced);
         }
+    // Part 3's claims are decided by rules on the perplexities it reports,
+    // whatever the quick training gave: each figure and each verdict.
     const auto& part3 = run.report.part(3);
-    for (const char* key : {"gqa_close_to_mha", "mqa_close_to_mha", "pooling_loses", "uptrained_comparable_to_control",
-                            "uptrained_below_mha"})
-        CHECK_NOTHROW(part3.claim(key));
-    CHECK(part3.claim("gqa_close_to_mha").ours.number() == part3.value("gqa_minus_mha").number());
-    CHECK(part3.claim("uptrained_comparable_to_control").ours.number() ==
-          part3.value("uptrained_minus_control").number());
+    const auto value = [&](const char* key) { return part3.value(key).number(); };
+    const double mha = value("ppl_mha"), control = value("ppl_control");
+    const double gqa_gap = value("ppl_gqa") - mha, mqa_gap = value("ppl_mqa") - mha;
+    const double pooled_gap = value("ppl_mean_pooled") - mha, uptrained_gap = value("ppl_uptrained") - control;
+    CHECK(value("gqa_minus_mha") == gqa_gap);
+    CHECK(value("mqa_minus_mha") == mqa_gap);
+    CHECK(value("pooled_minus_mha") == pooled_gap);
+    CHECK(value("uptrained_minus_control") == uptrained_gap);
+    const struct {
+        const char* key;
+        double ours;
+        bool reproduced;
+    } rules[] = {{"gqa_close_to_mha", gqa_gap, std::fabs(gqa_gap) < 0.01 * mha},
+                 {"mqa_close_to_mha", mqa_gap, std::fabs(mqa_gap) < 0.01 * mha},
+                 {"pooling_loses", pooled_gap, pooled_gap > 0.01 * mha},
+                 {"uptrained_comparable_to_control", uptrained_gap, std::fabs(uptrained_gap) < 0.01 * control},
+                 {"uptrained_below_mha", value("ppl_uptrained") - mha, value("ppl_uptrained") < mha}};
+    for (const auto& rule : rules) {
+        INFO("part 3, claim " << rule.key);
+        const auto& claim = part3.claim(rule.key);
+        CHECK(claim.ours.number() == rule.ours);
+        CHECK(claim.reproduced == rule.reproduced);
+    }
     CHECK(part3.claim("uptrained_comparable_to_control").lecture.number() == 0.0007);
 }
 
