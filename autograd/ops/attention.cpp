@@ -44,17 +44,18 @@ std::string shapes_str(const Tensor& q, const Tensor& k, const Tensor& v) {
     return fmt::format("q {}, k {}, v {}", shape_str(q.shape()), shape_str(k.shape()), shape_str(v.shape()));
 }
 
-Dims check_shapes(const char* op, const Tensor& q, const Tensor& k, const Tensor& v) {
+// `given`: the shapes as the caller passed them, when q, k and v here are
+// reshaped from them (attention_packed's [N, H, dh] as one batch row).
+Dims check_shapes(const char* op, const Tensor& q, const Tensor& k, const Tensor& v, const std::string& given = "") {
+    const std::string shapes = given.empty() ? shapes_str(q, k, v) : given;
     if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
-        fail(op, "{}: needs 4-D q [B, T, Hq, dh] and k, v [B, S, Hkv, dh]", shapes_str(q, k, v));
-    if (k.shape() != v.shape()) fail(op, "{}: k and v must have the same shape", shapes_str(q, k, v));
-    if (q.size(0) != k.size(0)) fail(op, "{}: batch sizes {} and {} differ", shapes_str(q, k, v), q.size(0), k.size(0));
-    if (q.size(3) != k.size(3))
-        fail(op, "{}: head sizes (dh) {} and {} differ", shapes_str(q, k, v), q.size(3), k.size(3));
-    if (q.size(3) == 0) fail(op, "{}: head size dh is 0", shapes_str(q, k, v));
+        fail(op, "{}: needs 4-D q [B, T, Hq, dh] and k, v [B, S, Hkv, dh]", shapes);
+    if (k.shape() != v.shape()) fail(op, "{}: k and v must have the same shape", shapes);
+    if (q.size(0) != k.size(0)) fail(op, "{}: batch sizes {} and {} differ", shapes, q.size(0), k.size(0));
+    if (q.size(3) != k.size(3)) fail(op, "{}: head sizes (dh) {} and {} differ", shapes, q.size(3), k.size(3));
+    if (q.size(3) == 0) fail(op, "{}: head size dh is 0", shapes);
     if (q.size(2) == 0 || k.size(2) == 0 || q.size(2) % k.size(2) != 0)
-        fail(op, "{}: {} query heads are not a positive multiple of {} KV heads", shapes_str(q, k, v), q.size(2),
-             k.size(2));
+        fail(op, "{}: {} query heads are not a positive multiple of {} KV heads", shapes, q.size(2), k.size(2));
     const int64_t B = q.size(0), T = q.size(1), S = k.size(1), Hq = q.size(2), Hkv = k.size(2), dh = q.size(3);
     return {B, T, S, Hq, Hkv, Hq / Hkv, dh, Hq * dh, Hkv * dh};  // contiguous rows
 }
@@ -447,7 +448,7 @@ Tensor attention_packed(const Tensor& q, const Tensor& k, const Tensor& v, const
     if (k.size(0) != N) fail(op, "{}: q and k have {} and {} rows", shapes_str(q, k, v), N, k.size(0));
     check_packing(op, shapes_str(q, k, v), N, starts, window);
     const auto batch_row = [](const Tensor& x) { return x.reshape({1, x.size(0), x.size(1), x.size(2)}); };
-    const Dims d = check_shapes(op, batch_row(q), batch_row(k), batch_row(v));
+    const Dims d = check_shapes(op, batch_row(q), batch_row(k), batch_row(v), shapes_str(q, k, v));
     Tensor out;
     const auto sv = run(batch_row(q), batch_row(k), batch_row(v), d, visible_in_sequences(starts, window), out);
     if (weights) *weights = packed_weights(op, *sv, starts);

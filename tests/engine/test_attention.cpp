@@ -564,6 +564,10 @@ TEST_CASE("gradcheck: packed attention", "[attention][packed][gradcheck]") {
     CHECK_THROWS_WITH(
         ag::attention_packed(Tensor::zeros({7, 2, 4}), Tensor::zeros({7, 1, 4}), Tensor::zeros({7, 1, 4}), {0, 3, 6}),
         Contains("attention_packed") && Contains("N = 7"));
+    // the shapes as given, not the [1, N, H, dh] the op reads them as
+    CHECK_THROWS_WITH(
+        ag::attention_packed(Tensor::zeros({4, 2, 4}), Tensor::zeros({4, 1, 4}), Tensor::zeros({3, 1, 4}), {0, 4}),
+        Contains("attention_packed: q [4,2,4], k [4,1,4], v [3,1,4]: k and v must have the same shape"));
 }
 
 // GPT's fused projection: q, k and v side by side in each row of one

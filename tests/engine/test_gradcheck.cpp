@@ -245,6 +245,8 @@ TEST_CASE("gradcheck: shape ops", "[engine][gradcheck][shape]") {
     check_grad("t()", [](const In& x) { return x[0].t(); }, {a});
     check_grad("permute {2,0,1}", [](const In& x) { return ag::permute(x[0], {2, 0, 1}); }, {b});
     check_grad("permute then a pointwise op", [](const In& x) { return ag::permute(x[0], {1, 2, 0}) * 2.0; }, {b});
+    check_grad("Tensor::transpose (2,1)", [](const In& x) { return x[0].transpose(2, 1); }, {b});
+    check_grad("Tensor::permute {1,0,2}", [](const In& x) { return x[0].permute({1, 0, 2}); }, {b});
     check_grad("narrow dim 1", [](const In& x) { return ag::narrow(x[0], 1, 2, 3); }, {a});
     check_grad("narrow dim -1 of [2,3,4]", [](const In& x) { return x[0].narrow(-1, 1, 2); }, {b});
     check_grad("two overlapping narrows",
