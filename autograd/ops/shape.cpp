@@ -121,8 +121,9 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
         const Tensor gc = g.contiguous();
         const auto [outer, inner] = outer_inner(shape, d);
         const int64_t n = shape[static_cast<size_t>(d)];
-        for (int64_t o = 0; o < outer; ++o)
-            std::copy_n(gc.data() + o * length * inner, length * inner, dx.data() + (o * n + start) * inner);
+        if (length * inner > 0)
+            for (int64_t o = 0; o < outer; ++o)
+                std::copy_n(gc.data() + o * length * inner, length * inner, dx.data() + (o * n + start) * inner);
         return Grads{dx};
     });
 }
@@ -153,8 +154,9 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
     for (const Tensor& x : xs) {
         const Tensor xc = x.contiguous();
         const int64_t n = x.shape()[static_cast<size_t>(d)];
-        for (int64_t o = 0; o < outer; ++o)
-            std::copy_n(xc.data() + o * n * inner, n * inner, out.data() + (o * total + at) * inner);
+        if (n * inner > 0)  // else nothing to copy, however many outer rows (2^36 of them, say)
+            for (int64_t o = 0; o < outer; ++o)
+                std::copy_n(xc.data() + o * n * inner, n * inner, out.data() + (o * total + at) * inner);
         at += n;
         sizes.push_back(n);
     }
@@ -201,24 +203,24 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
     shape[static_cast<size_t>(d)] = n;
     const Tensor xc = x.contiguous();
     Tensor out = empty(shape, "index_select");
-    const auto [outer, inner] = outer_inner(shape, d);
+    const auto [all_outer, inner] = outer_inner(shape, d);
+    const int64_t outer = out.numel() > 0 ? all_outer : 0;  // nothing to copy, however many outer rows
     for (int64_t o = 0; o < outer; ++o)
         for (int64_t i = 0; i < n; ++i)
             std::copy_n(xc.data() + (o * size + idx[static_cast<size_t>(i)]) * inner, inner,
                         out.data() + (o * n + i) * inner);
-    return record("index_select", out, {x},
-                  [idx, shape = x.shape(), d, n, outer = outer, inner = inner](const Tensor& g) {
-                      Tensor dx = Tensor::zeros(shape);
-                      const Tensor gc = g.contiguous();
-                      const int64_t rows = shape[static_cast<size_t>(d)];
-                      for (int64_t o = 0; o < outer; ++o)
-                          for (int64_t i = 0; i < n; ++i) {
-                              double* dst = dx.data() + (o * rows + idx[static_cast<size_t>(i)]) * inner;
-                              const double* src = gc.data() + (o * n + i) * inner;
-                              for (int64_t j = 0; j < inner; ++j) dst[j] += src[j];
-                          }
-                      return Grads{dx};
-                  });
+    return record("index_select", out, {x}, [idx, shape = x.shape(), d, n, outer, inner = inner](const Tensor& g) {
+        Tensor dx = Tensor::zeros(shape);
+        const Tensor gc = g.contiguous();
+        const int64_t rows = shape[static_cast<size_t>(d)];
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t i = 0; i < n; ++i) {
+                double* dst = dx.data() + (o * rows + idx[static_cast<size_t>(i)]) * inner;
+                const double* src = gc.data() + (o * n + i) * inner;
+                for (int64_t j = 0; j < inner; ++j) dst[j] += src[j];
+            }
+        return Grads{dx};
+    });
 }
 
 // embedding: out[..., :] = weight[ids[...], :]. Backward: scatter-add the

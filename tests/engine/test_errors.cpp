@@ -219,6 +219,12 @@ TEST_CASE("overflow: factories refuse shapes of 2^63 or more elements", "[engine
         Tensor::zeros({0, kHuge, 4}),
         "zeros: shape [0,4611686018427387904,4] is too large: its sizes other than 0 multiply to 2^63 or more");
     CHECK(Tensor::zeros({kHuge, 0}).numel() == 0);  // 2^62 fits: a valid empty tensor
+    // Ops on such a tensor copy nothing, and do not walk its 2^62 empty rows.
+    const Tensor empty_rows = Tensor::zeros({kHuge, 0}, true);
+    CHECK(ag::cat({empty_rows, empty_rows}, 1).numel() == 0);
+    CHECK(ag::index_select(empty_rows, 1, Tensor::zeros({0})).numel() == 0);
+    ag::sum(ag::narrow(empty_rows, 1, 0, 0)).backward();
+    CHECK(empty_rows.grad().numel() == 0);
     CHECK_INVALID(Tensor::zeros({2, -3}), "zeros: negative size in shape [2,-3]");
     CHECK_INVALID(ag::numel_of({kHuge, 4}), Contains("2^63"));
     CHECK_INVALID(ag::contiguous_strides({0, kHuge, 4}), Contains("contiguous_strides") && Contains("2^63"));
