@@ -320,12 +320,20 @@ TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe",
         {"full_ft_lr1e-4_16_above_lr1e-3", "full_ft_lr1e-4_16_k1-3_mean", "full_ft_lr1e-3_16_k1-3_mean", Order::Above},
         {"full_ft_256_extrapolates_below_probe", "full_ft_lr1e-3_256_k4-6_mean", "probe_256_k4-6_mean", Order::Below},
         {"zero_shot_matches_probe", "zero_shot_k1-3", "probe_16_k1-3_mean", Order::AtLeast}};
+    // A strict order inside one side's spread over the seeds is no clear difference.
+    const auto seed_range = [&](const std::string& mean_key) {
+        const std::string key = mean_key.substr(0, mean_key.size() - 4) + "seed_range";  // "…_mean" -> "…_seed_range"
+        return mean_key.rfind("zero_shot", 0) == 0 ? 0.0 : part.value(key).number();
+    };
     for (const auto& c : comparisons) {
         INFO(c.key);
         const double a = mean(c.first), b = mean(c.second);
         const auto& claim = part.claim(c.key);
         CHECK(claim.ours.str() == fmt::format("{:.3f} vs {:.3f}", a, b));
-        CHECK(claim.reproduced == (c.order == Order::Above ? a > b : c.order == Order::Below ? a < b : a >= b));
+        const bool holds = c.order == Order::Above ? a > b : c.order == Order::Below ? a < b : a >= b;
+        const bool unclear = c.order != Order::AtLeast && a != b &&
+                             std::abs(a - b) < std::max(seed_range(c.first), seed_range(c.second));
+        CHECK(claim.reproduced == (holds && !unclear));
     }
 
     const auto& agreement = part.table("gpt_agreement");
