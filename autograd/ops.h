@@ -54,7 +54,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 
 // ---- reductions (ops/reduce.cpp) -------------------------------------------
-Tensor sum(const Tensor& x);  // all -> []
+Tensor sum(const Tensor& x);                                           // all -> []
 Tensor sum(const Tensor& x, const Shape& dims, bool keepdim = false);  // dims: one or more, each once
 Tensor mean(const Tensor& x);
 Tensor mean(const Tensor& x, const Shape& dims, bool keepdim = false);
