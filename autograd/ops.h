@@ -54,8 +54,9 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 
 // ---- reductions (ops/reduce.cpp) -------------------------------------------
-Tensor sum(const Tensor& x);                                           // all -> []
-Tensor sum(const Tensor& x, const Shape& dims, bool keepdim = false);  // dims: one or more, each once
+Tensor sum(const Tensor& x);  // all -> []
+// dims: one or more, each once (an empty list is refused, not read as every dim)
+Tensor sum(const Tensor& x, const Shape& dims, bool keepdim = false);
 Tensor mean(const Tensor& x);
 Tensor mean(const Tensor& x, const Shape& dims, bool keepdim = false);
 // Maxima carry no gradient: the result never requires grad.
