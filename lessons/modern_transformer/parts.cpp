@@ -279,11 +279,15 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
              params[1] < params[0],
              fmt::format("{} fewer: no biases, no LayerNorm β, GQA's smaller W_k and W_v, no position table",
                          thousands(params[0] - params[1]))});
-    // "Comparable": within 1% of GPT's perplexity (the lecture's ModernLM is 0.17% below its GPT).
+    // "On par": a gap within a quarter of what GPT still has to learn, its
+    // distance above the grammar's floor (as lesson 03 reads "comparable").
+    // A share of the perplexity would not do: 1% of GPT's is more than that
+    // whole distance. (The lecture's ModernLM is 0.17% below its GPT.)
     const double relative = (ppl[1] - ppl[0]) / ppl[0];
-    const bool comparable = std::fabs(relative) < 0.01;
+    const bool comparable = gap_share_of_floor < 0.25;
     r.claim({"perplexity_comparable",
-             "With fewer parameters ModernLM's test perplexity is on par with GPT's (within 1% here).",
+             "With fewer parameters ModernLM's test perplexity is on par with GPT's (a gap within a quarter of GPT's "
+             "distance above the grammar's floor).",
              "2.5262 against 2.5305", fmt::format("{:.4f} against {:.4f}", ppl[1], ppl[0]), comparable,
              fmt::format(
                  "ModernLM is {} GPT by {:.2f}% ({:.1f}% of GPT's gap above the floor {:.4f}){}",
