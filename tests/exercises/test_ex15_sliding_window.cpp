@@ -384,7 +384,8 @@ TEST_CASE("ex15 chunked_attention's gradients: a gradient check and the engine's
 // here while their outputs are right.
 TEST_CASE("ex15 chunked_attention scores chunk b against chunks b-1 and b only: (≤ W) × (≤ 2W)") {
     grading::Random rng(1515);
-    for (const auto& [T, W] : std::vector<std::pair<int64_t, int64_t>>{{64, 8}, {60, 8}, {45, 5}}) {
+    for (const auto& sizes : std::vector<std::pair<int64_t, int64_t>>{{64, 8}, {60, 8}, {45, 5}}) {
+        const int64_t T = sizes.first, W = sizes.second;  // (a lambda may not capture a structured binding in C++17)
         const int64_t d = 3, chunks = (T + W - 1) / W, allowed = chunks * W * 2 * W;
         const Qkv x = random_qkv(rng, T, d);
         Tensor out;

@@ -53,12 +53,13 @@ TEST_CASE("GPT has lecture 2's 111,360 parameters with docs/models.md's names", 
     // Layer 1's names too (the list above is layer 0's), each found and of its shape.
     const std::map<std::string, ag::Shape> shapes = {
         {"layers.1.attn.qkv.weight", {192, 64}}, {"layers.1.mlp.fc.weight", {256, 64}}, {"pos_emb.weight", {40, 64}}};
-    for (const auto& [name, shape] : shapes) {
-        INFO(name);
-        const auto params = gpt.named_parameters();
-        const auto found = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == name; });
+    const auto params = gpt.named_parameters();
+    for (const auto& want : shapes) {
+        INFO(want.first);
+        const auto found =
+            std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == want.first; });
         REQUIRE(found != params.end());
-        CHECK(found->second.shape() == shape);
+        CHECK(found->second.shape() == want.second);
     }
 }
 
