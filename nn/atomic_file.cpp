@@ -1,11 +1,16 @@
 #include "nn/atomic_file.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -19,6 +24,66 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string system_reason(int error) { return std::generic_category().message(error); }
+
+// ---- a temporary file is not left behind by Ctrl-C --------------------------
+//
+// A run stopped by SIGINT, SIGTERM or SIGHUP while it writes (a lesson's
+// model, a 1 MB checkpoint) would leave its half-written temporary file
+// beside the target. So the temporary files being written are listed in a
+// fixed table that a signal handler can read: it unlinks them (unlink(2) is
+// async-signal-safe), puts back the handler that was there before and
+// raises the signal again, so the process ends (or the program's own
+// handler runs) as it would have. The handlers are installed with the first
+// temporary file, and only for signals that are not ignored.
+constexpr int kSlots = 16;  // files written at once; beyond that one is just not listed
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct Slot {
+    std::atomic<int> state{0};  // 0 free, 1 being filled, 2 a file being written
+    char path[PATH_MAX];
+};
+Slot slots[kSlots];
+struct sigaction previous[std::size(kSignals)];
+
+void remove_temporary_files(int signal) {
+    for (Slot& slot : slots)
+        if (slot.state.load(std::memory_order_acquire) == 2) ::unlink(slot.path);
+    for (size_t i = 0; i < std::size(kSignals); ++i)
+        if (kSignals[i] == signal) ::sigaction(signal, &previous[i], nullptr);
+    ::raise(signal);
+}
+
+void install_handlers() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        for (size_t i = 0; i < std::size(kSignals); ++i) {
+            ::sigaction(kSignals[i], nullptr, &previous[i]);
+            if (previous[i].sa_handler == SIG_IGN) continue;  // nohup: stays ignored
+            struct sigaction action = {};
+            action.sa_handler = remove_temporary_files;
+            sigemptyset(&action.sa_mask);
+            action.sa_flags = SA_RESTART;
+            ::sigaction(kSignals[i], &action, nullptr);
+        }
+    });
+}
+
+// The slot listing `path`, or -1 when every slot is taken (or the path is too long).
+int list(const std::string& path) {
+    install_handlers();
+    if (path.size() >= PATH_MAX) return -1;
+    for (int i = 0; i < kSlots; ++i) {
+        int expected = 0;  // free
+        if (slots[i].state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+            std::memcpy(slots[i].path, path.c_str(), path.size() + 1);
+            slots[i].state.store(2, std::memory_order_release);
+            return i;
+        }
+    }
+    return -1;
+}
+void unlist(int slot) {
+    if (slot >= 0) slots[slot].state.store(0, std::memory_order_release);
+}
 
 // A temporary file of this writer's own: created with O_EXCL, so even a
 // file left by a crashed process that had the same pid is never reused,
@@ -34,12 +99,14 @@ public:
         if (fd_ < 0)
             throw std::runtime_error(
                 fmt::format("cannot create a temporary file next to '{}': {}", target.string(), system_reason(errno)));
+        slot_ = list(path_);
     }
     TempFile(const TempFile&) = delete;
     TempFile& operator=(const TempFile&) = delete;
     ~TempFile() {
         if (fd_ >= 0) ::close(fd_);
         if (!renamed_) ::unlink(path_.c_str());
+        unlist(slot_);
     }
 
     // -1 and errno on failure; a signal or a partial write just goes on.
@@ -59,6 +126,8 @@ public:
         return result;
     }
     int rename_to(const fs::path& target) {
+        unlist(slot_);  // from here on the name may be the target's: a signal must not unlink it
+        slot_ = -1;
         const int result = ::rename(path_.c_str(), target.c_str());
         renamed_ = result == 0;
         return result;
@@ -67,6 +136,7 @@ public:
 private:
     std::string path_;
     int fd_ = -1;
+    int slot_ = -1;  // in the signal handler's table
     bool renamed_ = false;
 };
 

@@ -178,7 +178,11 @@ TEST_CASE("lesson 05 part 2 (quick): finite perplexities and both figures", "[le
     CHECK(value(2, "modern_lm_params") == 99648);
     CHECK(value(2, "grammar_perplexity") > 1.0);
     CHECK(claim(2, "modern_lm_fewer_parameters").reproduced);
-    CHECK(claim(2, "perplexity_comparable").ours.str().find(" against ") != std::string::npos);
+    // "on par": the gap within a quarter of GPT's distance above the grammar's floor
+    const double gpt = value(2, "gpt_test_perplexity"), modern = value(2, "modern_lm_test_perplexity"),
+                 floor = value(2, "grammar_perplexity");
+    CHECK(claim(2, "perplexity_comparable").ours.str() == fmt::format("{:.4f} against {:.4f}", modern, gpt));
+    CHECK(claim(2, "perplexity_comparable").reproduced == (std::fabs(modern - gpt) < 0.25 * (gpt - floor)));
     const auto& out = quick_out();
     for (const char* figure : {"05_loss.svg", "05_subject_attention.svg"}) {
         INFO(figure);

@@ -1,7 +1,11 @@
 // nn::write_file_atomically, the writer under checkpoints and the lesson
 // book: whole files or none, a temporary file of its own, nothing left
-// behind, and targets that a rename would destroy refused.
+// behind (a signal in the middle of a save included), and targets that a
+// rename would destroy refused.
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -64,4 +68,33 @@ TEST_CASE("write_file_atomically: a target it cannot write is refused, naming it
     CHECK(fs::is_directory(sub));
     CHECK(fs::is_fifo(fifo));
     CHECK(names_in(dir.path) == std::vector<std::string>{"fifo", "sub"});
+}
+
+// Ctrl-C or a kill while a model is being saved: the half-written
+// temporary file goes too, the target stays whole, and the process still
+// ends by that signal. The child saves 32 MB again and again until the
+// signal comes, so it lands in the middle of a save (its temporary file
+// was left behind before the handler).
+TEST_CASE("write_file_atomically: a run stopped by SIGTERM or SIGINT leaves no temporary file", "[nn][atomic_file]") {
+    for (const int signal : {SIGTERM, SIGINT}) {
+        INFO("signal " << signal);
+        const test::ScratchDir dir("atomic_file_signal");
+        const fs::path path = dir.path / "model.bin";
+        const std::string bytes(32 << 20, 'x');
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            ::signal(signal, SIG_DFL);  // as in a program of ours (not Catch2's handler, which reports and re-raises)
+            for (;;) nn::write_file_atomically(path, {bytes});
+        }
+        ::usleep(150'000);
+        REQUIRE(::kill(child, signal) == 0);
+        int status = 0;
+        REQUIRE(::waitpid(child, &status, 0) == child);
+        CHECK(WIFSIGNALED(status));
+        CHECK(WTERMSIG(status) == signal);  // ended by the signal, as without the handler
+        const std::vector<std::string> left = names_in(dir.path);
+        CHECK(std::none_of(left.begin(), left.end(), [](const std::string& n) { return n.find(".tmp") != n.npos; }));
+        if (fs::exists(path)) CHECK(fs::file_size(path) == bytes.size());  // whole, never half
+    }
 }
