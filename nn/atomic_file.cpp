@@ -33,7 +33,7 @@ std::string system_reason(int error) { return std::generic_category().message(er
 // fixed table that a signal handler can read: it unlinks them (unlink(2) is
 // async-signal-safe), puts back the handler that was there before and
 // raises the signal again, so the process ends (or the program's own
-// handler runs) as it would have. The handlers are installed with the first
+// handler runs) as it would have. The handlers are (re)installed with each
 // temporary file, and only for signals that are not ignored.
 constexpr int kSlots = 16;  // files written at once; beyond that one is just not listed
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -45,31 +45,36 @@ Slot slots[kSlots];
 struct sigaction previous[std::size(kSignals)];
 
 void remove_temporary_files(int signal) {
+    const int saved_errno = errno;  // unlink may change it under the code the signal interrupted
     for (Slot& slot : slots)
         if (slot.state.load(std::memory_order_acquire) == 2) ::unlink(slot.path);
     for (size_t i = 0; i < std::size(kSignals); ++i)
         if (kSignals[i] == signal) ::sigaction(signal, &previous[i], nullptr);
     ::raise(signal);
+    errno = saved_errno;  // when the previous handler returned
 }
 
+// Checked with every temporary file, not once: a program (or a test
+// framework) may have put its own handler back since, and after a handler
+// that returns ours is no longer there.
 void install_handlers() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        for (size_t i = 0; i < std::size(kSignals); ++i) {
-            ::sigaction(kSignals[i], nullptr, &previous[i]);
-            if (previous[i].sa_handler == SIG_IGN) continue;  // nohup: stays ignored
-            struct sigaction action = {};
-            action.sa_handler = remove_temporary_files;
-            sigemptyset(&action.sa_mask);
-            action.sa_flags = SA_RESTART;
-            ::sigaction(kSignals[i], &action, nullptr);
-        }
-    });
+    static std::mutex installing;
+    const std::lock_guard<std::mutex> lock(installing);
+    for (size_t i = 0; i < std::size(kSignals); ++i) {
+        struct sigaction current = {};
+        ::sigaction(kSignals[i], nullptr, &current);
+        if (current.sa_handler == SIG_IGN || current.sa_handler == remove_temporary_files) continue;  // nohup: ignored
+        previous[i] = current;
+        struct sigaction action = {};
+        action.sa_handler = remove_temporary_files;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_RESTART;
+        ::sigaction(kSignals[i], &action, nullptr);
+    }
 }
 
 // The slot listing `path`, or -1 when every slot is taken (or the path is too long).
 int list(const std::string& path) {
-    install_handlers();
     if (path.size() >= PATH_MAX) return -1;
     for (int i = 0; i < kSlots; ++i) {
         int expected = 0;  // free
@@ -92,14 +97,21 @@ class TempFile {
 public:
     explicit TempFile(const fs::path& target) {
         static std::atomic<uint64_t> made{0};  // across threads
+        install_handlers();
         do {
+            // Listed before it exists: a signal between the open and the
+            // listing would leave it (unlinking a name not made yet is harmless).
+            unlist(slot_);
             path_ = target.string() + fmt::format(".{}.{}.tmp", ::getpid(), made++);
+            slot_ = list(path_);
             fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // 0666 less the umask
         } while (fd_ < 0 && errno == EEXIST);
-        if (fd_ < 0)
+        if (fd_ < 0) {
+            const int error = errno;
+            unlist(slot_);
             throw std::runtime_error(
-                fmt::format("cannot create a temporary file next to '{}': {}", target.string(), system_reason(errno)));
-        slot_ = list(path_);
+                fmt::format("cannot create a temporary file next to '{}': {}", target.string(), system_reason(error)));
+        }
     }
     TempFile(const TempFile&) = delete;
     TempFile& operator=(const TempFile&) = delete;

@@ -9,9 +9,9 @@
 // n counting this process's temporary files), and only a complete file is
 // renamed over the target: a reader, or a crash, sees the old file or the
 // new one; a run stopped by SIGINT, SIGTERM or SIGHUP in the middle of a
-// write removes its temporary file before it ends (the handler is installed
-// with the first temporary file and then hands the signal on to whatever
-// was there before). Two writers of one target, other processes or other
+// write removes its temporary file before it ends (the handler is put in
+// place with each temporary file and hands the signal on to whatever was
+// there before). Two writers of one target, other processes or other
 // threads, each write their own temporary file and the last rename wins
 // (issue 13: with one fixed name path + ".tmp", two runs saving the same
 // cache file truncated or renamed away each other's).

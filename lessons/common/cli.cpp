@@ -46,13 +46,15 @@ bool takes_new_file(const fs::path& folder) {
 // an existing file that does not hold JSON (a report written before starts
 // with '{'; a checkpoint or a data file named by mistake does not).
 std::string json_target_problem(const fs::path& json, const fs::path& out) {
-    std::error_code error;
-    const fs::path models = fs::weakly_canonical(fs::absolute(out) / "models", error);
-    const fs::path target = fs::weakly_canonical(fs::absolute(json), error);
-    if (std::mismatch(models.begin(), models.end(), target.begin(), target.end()).first == models.end())
+    std::error_code models_error, target_error;
+    const fs::path models = fs::weakly_canonical(fs::absolute(out) / "models", models_error);
+    const fs::path target = fs::weakly_canonical(fs::absolute(json), target_error);
+    if (target_error) return fmt::format("'{}' cannot be resolved: {}", json.string(), target_error.message());
+    if (!models_error && !models.empty() &&  // an empty path would be a prefix of every path
+        std::mismatch(models.begin(), models.end(), target.begin(), target.end()).first == models.end())
         return fmt::format("'{}' is in the lessons' model cache {}/: choose a file outside it", json.string(),
                            (out / "models").string());
-    if (fs::is_regular_file(target, error)) {
+    if (fs::is_regular_file(target, target_error)) {
         std::ifstream in(target, std::ios::binary);
         char c = 0;
         while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {

@@ -284,7 +284,7 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
     // A share of the perplexity would not do: 1% of GPT's is more than that
     // whole distance. (The lecture's ModernLM is 0.17% below its GPT.)
     const double relative = (ppl[1] - ppl[0]) / ppl[0];
-    const bool comparable = gap_share_of_floor < 0.25;
+    const bool comparable = gap < 0.25 * (ppl[0] - floor);  // false if GPT were at the floor or below it
     r.claim({"perplexity_comparable",
              "With fewer parameters ModernLM's test perplexity is on par with GPT's (a gap within a quarter of GPT's "
              "distance above the grammar's floor).",
