@@ -99,6 +99,9 @@ std::string cache_key(const nn::LMConfig& config, uint64_t init_seed, const std:
     return key.dump();
 }
 
+// The lock file beside a cache entry.
+std::filesystem::path lock_file(const std::filesystem::path& entry) { return entry.string() + ".lock"; }
+
 // An exclusive flock(2) on <entry>.lock, held while a run looks at, trains
 // and writes its cache entry: a second run of the same entry (two lessons
 // sharing out/, or one lesson started twice) waits, then finds the file
@@ -108,7 +111,7 @@ std::string cache_key(const nn::LMConfig& config, uint64_t init_seed, const std:
 // while the second still holds the old one.
 class EntryLock {
 public:
-    explicit EntryLock(const std::filesystem::path& entry) : path_(entry.string() + ".lock") {
+    explicit EntryLock(const std::filesystem::path& entry) : path_(lock_file(entry).string()) {
         fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
         if (fd_ < 0) fail("cannot create");
         if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
@@ -164,7 +167,7 @@ CachedLm cached_lm(const std::filesystem::path& out_dir, const std::string& name
     std::filesystem::create_directories(run.file.parent_path());
     // An entry or lock that is not a regular file (a folder, a FIFO) would
     // stop the run only when the trained model is saved: refuse it first.
-    for (const std::filesystem::path& path : {run.file, std::filesystem::path(run.file.string() + ".lock")})
+    for (const std::filesystem::path& path : {run.file, lock_file(run.file)})
         if (std::error_code error;
             std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error))
             throw UsageError(

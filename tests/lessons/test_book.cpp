@@ -228,7 +228,7 @@ TEST_CASE("findings: the README's table from the reports, or one line, exit 2 an
           "[lessons][book]") {
     const auto out = test::scratch_path("findings_out");
     std::filesystem::create_directories(out);
-    const auto readme = test::scratch_path("findings_README.md");
+    const auto readme = test::scratch_path("readme_for_findings");
     const std::string before = std::string("# Title\n") + lessons::book::kFindingsBegin + "\n| old |\n" +
                                lessons::book::kFindingsEnd + "\nmore\n";
     test::write_text(readme, before);
