@@ -47,13 +47,13 @@ bool takes_new_file(const fs::path& folder) {
 // with '{'; a checkpoint or a data file named by mistake does not).
 std::string json_target_problem(const fs::path& json, const fs::path& out) {
     std::error_code models_error, target_error;
-    const fs::path models = fs::weakly_canonical(fs::absolute(out) / "models", models_error);
+    const fs::path models = fs::weakly_canonical(model_cache_dir(fs::absolute(out)), models_error);
     const fs::path target = fs::weakly_canonical(fs::absolute(json), target_error);
     if (target_error) return fmt::format("'{}' cannot be resolved: {}", json.string(), target_error.message());
     if (!models_error && !models.empty() &&  // an empty path would be a prefix of every path
         std::mismatch(models.begin(), models.end(), target.begin(), target.end()).first == models.end())
         return fmt::format("'{}' is in the lessons' model cache {}/: choose a file outside it", json.string(),
-                           (out / "models").string());
+                           model_cache_dir(out).string());
     if (fs::is_regular_file(target, target_error)) {
         std::ifstream in(target, std::ios::binary);
         char c = 0;
@@ -149,6 +149,8 @@ std::filesystem::path output_path(const Options& options, std::string_view name)
     std::filesystem::create_directories(options.out);
     return std::filesystem::path(options.out) / name;
 }
+
+std::filesystem::path model_cache_dir(const std::filesystem::path& out) { return out / "models"; }
 
 // ---- shared with farm_lm, grade and bench_train -----------------------------
 

@@ -80,6 +80,10 @@ std::string usage(const CommandLine& cli);  // CLI11's help
 // out/<name>, creating out/ first if it does not exist yet.
 std::filesystem::path output_path(const Options& options, std::string_view name);
 
+// out/models/: the trained models a lesson caches (model_cache.h), which
+// its --json must not overwrite.
+std::filesystem::path model_cache_dir(const std::filesystem::path& out);
+
 // ---- what the other command lines (farm_lm, grade, bench_train) share -------
 
 // A value of the command line that is wrong only with the data or the model

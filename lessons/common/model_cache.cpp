@@ -142,7 +142,7 @@ private:
 
 // The file of run `name` in out_dir's cache.
 std::filesystem::path entry_file(const std::filesystem::path& out_dir, const std::string& name) {
-    return out_dir / "models" / (name + ".safetensors");
+    return model_cache_dir(out_dir) / (name + ".safetensors");
 }
 
 // Whether a loaded cache file was made by the run whose key this is.
