@@ -200,6 +200,7 @@ void forward_heads(Saved& sv, double* po, int64_t i0, int64_t i1) {
 Tensor forward(Saved& sv) {
     const Dims& d = sv.d;
     Tensor out = empty({d.B, d.T, d.Hq, d.dh});  // every row written, 0 where a query sees no key
+    if (d.T == 0) return out;  // no query: not a loop over (b, head) pairs that have no rows (2^40 heads)
     double* po = out.data();
     with_head_size(d.dh, [&](auto DH) {
         constexpr int64_t kDH = decltype(DH)::value;
@@ -300,7 +301,9 @@ void backward_keys(const Saved& sv, const SeenBy& by, const double* pg, const do
             const int64_t e0 = by.first[s], e1 = by.first[s + 1];
             dks.start(pdk + d.at_k(b, s, kvh));
             dvs.start(pdv + d.at_k(b, s, kvh));
-            for (int64_t h = kvh * d.g; h < (kvh + 1) * d.g; ++h) {
+            // a key no query sees stays 0 (and its group's heads, 2^40 of them
+            // over T = 0 queries, are not walked)
+            for (int64_t h = kvh * d.g; e0 < e1 && h < (kvh + 1) * d.g; ++h) {
                 // row t of q at t·q_step, of dO at t·o_step
                 const double *qh = sv.pq + d.at_q(b, 0, h), *gh = pg + d.at_o(b, 0, h);
                 const double *pt = sv.P.data() + sv.at_p(b, h), *zt = pdz + sv.at_p(b, h);
@@ -327,10 +330,16 @@ void backward_into(const Saved& sv, const Tensor& grad, double* pdq, double* pdk
     double* pdz = dZ.data();
     with_head_size(d.dh, [&](auto DH) {
         constexpr int64_t kDH = decltype(DH)::value;
-        detail::parallel_for(d.B * d.Hq, tasks_per_thread(d),
-                             [&](int64_t i0, int64_t i1) { backward_queries<kDH>(sv, pg, pdq, pdz, i0, i1); });
-        detail::parallel_for(d.B * d.Hkv, std::max<int64_t>(1, tasks_per_thread(d) / d.g),
-                             [&](int64_t i0, int64_t i1) { backward_keys<kDH>(sv, by, pg, pdz, pdk, pdv, i0, i1); });
+        // Each pass runs only when its pairs have rows to write: no query
+        // (T = 0) leaves no dq, no key (S = 0) no dk and dv, however many
+        // heads there are.
+        if (d.T > 0)
+            detail::parallel_for(d.B * d.Hq, tasks_per_thread(d),
+                                 [&](int64_t i0, int64_t i1) { backward_queries<kDH>(sv, pg, pdq, pdz, i0, i1); });
+        if (d.S > 0)
+            detail::parallel_for(
+                d.B * d.Hkv, std::max<int64_t>(1, tasks_per_thread(d) / d.g),
+                [&](int64_t i0, int64_t i1) { backward_keys<kDH>(sv, by, pg, pdz, pdk, pdv, i0, i1); });
     });
 }
 
@@ -346,6 +355,7 @@ Grads backward(const Saved& sv, const Tensor& grad) {
 Tensor dense_weights(const Saved& sv) {
     const Dims& d = sv.d;
     Tensor w = Tensor::zeros({d.B, d.Hq, d.T, d.S});
+    if (w.numel() == 0) return w;
     for (int64_t b = 0; b < d.B; ++b)
         for (int64_t h = 0; h < d.Hq; ++h)
             for (int64_t t = 0; t < d.T; ++t)
@@ -396,6 +406,7 @@ Tensor packed_weights(const char* op, const Saved& sv, const std::vector<int64_t
             fail(op, "attention weights need sequences of one length; sequence {} has {}, not {}", b,
                  starts[static_cast<size_t>(b) + 1] - starts[static_cast<size_t>(b)], T);
     Tensor w = Tensor::zeros({B, d.Hq, T, T});
+    if (w.numel() == 0) return w;
     double* pw = w.data();
     const double* pp = sv.P.data();
     for (int64_t h = 0; h < d.Hq; ++h)

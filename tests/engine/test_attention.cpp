@@ -329,6 +329,32 @@ TEST_CASE("a query that sees no key outputs 0 and gets no gradient", "[attention
     CHECK(ag::max_abs(q.grad()) + ag::max_abs(k.grad()) + ag::max_abs(v.grad()) == 0.0);
 }
 
+// No query (T = 0) leaves nothing to compute, however many heads there are:
+// the (batch row, head) pairs are not walked one by one (2^40 of them took
+// hours), and the keys' gradients are 0.
+TEST_CASE("attention over no query: empty output, zero key gradients, whatever the head count", "[attention]") {
+    const int64_t heads = int64_t{1} << 40;
+    ag::Generator gen(16);
+    Tensor q = Tensor::zeros({1, 0, heads, 1}, true), k = test::rand_t({1, 3, 1, 1}, gen),
+           v = test::rand_t({1, 3, 1, 1}, gen);
+    Tensor weights;
+    const Tensor out = ag::attention(q, k, v, {}, {0, 1, 2}, 0, &weights);
+    CHECK(out.shape() == Shape{1, 0, heads, 1});
+    CHECK(weights.shape() == Shape{1, heads, 0, 3});
+    ag::sum(out).backward();
+    CHECK(q.grad().numel() == 0);
+    INFO("dk" << nonzeros(k.grad()) << "; dv" << nonzeros(v.grad()));
+    CHECK(ag::max_abs(k.grad()) + ag::max_abs(v.grad()) == 0.0);
+
+    Tensor pq = Tensor::zeros({0, heads, 1}, true), pk = Tensor::zeros({0, 1, 1}, true),
+           pv = Tensor::zeros({0, 1, 1}, true);
+    const Tensor packed = ag::attention_packed(pq, pk, pv, {0}, 0, &weights);
+    CHECK(packed.shape() == Shape{0, heads, 1});
+    CHECK(weights.numel() == 0);
+    ag::sum(packed).backward();
+    CHECK(pq.grad().numel() + pk.grad().numel() + pv.grad().numel() == 0);
+}
+
 TEST_CASE("gradcheck: attention w.r.t. q, k, v", "[attention][gradcheck]") {
     ag::Generator gen(16);
     const int64_t B = 2, T = 5, dh = 3;
