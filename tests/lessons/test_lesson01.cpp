@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -141,18 +142,38 @@ TEST_CASE("lesson 01 part 1: four methods per seed, errors in [0, 1]", "[lessons
     CHECK(test::occurrences(features, "<image ") == 36);
     CHECK_THAT(features, Catch::Contains("unit 36") && Catch::Contains("28x28"));
 
-    // the slides' three findings, each on the mean errors it is decided by
-    const double autoencoder = part.value("error_deep_autoencoder_mean").number();
-    const double scratch = part.value("error_deep_scratch_mean").number();
+    // The slides' three findings: each holds when it holds on the mean errors
+    // and in every seed's row of the per-seed table (seed i against seed i).
+    using M = pf::DigitMethod;
+    const std::map<M, std::string> keys{{M::Shallow, "shallow"},
+                                        {M::DeepScratch, "deep_scratch"},
+                                        {M::DeepSupervised, "deep_supervised"},
+                                        {M::DeepAutoencoder, "deep_autoencoder"}};
+    const auto error = [&](M method, int seed) {  // seed -1: the mean
+        return seed < 0 ? part.value("error_" + keys.at(method) + "_mean").number()
+                        : per_seed.at(static_cast<size_t>(seed), pf::name(method)).number();
+    };
+    const auto everywhere = [&](const auto& holds) {
+        for (int seed = -1; seed < seeds; ++seed)
+            if (!holds(seed)) return false;
+        return true;
+    };
     const auto& beats = part.claim("autoencoder_pretraining_beats_deep_from_scratch");
-    CHECK(beats.ours.number() == autoencoder);
-    CHECK(beats.reproduced == (autoencoder < scratch));
+    CHECK(beats.ours.number() == error(M::DeepAutoencoder, -1));
+    CHECK(beats.reproduced ==
+          everywhere([&](int i) { return error(M::DeepAutoencoder, i) < error(M::DeepScratch, i); }));
     CHECK(part.claim("supervised_pretraining_beats_deep_from_scratch").reproduced ==
-          (part.value("error_deep_supervised_mean").number() < scratch));
+          everywhere([&](int i) { return error(M::DeepSupervised, i) < error(M::DeepScratch, i); }));
     const auto& lowest = part.claim("autoencoder_pretraining_lowest_of_four");
-    CHECK(lowest.ours.number() == autoencoder);
-    CHECK(lowest.reproduced == (autoencoder < scratch && autoencoder < part.value("error_shallow_mean").number() &&
-                                autoencoder < part.value("error_deep_supervised_mean").number()));
+    CHECK(lowest.ours.number() == error(M::DeepAutoencoder, -1));
+    CHECK(lowest.reproduced == everywhere([&](int i) {
+              const double autoencoder = error(M::DeepAutoencoder, i);
+              return autoencoder < error(M::DeepScratch, i) && autoencoder < error(M::Shallow, i) &&
+                     autoencoder < error(M::DeepSupervised, i);
+          }));
+    for (const char* key : {"autoencoder_pretraining_beats_deep_from_scratch",
+                            "supervised_pretraining_beats_deep_from_scratch", "autoencoder_pretraining_lowest_of_four"})
+        CHECK_THAT(part.claim(key).reason, Catch::Contains("seeds"));
     std::filesystem::remove_all(out);
 }
 
@@ -304,36 +325,61 @@ TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe",
     CHECK(probe.lecture.number() == 1.0);
     CHECK(probe.ours.number() == part.value("probe_256_k4-6_mean").number());
     CHECK(probe.reproduced == (part.value("probe_256_k4-6_mean").number() >= 0.9995));
-    // Each comparison is decided by the two mean accuracies it names, as
-    // reported (ours: "a vs b"), whatever the quick training gave.
-    const auto mean = [&](const std::string& key) { return part.value(key).number(); };
+    // Each comparison holds when it holds on the two mean accuracies it names
+    // (ours: "a vs b") and in every seed of the runs table, seed i against
+    // seed i (zero-shot has no seed: its one accuracy meets every seed).
+    struct Side {
+        std::string method;  // as in the runs table; "zero-shot" for zero-shot
+        int labelled = 0;
+        const char* k = "k=1-3";
+    };
+    const auto mean_key = [](const Side& s) {
+        if (s.method == "zero-shot") return std::string("zero_shot_k1-3");
+        const std::string method = s.method == "linear probe"      ? "probe"
+                                   : s.method == "scratch"         ? "scratch"
+                                   : s.method == "full FT lr 1e-3" ? "full_ft_lr1e-3"
+                                                                   : "full_ft_lr1e-4";
+        return fmt::format("{}_{}_{}_mean", method, s.labelled, std::string(s.k) == "k=1-3" ? "k1-3" : "k4-6");
+    };
+    const auto accuracy_of = [&](const Side& s, int seed) {  // seed -1: the mean
+        if (seed < 0 || s.method == "zero-shot") return part.value(mean_key(s)).number();
+        for (size_t row = 0; row < runs.rows.size(); ++row)
+            if (runs.at(row, "method").str() == s.method && runs.at(row, "labelled").number() == s.labelled &&
+                runs.at(row, "seed").number() == seed)
+                return runs.at(row, s.k).number();
+        FAIL("no run of " << s.method << " with " << s.labelled << " labels and seed " << seed);
+        return 0.0;
+    };
     enum class Order { Above, Below, AtLeast };
     const struct {
         const char* key;
-        std::string first, second;
+        Side first, second;
         Order order;
     } comparisons[] = {
-        {"probe_16_beats_scratch_16", "probe_16_k1-3_mean", "scratch_16_k1-3_mean", Order::Above},
-        {"scratch_256_extrapolates_worse", "scratch_256_k4-6_mean", "scratch_256_k1-3_mean", Order::Below},
-        {"probe_16_extrapolates_better_than_scratch_256", "probe_16_k4-6_mean", "scratch_256_k4-6_mean", Order::Above},
-        {"full_ft_16_below_probe", "full_ft_lr1e-3_16_k1-3_mean", "probe_16_k1-3_mean", Order::Below},
-        {"full_ft_lr1e-4_16_above_lr1e-3", "full_ft_lr1e-4_16_k1-3_mean", "full_ft_lr1e-3_16_k1-3_mean", Order::Above},
-        {"full_ft_256_extrapolates_below_probe", "full_ft_lr1e-3_256_k4-6_mean", "probe_256_k4-6_mean", Order::Below},
-        {"zero_shot_matches_probe", "zero_shot_k1-3", "probe_16_k1-3_mean", Order::AtLeast}};
-    // A strict order inside one side's spread over the seeds is no clear difference.
-    const auto seed_range = [&](const std::string& mean_key) {
-        const std::string key = mean_key.substr(0, mean_key.size() - 4) + "seed_range";  // "…_mean" -> "…_seed_range"
-        return mean_key.rfind("zero_shot", 0) == 0 ? 0.0 : part.value(key).number();
-    };
+        {"probe_16_beats_scratch_16", {"linear probe", 16}, {"scratch", 16}, Order::Above},
+        {"scratch_256_extrapolates_worse", {"scratch", 256, "k=4-6"}, {"scratch", 256}, Order::Below},
+        {"probe_16_extrapolates_better_than_scratch_256",
+         {"linear probe", 16, "k=4-6"},
+         {"scratch", 256, "k=4-6"},
+         Order::Above},
+        {"full_ft_16_below_probe", {"full FT lr 1e-3", 16}, {"linear probe", 16}, Order::Below},
+        {"full_ft_lr1e-4_16_above_lr1e-3", {"full FT lr 1e-4", 16}, {"full FT lr 1e-3", 16}, Order::Above},
+        {"full_ft_256_extrapolates_below_probe",
+         {"full FT lr 1e-3", 256, "k=4-6"},
+         {"linear probe", 256, "k=4-6"},
+         Order::Below},
+        {"zero_shot_matches_probe", {"zero-shot", 0}, {"linear probe", 16}, Order::AtLeast}};
     for (const auto& c : comparisons) {
         INFO(c.key);
-        const double a = mean(c.first), b = mean(c.second);
         const auto& claim = part.claim(c.key);
-        CHECK(claim.ours.str() == fmt::format("{:.3f} vs {:.3f}", a, b));
-        const bool holds = c.order == Order::Above ? a > b : c.order == Order::Below ? a < b : a >= b;
-        const bool unclear = c.order != Order::AtLeast && a != b &&
-                             std::abs(a - b) < std::max(seed_range(c.first), seed_range(c.second));
-        CHECK(claim.reproduced == (holds && !unclear));
+        CHECK(claim.ours.str() == fmt::format("{:.3f} vs {:.3f}", accuracy_of(c.first, -1), accuracy_of(c.second, -1)));
+        bool holds = true;
+        for (int seed = -1; seed < seeds; ++seed) {
+            const double a = accuracy_of(c.first, seed), b = accuracy_of(c.second, seed);
+            holds = holds && (c.order == Order::Above ? a > b : c.order == Order::Below ? a < b : a >= b);
+        }
+        CHECK(claim.reproduced == holds);
+        CHECK_THAT(claim.reason, Catch::Contains("seeds"));
     }
 
     const auto& agreement = part.table("gpt_agreement");
