@@ -1,7 +1,7 @@
 // Training throughput: the work of docs/reference_figures.md's table. One
 // epoch of language-model training on the farm corpus (batches of 32
-// sentences, right-padded): forward, masked cross-entropy, backward, AdamW
-// step. tokens/s = non-pad target tokens / wall time, at 1 and 2 threads,
+// sentences, packed one after another without padding): forward,
+// cross-entropy, backward, AdamW step. tokens/s = target tokens / wall time, at 1 and 2 threads,
 // for GPT and ModernLM at the lesson settings, against the machine's limit:
 // the FMA peak measured by benchmarks/peak.h divided by the FLOPs a token
 // costs (flops_per_token below) is the most tokens/s the cores could train.

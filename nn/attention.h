@@ -59,9 +59,6 @@ struct Packing {
     int64_t sequences() const { return starts.empty() ? 0 : static_cast<int64_t>(starts.size()) - 1; }
 };
 
-// Causal self-attention, the part both recipes share: heads, RoPE (§4),
-// GQA (§5), the window (§6) and the three ways of running it (Attend
-// below). A recipe supplies its projections.
 // Chosen rows of packed sequences, for attention at those rows only: row
 // r of sequence b, at position p, needs its query and the keys and values
 // of rows starts[b] … r. Rows that see the same number L of keys are
@@ -83,6 +80,9 @@ struct RowSelection {
     int64_t packed_rows = 0;         // N of the packing it was made for
 };
 
+// Causal self-attention, the part both recipes share: heads, RoPE (§4),
+// GQA (§5), the window (§6) and the three ways of running it (Attend
+// below). A recipe supplies its projections.
 class Attention : public Module {
 public:
     // x [N, d]: packed sequences (training and evaluation). With `weights`

@@ -19,10 +19,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-ag::Tensor label_tensor(const std::vector<int>& labels) {
-    return ag::Tensor::from({static_cast<int64_t>(labels.size())}, std::vector<double>(labels.begin(), labels.end()));
-}
-
 }  // namespace
 
 uint64_t epoch_shuffle_seed(uint64_t shuffle_seed, int64_t epoch_index) {
@@ -100,58 +96,6 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
         logs.push_back(log);
     }
     return logs;
-}
-
-double train_classifier(nn::LanguageModel& body, nn::ClassifierHead& head, const farm::PrefixBatch& train,
-                        int64_t steps, double lr, bool train_body) {
-    if (steps < 1) throw std::invalid_argument(fmt::format("train_classifier: steps = {}, expected >= 1", steps));
-    const ag::Tensor labels = label_tensor(train.labels);
-    std::vector<ag::Tensor> params = head.trainable_parameters();
-
-    // A linear probe's body is frozen: it computes the same hidden states at
-    // every step, so compute them once, without a graph, and train the head
-    // on them (exactly the numbers a frozen body would give each step, and
-    // no gradient can reach the body).
-    ag::Tensor frozen_hidden;
-    if (train_body) {
-        const std::vector<ag::Tensor> body_params = body.trainable_parameters();
-        params.insert(params.end(), body_params.begin(), body_params.end());
-    } else {
-        ag::NoGradGuard no_grad;
-        frozen_hidden = body.hidden(train.ids);
-    }
-
-    // PyTorch's Adam: AdamW without weight decay, betas 0.9 / 0.999.
-    optim::AdamW adam(params, lr, 0.9, 0.999, 1e-8, 0.0);
-    double last_loss = 0;
-    for (int64_t s = 0; s < steps; ++s) {
-        const ag::Tensor hidden = train_body ? body.hidden(train.ids) : frozen_hidden;
-        const ag::Tensor loss = ag::cross_entropy(head.forward(hidden, train.last), labels);
-        adam.zero_grad();
-        loss.backward();
-        adam.step();
-        last_loss = loss.item();
-    }
-    return last_loss;
-}
-
-double classifier_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead& head,
-                           const std::vector<farm::Sentence>& prefixes) {
-    if (prefixes.empty()) throw std::invalid_argument("classifier_accuracy: no prefixes");
-    ag::NoGradGuard no_grad;
-    int64_t correct = 0;
-    for (const farm::PrefixBatch& batch : farm::make_prefix_batches(prefixes, 256)) {
-        const std::vector<double> logits = head.forward(body.hidden(batch.ids), batch.last).to_vector();  // [B, C]
-        const size_t classes = logits.size() / batch.labels.size();
-        for (size_t b = 0; b < batch.labels.size(); ++b) {
-            // the predicted class: the first largest logit (argmax)
-            size_t best = 0;
-            for (size_t c = 1; c < classes; ++c)
-                if (logits[b * classes + c] > logits[b * classes + best]) best = c;
-            correct += static_cast<int64_t>(best) == batch.labels[b];
-        }
-    }
-    return static_cast<double>(correct) / static_cast<double>(prefixes.size());
 }
 
 }  // namespace lessons

@@ -1,6 +1,6 @@
 #pragma once
-// Training loops the lessons and farm_lm share: language-model pre-training
-// on the farm corpus, and the §2.8 classifier on a (pre-trained) body.
+// The training loop the lessons and farm_lm share: language-model
+// pre-training on the farm corpus.
 //
 //     const farm::Corpora corpora = farm::make_corpora(0);
 //     nn::LanguageModel model(nn::LMConfig::modern_lm(), seed);
@@ -14,7 +14,6 @@
 #include "data/batching.h"
 #include "data/farm_language.h"
 #include "lessons/common/progress.h"
-#include "nn/autoencoder.h"
 #include "nn/language_model.h"
 
 namespace lessons {
@@ -78,21 +77,5 @@ std::vector<EpochLog> train_lm(nn::LanguageModel& model, const std::vector<farm:
 
 // The id of an epoch's batch-order generator (see LmTrainOptions).
 uint64_t epoch_shuffle_seed(uint64_t shuffle_seed, int64_t epoch_index);
-
-// §2.8 the subject-number classifier: nn::ClassifierHead(d, 2) on the body's
-// final-norm hidden state at each row's last prefix position.
-//
-// `steps` full-batch Adam steps on all of `train` (one PrefixBatch: build
-// it with farm::make_prefix_batches(set, set.size())), Adam being AdamW
-// with weight decay 0 and PyTorch's Adam defaults (betas 0.9 / 0.999,
-// eps 1e-8). train_body: full fine-tuning, body and head; otherwise a
-// linear probe: only the head learns and the body is left untouched.
-// Returns the training loss of the last step (before its update).
-double train_classifier(nn::LanguageModel& body, nn::ClassifierHead& head, const farm::PrefixBatch& train,
-                        int64_t steps, double lr, bool train_body);
-
-// Share of `prefixes` whose label (subject_plural) gets the larger logit.
-double classifier_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead& head,
-                           const std::vector<farm::Sentence>& prefixes);
 
 }  // namespace lessons

@@ -44,10 +44,7 @@ ag::Tensor last_hidden(const nn::LanguageModel& body, const PackedPrefixes& pref
 // cross-entropy of head(hidden at each last position). train_body: the body
 // learns too (scratch, full fine-tuning); otherwise a linear probe, whose
 // body runs once without a graph and is never touched. Returns the loss
-// before each step. (lessons/common's train_classifier trains the same way
-// on padded rows through the whole top layer and returns only the last
-// loss; packed rows and last_hidden take about half its time, and the
-// curve is the figure.)
+// before each step (the curve is the figure).
 std::vector<double> train_subject_classifier(nn::LanguageModel& body, nn::ClassifierHead& head,
                                              const PackedPrefixes& train, int64_t steps, double lr, bool train_body);
 

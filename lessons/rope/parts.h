@@ -1,5 +1,5 @@
 #pragma once
-// Lesson 02, rotary position embeddings (§4), in five parts:
+// Lesson 02, rotary position embeddings (§4), in six parts:
 //   1. R_{Θ,m} and three ways to apply it (full matrix, the slides'
 //      element-wise form, the §4.6 matrix form) against ag::rope;
 //   2. scores depend only on t - j: R_jᵀ R_t = R_{t-j};

@@ -22,6 +22,7 @@
 #include "lessons/pretrain_finetune/digits_comparison.h"
 #include "lessons/pretrain_finetune/parts.h"
 #include "lessons/pretrain_finetune/subject_task.h"
+#include "nn/optim.h"
 #include "tests/occurrences.h"
 
 namespace pf = lessons::pretrain_finetune;
@@ -35,6 +36,21 @@ std::vector<std::vector<double>> snapshot(const nn::Module& m) {
     std::vector<std::vector<double>> values;
     for (const auto& p : m.parameters()) values.push_back(p.to_vector());
     return values;
+}
+
+// The share of `prefixes` whose label gets the larger logit, counted on
+// padded batches through the whole forward: an independent count to hold
+// the lesson's packed one against.
+double padded_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead& head,
+                       const std::vector<farm::Sentence>& prefixes) {
+    ag::NoGradGuard no_grad;
+    int64_t correct = 0;
+    for (const farm::PrefixBatch& batch : farm::make_prefix_batches(prefixes, 256)) {
+        const std::vector<double> logits = head.forward(body.hidden(batch.ids), batch.last).to_vector();  // [B, 2]
+        for (size_t b = 0; b < batch.labels.size(); ++b)
+            correct += (logits[2 * b + 1] > logits[2 * b] ? 1 : 0) == batch.labels[b];
+    }
+    return static_cast<double>(correct) / static_cast<double>(prefixes.size());
 }
 
 bool is_svg(const std::filesystem::path& path) {
@@ -448,8 +464,45 @@ TEST_CASE("lesson 01 subject task: packing, the last-row forward, a frozen probe
     pf::train_subject_classifier(gpt, head, packed, 1, 1e-3, true);
     CHECK(snapshot(gpt) != body_before);
 
-    // the packed accuracy agrees with the shared padded one
+    // the packed accuracy agrees with one counted on padded rows, batch by batch
     const auto test = farm::make_subject_test_sets(5, 30);
-    const double shared = lessons::classifier_accuracy(gpt, head, test.extrapolation);
-    CHECK(pf::subject_accuracy(gpt, head, pf::pack_prefixes(test.extrapolation)) == shared);
+    CHECK(pf::subject_accuracy(gpt, head, pf::pack_prefixes(test.extrapolation)) ==
+          padded_accuracy(gpt, head, test.extrapolation));
+}
+
+TEST_CASE("lesson 01 subject task: a linear probe is the head trained on a frozen body", "[lessons][lesson01]") {
+    const pf::PackedPrefixes packed = pf::pack_prefixes(farm::make_subject_train_set(16, 0));
+    nn::LanguageModel body(nn::LMConfig::gpt(), 0);
+    const auto untouched = snapshot(body);
+    ag::Generator g1(1), g2(1);
+    nn::ClassifierHead head(64, 2, g1), by_hand(64, 2, g2);
+    pf::train_subject_classifier(body, head, packed, 5, 1e-2, false);
+    CHECK(snapshot(body) == untouched);
+    for (const auto& p : body.parameters()) CHECK(p.requires_grad());  // frozen for the probe only
+
+    // The same five steps with the body frozen and run at every step.
+    body.requires_grad_(false);
+    optim::AdamW adam(by_hand.parameters(), 1e-2, 0.9, 0.999, 1e-8, 0.0);
+    for (int step = 0; step < 5; ++step) {
+        const ag::Tensor loss = ag::cross_entropy(by_hand.forward(pf::last_hidden(body, packed)), packed.labels);
+        adam.zero_grad();
+        loss.backward();
+        adam.step();
+    }
+    body.requires_grad_(true);
+    CHECK(snapshot(head) == snapshot(by_hand));
+}
+
+TEST_CASE("lesson 01 subject task: fine-tuning moves the body and fits a small training set", "[lessons][lesson01]") {
+    const auto set = farm::make_subject_train_set(16, 1);
+    const pf::PackedPrefixes packed = pf::pack_prefixes(set);
+    nn::LanguageModel body(nn::LMConfig::gpt(), 1);
+    const auto before = snapshot(body);
+    ag::Generator gen(2);
+    nn::ClassifierHead head(64, 2, gen);
+    const std::vector<double> losses = pf::train_subject_classifier(body, head, packed, 60, 1e-2, true);
+    REQUIRE(losses.size() == 60);
+    CHECK(snapshot(body) != before);
+    CHECK(losses.back() < losses.front());
+    CHECK(pf::subject_accuracy(body, head, packed) == 1.0);
 }

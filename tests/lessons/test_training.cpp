@@ -370,54 +370,6 @@ TEST_CASE("generation: <pad> and <s> are never chosen, greedy or sampled", "[les
     CHECK(std::count(drawn.begin(), drawn.end(), farm::EOS) > 0);
 }
 
-// ---- §2.8 classifier -----------------------------------------------------------
-
-TEST_CASE("classifier: a linear probe trains only the head, as a frozen body would", "[lessons][classifier]") {
-    const auto set = farm::make_subject_train_set(16, 0);
-    const farm::PrefixBatch batch = farm::make_prefix_batches(set, 16)[0];
-    nn::LanguageModel body(tiny(), 0);
-    const nn::LanguageModel untouched(tiny(), 0);
-    ag::Generator g1(1), g2(1);
-    nn::ClassifierHead head(16, 2, g1), by_hand(16, 2, g2);
-
-    lessons::train_classifier(body, head, batch, 5, 1e-2, false);
-    CHECK(max_weight_diff(body, untouched) == 0.0);
-    for (const auto& p : body.parameters()) CHECK(p.requires_grad());
-
-    // The same five steps with the body frozen and run at every step.
-    body.requires_grad_(false);
-    optim::AdamW adam(by_hand.parameters(), 1e-2, 0.9, 0.999, 1e-8, 0.0);
-    const ag::Tensor labels = ag::Tensor::from({16}, std::vector<double>(batch.labels.begin(), batch.labels.end()));
-    for (int step = 0; step < 5; ++step) {
-        const ag::Tensor loss = ag::cross_entropy(by_hand.forward(body.hidden(batch.ids), batch.last), labels);
-        adam.zero_grad();
-        loss.backward();
-        adam.step();
-    }
-    body.requires_grad_(true);
-    CHECK(max_weight_diff(head, by_hand) == 0.0);
-}
-
-TEST_CASE("classifier: fine-tuning moves the body and fits a small training set", "[lessons][classifier]") {
-    const auto set = farm::make_subject_train_set(16, 1);
-    const farm::PrefixBatch batch = farm::make_prefix_batches(set, 16)[0];
-    nn::LanguageModel body(tiny(), 1);
-    const nn::LanguageModel before(tiny(), 1);
-    ag::Generator gen(2);
-    nn::ClassifierHead head(16, 2, gen);
-
-    const double first_loss = lessons::train_classifier(body, head, batch, 1, 1e-2, true);
-    const double last_loss = lessons::train_classifier(body, head, batch, 60, 1e-2, true);
-    CHECK(max_weight_diff(body, before) > 0.0);
-    CHECK(last_loss < first_loss);
-    CHECK(lessons::classifier_accuracy(body, head, set) == 1.0);
-    const double test_accuracy =
-        lessons::classifier_accuracy(body, head, farm::make_subject_test_sets(3, 20).in_distribution);
-    CHECK(test_accuracy >= 0.0);
-    CHECK(test_accuracy <= 1.0);
-    CHECK_THROWS_AS(lessons::train_classifier(body, head, batch, 0, 1e-2, true), std::invalid_argument);
-}
-
 // ---- progress ------------------------------------------------------------------
 
 TEST_CASE("progress: piped, exactly one line per epoch", "[lessons][progress]") {
