@@ -12,7 +12,7 @@ namespace {
 
 // Text inside a quoted DOT string: " and \ escaped; inside a record's
 // label also the characters that shape the record (| { } < >).
-std::string quoted(const std::string& s, bool record = false) {
+std::string dot_escaped(const std::string& s, bool record = false) {
     const std::string special = record ? "\"\\|{}<>" : "\"\\";
     std::string out;
     for (const char c : s) {
@@ -23,8 +23,8 @@ std::string quoted(const std::string& s, bool record = false) {
 }
 
 std::string box(const std::string& id, const std::string& name, const Tensor& t) {
-    return fmt::format("  {} [shape=record, label=\"{} | {}{}\"];\n", id, quoted(name, true),
-                       quoted(shape_str(t.shape()), true), t.requires_grad() ? " | requires grad" : "");
+    return fmt::format("  {} [shape=record, label=\"{} | {}{}\"];\n", id, dot_escaped(name, true),
+                       dot_escaped(shape_str(t.shape()), true), t.requires_grad() ? " | requires grad" : "");
 }
 
 }  // namespace
@@ -40,7 +40,7 @@ std::string to_dot(const Tensor& root, const std::string& root_name) {
     std::map<const Node*, size_t> op_id;
     for (size_t i = 0; i < order.size(); ++i) {
         op_id[order[i].get()] = i;
-        dot += fmt::format("  op{} [shape=ellipse, label=\"{}\"];\n", i, quoted(order[i]->op));
+        dot += fmt::format("  op{} [shape=ellipse, label=\"{}\"];\n", i, dot_escaped(order[i]->op));
     }
     std::map<const TensorImpl*, size_t> leaf_id;  // a leaf read twice is one box
     for (size_t i = 0; i < order.size(); ++i)
@@ -54,10 +54,10 @@ std::string to_dot(const Tensor& root, const std::string& root_name) {
                 from = fmt::format("leaf{}", it->second);
                 if (added) dot += box(from, in.name().empty() ? "(unnamed)" : in.name(), in);
             }
-            dot += fmt::format("  {} -> op{} [label=\"{}\"];\n", from, i, quoted(shape_str(in.shape())));
+            dot += fmt::format("  {} -> op{} [label=\"{}\"];\n", from, i, dot_escaped(shape_str(in.shape())));
         }
     dot += fmt::format("  op{} -> root [label=\"{}\"];\n", op_id.at(root.grad_fn().get()),
-                       quoted(shape_str(root.shape())));
+                       dot_escaped(shape_str(root.shape())));
     return dot + "}\n";
 }
 

@@ -10,11 +10,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "autograd/kernels/vector_width.h"
+
 namespace bench {
 namespace {
 
 // One vector register of doubles, as wide as the target's widest (see peak.h).
-constexpr int kVectorBytes = __BIGGEST_ALIGNMENT__;
+using ag::kernels::kVectorBytes;
 using Vec = double __attribute__((vector_size(kVectorBytes)));
 constexpr int kLanes = kVectorBytes / static_cast<int>(sizeof(double));
 constexpr int kChains = 12;  // independent FMA chains per thread (peak.h)

@@ -19,8 +19,8 @@
 // (AVX-512 and AArch64 have 32).
 //
 // The vector width is the compiler's (a GCC/Clang vector of
-// __BIGGEST_ALIGNMENT__ bytes: 64 with AVX-512, 32 with AVX, 16 with SSE or
-// NEON), so the loop uses the widest registers -march=native allows and no
+// ag::kernels::kVectorBytes, the GEMM's: 64 bytes with AVX-512, 32 with
+// AVX, 16 with SSE or NEON), so the loop uses the widest registers -march=native allows and no
 // instruction set is named in the code. peak.cpp is compiled with
 // -ffp-contract=fast (the project turns contraction off elsewhere), so that
 // a·b + c is one FMA instruction; `objdump -d` of peak.cpp.o shows

@@ -19,7 +19,7 @@ expect() {
     status=$?
     if [ "$want" = 2 ]; then printed="$scratch/err"; else printed="$scratch/out"; fi
     if [ "$status" != "$want" ] || ! grep -q -F -e "$text" "$printed" ||
-        { [ "$want" = 2 ] && [ "$(wc -l < "$scratch/err")" != 1 ]; }; then
+        { [ "$want" = 2 ] && [ "$(grep -c '' "$scratch/err")" != 1 ]; }; then
         echo "FAILED: $name $*: status $status (wanted $want), wanted '$text' in:"
         cat "$scratch/out" "$scratch/err"
         failures=$((failures + 1))

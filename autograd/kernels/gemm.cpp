@@ -41,6 +41,8 @@
 // threads.
 #include "autograd/kernels/gemm.h"
 
+#include "autograd/kernels/vector_width.h"
+
 #include "autograd/profile.h"
 
 #include <algorithm>
@@ -54,10 +56,9 @@
 namespace ag::kernels {
 namespace {
 
-// The target's vector register, in doubles: the compiler's widest vector
-// (__BIGGEST_ALIGNMENT__ bytes: 8 doubles with AVX-512, 4 with AVX/AVX2,
-// 2 with SSE or NEON), and how many such registers there are.
-constexpr int64_t kVectorLanes = __BIGGEST_ALIGNMENT__ / sizeof(double);
+// The target's vector register, in doubles (vector_width.h: 8 with AVX-512,
+// 4 with AVX/AVX2, 2 with SSE or NEON), and how many such registers there are.
+constexpr int64_t kVectorLanes = kVectorBytes / sizeof(double);
 #if defined(__AVX512F__) || defined(__aarch64__)
 constexpr int64_t kRegisters = 32;
 #else

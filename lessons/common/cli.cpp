@@ -10,7 +10,9 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <locale>
 #include <memory>
+#include <sstream>
 #include <system_error>
 #include <thread>
 
@@ -114,6 +116,18 @@ std::unique_ptr<CLI::App> lesson_app(const CommandLine& cli, Options& o) {
     return app;
 }
 
+// A decimal number, the whole text ("0.001", "1e-3", not " 1", "+1" or
+// "1e"), read in the classic locale whatever the program's: a stream, as
+// std::from_chars for double is missing from libc++ (Apple Clang's) before
+// LLVM 20. Out of range (1e999) fails the stream.
+bool read_decimal(const std::string& text, double& x) {
+    if (text.empty() || text.front() == '+') return false;
+    std::istringstream in(text);
+    in.imbue(std::locale::classic());
+    in >> std::noskipws >> x;
+    return !in.fail() && in.peek() == std::char_traits<char>::eof();
+}
+
 }  // namespace
 
 ParsedOptions parse_options(const std::vector<std::string>& args, const CommandLine& cli) {
@@ -203,14 +217,12 @@ CLI::Validator positive_number(double max) {
     return CLI::Validator(
         [max](std::string& text) -> std::string {
             double x = 0;
-            const char* end = text.data() + text.size();
-            const auto [stop, error] = std::from_chars(text.data(), end, x);  // "0.001" or "1e-3", any locale
-            if (text.empty() || error != std::errc() || stop != end || !std::isfinite(x) || x <= 0)
+            if (!read_decimal(text, x) || !std::isfinite(x) || x <= 0)
                 return fmt::format("wants a number > 0, got '{}'", text);
             if (x > max) return fmt::format("must be at most {:g}, got {}", max, text);
             // CLI11 converts through long double, which can round a decimal
             // differently from a direct conversion; a hexadecimal float is
-            // exact in both, so the value is the one from_chars read.
+            // exact in both, so the value is the one read here.
             text = fmt::format("{:a}", x);
             return {};
         },

@@ -9,7 +9,7 @@
 #include "lessons/common/svg.h"
 #include "lessons/pretrain_finetune/digits_comparison.h"
 #include "lessons/pretrain_finetune/parts.h"
-#include "lessons/pretrain_finetune/spread.h"
+#include "lessons/common/spread.h"
 
 namespace lessons::pretrain_finetune {
 namespace {

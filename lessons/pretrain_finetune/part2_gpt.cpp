@@ -11,7 +11,7 @@
 #include "lessons/common/model_cache.h"
 #include "lessons/common/svg.h"
 #include "lessons/pretrain_finetune/parts.h"
-#include "lessons/pretrain_finetune/spread.h"
+#include "lessons/common/spread.h"
 #include "lessons/pretrain_finetune/subject_task.h"
 
 namespace lessons::pretrain_finetune {

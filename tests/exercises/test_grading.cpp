@@ -248,6 +248,12 @@ TEST_CASE("grade: a bad argument is one line naming it, exit status 2", "[gradin
         {"--bogus", "not expected: --bogus"},
         {"--timeout 5s", "--timeout: wants a number > 0, got '5s'"},
         {"--timeout 2e6", "--timeout: must be at most 1e+06, got 2e6"},  // the range
+        // a decimal, the whole text: what std::from_chars reads, on every standard library
+        {"--timeout +1", "--timeout: wants a number > 0, got '+1'"},
+        {"--timeout 1e", "--timeout: wants a number > 0, got '1e'"},
+        {"--timeout inf", "--timeout: wants a number > 0, got 'inf'"},
+        {"--timeout 1e999", "--timeout: wants a number > 0, got '1e999'"},
+        {"--timeout 0x10", "--timeout: wants a number > 0, got '0x10'"},
         {"--max-memory 0", "--max-memory: wants a number > 0, got '0'"},
         {"--json --no-build", "--json: needs a value, got the flag '--no-build'"},
         {"--programs /nonexistent", "--programs: Directory does not exist: /nonexistent"},
@@ -272,6 +278,12 @@ TEST_CASE("grade: a bad argument is one line naming it, exit status 2", "[gradin
     }
     CHECK(std::filesystem::is_fifo(fifo));
     std::filesystem::remove_all(fifo_dir);
+    // and the decimals it takes, in every form from_chars reads
+    for (const char* args : {"--timeout 0.5", "--timeout .5", "--timeout 5.", "--timeout 1e-3", "--max-memory 2E3"}) {
+        const GradeRun r = run_grade(std::string("--no-build --help ") + args);
+        INFO("grade --no-build --help " << args << "\nstderr: " << r.err);
+        CHECK(r.status == 0);
+    }
 }
 
 TEST_CASE("grade --help: CLI11's help on stdout, exit status 0", "[grading]") {

@@ -220,6 +220,36 @@ TEST_CASE("lesson 05 part 3 (quick): agreement and attention in range", "[lesson
     CHECK(attention.at(2, "distance seen in training").str() == "no");
 }
 
+// With several seeds an order is the lecture's finding only when it holds on
+// the means and in each seed's row of the agreement table.
+TEST_CASE("lesson 05 part 3 (quick, 2 seeds): an order holds on the means and seed by seed", "[lessons][lesson05]") {
+    const int seeds = 2;
+    const auto out = test::scratch_path("lesson05_two_seeds");
+    const test::LessonRun run(lessons::modern_transformer::lesson(), test::quick_options(out, 3, seeds));
+    const auto& part = run.report.part(3);
+    const auto& agreement = part.table("agreement");
+    REQUIRE(agreement.rows.size() == 3 * seeds);
+    const auto beyond = [&](const std::string& encoding, int seed) {  // seed -1: the mean
+        if (seed < 0) return part.value("mean_k4_6_" + encoding).number();
+        for (size_t row = 0; row < agreement.rows.size(); ++row)
+            if (agreement.at(row, "encoding").str() == encoding && agreement.at(row, "seed").number() == seed)
+                return agreement.at(row, "k=4-6").number();
+        FAIL("no agreement row for " << encoding << ", seed " << seed);
+        return 0.0;
+    };
+    bool rope_worst = true, lecture_order = true;
+    for (int seed = -1; seed < seeds; ++seed) {
+        const double learned = beyond("learned", seed), none = beyond("none", seed), rope = beyond("RoPE", seed);
+        rope_worst = rope_worst && rope < learned && rope < none;
+        lecture_order = lecture_order && none > learned && learned > rope;
+    }
+    CHECK(part.claim("rope_worst_at_k4_6").reproduced == rope_worst);
+    CHECK(part.claim("lecture_order_none_learned_rope").reproduced == lecture_order);
+    for (const char* key : {"rope_worst_at_k4_6", "lecture_order_none_learned_rope"})
+        CHECK_THAT(part.claim(key).reason, Catch::Contains("2 seeds"));
+    std::filesystem::remove_all(out);
+}
+
 TEST_CASE("lesson 05 part 3 (quick): the untrained learned position rows are found", "[lessons][lesson05]") {
     // quick trains on sentences with k <= 2: at most 3 + 3·2 + 1 + 2 + 1 + 1 = 14
     // tokens, read at positions 0-12; rows 13-39 never get a gradient

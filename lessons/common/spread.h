@@ -1,7 +1,7 @@
 #pragma once
 // A result over seeds (the lecture reports the mean over 3 seeds; the
 // spread shows how much one seed can differ), and the one rule by which
-// both parts of lesson 01 decide a strict order between two methods.
+// the lessons decide a strict order between two methods over seeds.
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-namespace lessons::pretrain_finetune {
+namespace lessons {
 
 struct Spread {
     double mean = 0, min = 0, max = 0;
@@ -28,8 +28,8 @@ inline Spread spread(const std::vector<double>& values) {
 
 // "A beats B" is the lecture's finding here when it holds on the means and
 // in every seed taken one by one. Every method runs on the same seeds, so
-// seed i of A meets seed i of B (the same labelled images, the same draws
-// of the data); a margin that one seed reverses is no clear difference,
+// seed i of A meets seed i of B (whatever seed i draws, it draws for both);
+// a margin that one seed reverses is no clear difference,
 // however the means fall. With one seed there is nothing to weigh the
 // margin against, and the reason says so.
 struct SeedOrder {
@@ -55,4 +55,4 @@ SeedOrder seed_order(bool on_means, int seeds, Holds holds) {
     return o;
 }
 
-}  // namespace lessons::pretrain_finetune
+}  // namespace lessons
