@@ -6,10 +6,10 @@
 #include <fmt/ranges.h>
 
 #include "lessons/common/progress.h"
+#include "lessons/common/spread.h"
 #include "lessons/common/svg.h"
 #include "lessons/pretrain_finetune/digits_comparison.h"
 #include "lessons/pretrain_finetune/parts.h"
-#include "lessons/common/spread.h"
 
 namespace lessons::pretrain_finetune {
 namespace {

@@ -9,9 +9,9 @@
 
 #include "lessons/common/evaluation.h"
 #include "lessons/common/model_cache.h"
+#include "lessons/common/spread.h"
 #include "lessons/common/svg.h"
 #include "lessons/pretrain_finetune/parts.h"
-#include "lessons/common/spread.h"
 #include "lessons/pretrain_finetune/subject_task.h"
 
 namespace lessons::pretrain_finetune {
