@@ -15,6 +15,10 @@
 namespace lessons::autograd_recap {
 namespace {
 
+// Part 3's ag::gradcheck: its step and the tolerance it passes within
+// (|error| <= atol + rtol·|numeric|), stated on the page.
+constexpr struct { double h = 1e-6, atol = 1e-5, rtol = 1e-4; } kCheck;
+
 std::string shape_of(const ag::Tensor& t) { return ag::shape_str(t.shape()); }
 
 // ---- part 1 ------------------------------------------------------------------
@@ -216,8 +220,9 @@ void part3_gradients(Report& r, const Options& options) {
             worst_hand = std::max(worst_hand, vs_hand);
             rows.push_back({seed, params[i].name(), shape_of(params[i]), ag::max_abs(engine[i]), vs_fd[i], vs_hand});
         }
-        const ag::GradcheckResult check = ag::gradcheck(
-            [&](const std::vector<ag::Tensor>& p) { return mlp.with_parameters(p).loss(); }, mlp.parameters());
+        const ag::GradcheckResult check =
+            ag::gradcheck([&](const std::vector<ag::Tensor>& p) { return mlp.with_parameters(p).loss(); },
+                          mlp.parameters(), kCheck.h, kCheck.atol, kCheck.rtol);
         gradcheck_passed = gradcheck_passed && check.ok;
         worst_gradcheck = std::max(worst_gradcheck, check.max_abs_error);
         if (!check.ok) r.paragraph("seed {}: gradcheck failed: {}", seed, check.message);
@@ -236,8 +241,10 @@ void part3_gradients(Report& r, const Options& options) {
              "Automatic differentiation computes the gradient: the engine's backward() agrees with central finite "
              "differences (ag::gradcheck)",
              "", worst_gradcheck, gradcheck_passed,
-             fmt::format("gradcheck {} on {} seed{}; its largest |error| {}", gradcheck_passed ? "passed" : "failed",
-                         options.seeds, options.seeds == 1 ? "" : "s", Cell(worst_gradcheck).str())});
+             fmt::format("gradcheck {} on {}; its largest |error| {} (with h = {}; it passes when every |error| <= "
+                         "{} + {}·|numeric|; the table's column used h = {})",
+                         gradcheck_passed ? "passed" : "failed", count_of(options.seeds, "seed"),
+                         Cell(worst_gradcheck).str(), kCheck.h, kCheck.atol, kCheck.rtol, h)});
     constexpr double rounding = 1e-12;
     r.claim({"engine_matches_hand_derivation",
              "The engine's gradients are the ones the hand-written modules' backward() computes", "", worst_hand,

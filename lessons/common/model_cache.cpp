@@ -15,6 +15,7 @@
 #include "autograd/engine.h"
 #include "lessons/common/cli.h"
 #include "lessons/common/independent_runs.h"
+#include "lessons/common/report.h"
 #include "nn/checkpoint.h"
 #include "nn/json_strict.h"
 
@@ -253,10 +254,11 @@ std::vector<CachedLm> cached_lms(const std::filesystem::path& out_dir, const std
                 const EpochLog& last = result[i].logs.back();
                 double seconds = 0;
                 for (const EpochLog& log : result[i].logs) seconds += log.seconds;
-                progress->line(fmt::format("{} seed {} ({}): {} epoch(s) side by side, loss {:.4f}  {} tok/s  {}",
-                                           nn::to_string(runs[i].config.model), runs[i].init_seed,
-                                           nn::describe(runs[i].config), result[i].logs.size(), last.train_loss,
-                                           group_thousands(last.tokens_per_second), format_duration(seconds)));
+                progress->line(
+                    fmt::format("{} seed {} ({}): {} side by side, loss {:.4f}  {} tok/s  {}",
+                                nn::to_string(runs[i].config.model), runs[i].init_seed, nn::describe(runs[i].config),
+                                count_of(static_cast<int64_t>(result[i].logs.size()), "epoch"), last.train_loss,
+                                group_thousands(last.tokens_per_second), format_duration(seconds)));
             }
         });
     }

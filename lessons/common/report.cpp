@@ -81,6 +81,8 @@ std::vector<std::string> wrap(std::string_view text, size_t width) {
 
 }  // namespace
 
+std::string count_of(int64_t n, const std::string& noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
+
 // ---- Cell ------------------------------------------------------------------
 
 bool Cell::is_number() const {

@@ -31,6 +31,7 @@
 // (one line, without the spaces shown here: nlohmann-json's compact form).
 // Numbers are written as the shortest text that reads back as the same
 // double, whole numbers without a fraction; NaN and Inf as null.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -42,6 +43,10 @@
 #include <fmt/format.h>
 
 namespace lessons {
+
+// (1, "epoch") -> "1 epoch", (5, "epoch") -> "5 epochs": a count and its
+// noun, for the pages' prose.
+std::string count_of(int64_t n, const std::string& noun);
 
 // One table cell or recorded value: text, a whole number, a real number or
 // a yes/no.

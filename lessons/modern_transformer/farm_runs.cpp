@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "lessons/common/progress.h"
+#include "lessons/common/report.h"
 
 namespace lessons::modern_transformer {
 namespace {
@@ -33,12 +34,12 @@ FarmRuns farm_runs(const Options& options) {
         runs.agreement = farm::make_agreement_sets(1, kPrefixes);
     }
     runs.description = fmt::format(
-        "{} training sentences (farm corpus, data seed 0{}), {} epoch(s) of AdamW lr {} in batches of {}; "
+        "{} training sentences (farm corpus, data seed 0{}), {} of AdamW lr {} in batches of {}; "
         "{} test sentences; {} agreement prefixes per k",
         group_thousands(static_cast<double>(runs.train.size())),
-        options.quick ? fmt::format(", --quick: the first with k <= {}", kQuickMaxK) : "", runs.training.epochs,
-        runs.training.lr, runs.training.batch_size, group_thousands(static_cast<double>(runs.test.size())),
-        runs.agreement[0].size());
+        options.quick ? fmt::format(", --quick: the first with k <= {}", kQuickMaxK) : "",
+        count_of(runs.training.epochs, "epoch"), runs.training.lr, runs.training.batch_size,
+        group_thousands(static_cast<double>(runs.test.size())), runs.agreement[0].size());
     return runs;
 }
 

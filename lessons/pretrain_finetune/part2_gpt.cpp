@@ -287,7 +287,7 @@ void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroS
         finding(fmt::format("probe_{}_extrapolates_better_than_scratch_{}", few, more),
                 fmt::format("At k = 4-6, a linear probe with {} labels beats the GPT trained from scratch with {}", few,
                             more),
-                "全对 (all right) vs 0.587", {probe, few, true}, Order::Above, {scratch, more, true}),
+                "全对 (all right, at no stated k) vs 0.587", {probe, few, true}, Order::Above, {scratch, more, true}),
         finding(
             fmt::format("full_ft_{}_below_probe", few),
             fmt::format("With {} labels, full fine-tuning (lr 1e-3) does worse than the linear probe (k = 1-3)", few),

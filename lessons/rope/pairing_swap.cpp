@@ -8,6 +8,7 @@
 #include "lessons/common/evaluation.h"
 #include "lessons/common/model_cache.h"
 #include "lessons/common/progress.h"
+#include "lessons/common/report.h"
 #include "lessons/rope/rotation.h"
 
 namespace lessons::rope {
@@ -65,8 +66,8 @@ PairingSwap swap_pairings(const Options& options) {
     swap.test_sentences = static_cast<int64_t>(corpora.test.size());
     swap.grammar_perplexity = grammar_perplexity(corpora.test);
     swap.training =
-        fmt::format("ModernLM (d = {}, {} layers, {}/{} heads of {}), seed 0, {} epoch(s) on {} farm sentences",
-                    base.d_model, base.n_layers, base.n_heads, base.n_kv_heads, base.head_dim(), training.epochs,
+        fmt::format("ModernLM (d = {}, {} layers, {}/{} heads of {}), seed 0, {} on {} farm sentences", base.d_model,
+                    base.n_layers, base.n_heads, base.n_kv_heads, base.head_dim(), count_of(training.epochs, "epoch"),
                     group_thousands(static_cast<double>(corpora.train.size())));
     const ag::RopePairing pairings[] = {ag::RopePairing::Half, ag::RopePairing::Interleaved};
     std::vector<LmRun> specs;

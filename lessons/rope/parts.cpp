@@ -123,7 +123,7 @@ void part2_relative(Report& r, const Options& options) {
     Claim scores_equal = rounding_claim(
         "scores_equal",
         "one q, k pair placed at (5, 2), (105, 102) and (1005, 1002) gets one score: it depends only on t - j",
-        "+1.685028392114 three times", s.rope_range, "the three scores of a seed differ by at most");
+        "spread 0: +1.685028392114 three times", s.rope_range, "the three scores of a seed differ by at most");
     scores_equal.reason += "; the lecture's q and k are its own, so the equality compares, not the score";
     r.claim(std::move(scores_equal));
 
@@ -309,7 +309,7 @@ void part5_kv_cache(Report& r, const Options& options) {
 // ---- part 6 ------------------------------------------------------------------
 
 std::string pairing_name(ag::RopePairing p) {
-    return p == ag::RopePairing::Half ? "half (i, i + dh/2)" : "interleaved (2i, 2i+1)";
+    return p == ag::RopePairing::Half ? "half (i, i + d_h/2)" : "interleaved (2i, 2i+1)";
 }
 
 void part6_pairings(Report& r, const Options& options) {
@@ -321,7 +321,8 @@ void part6_pairings(Report& r, const Options& options) {
         swap.training);
     std::vector<std::vector<Cell>> rows;
     for (const PairingRun& run : swap.runs) {
-        r.paragraph("trained with the {} pairing: {}", pairing_name(run.trained), run.status);
+        r.paragraph("The model trained with the {} pairing (d_h: a head's size): checkpoint {}",
+                    pairing_name(run.trained), run.status);
         rows.push_back({pairing_name(run.trained), run.right, run.wrong, run.permuted});
     }
     r.table("pairing_swap",

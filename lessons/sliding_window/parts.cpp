@@ -220,7 +220,9 @@ void part4_rolling_cache(Report& r, const Options& options) {
     const int64_t total = static_cast<int64_t>(prompt.size()) + new_tokens;
     r.paragraph(
         "§6.4 An untrained ModernLM with W = {} continues \"{}\" by {} greedy tokens, one token per call, with a "
-        "rolling buffer of W - 1 = {} slots per layer (position p in slot p mod {}). Then the whole sequence of {} "
+        "rolling buffer of W - 1 = {} slots per layer (position p in slot p mod {}): a window of W is the current "
+        "token, whose k and v are computed fresh, and the W - 1 before it (the lecture's slot i mod W counts the "
+        "current token's slot too). Then the whole sequence of {} "
         "tokens is read in one full forward pass with the same window. ({}; the model is untrained, so its tokens "
         "are noise: the identity holds for any weights.)",
         W, farm::decode(prompt), new_tokens, W - 1, W - 1, total, seeds_text(options));
@@ -252,7 +254,7 @@ void part4_rolling_cache(Report& r, const Options& options) {
         "The buffer never holds more than {} positions, yet every logit equals the full pass to {}: the keys in it "
         "were rotated by their own positions, so their slot does not matter. Rotating the new token by the cache "
         "length is right only while the cache fills (p ≤ W - 1); from then on the logits are off by up to {} (by "
-        "the slot: {}). With the bug the greedy token changed at {} of {} positions{}",
+        "the slot: {}). With either bug the greedy token changed at {} of {} (position, bug) pairs{}",
         check.most_slots, Cell(check.engine_error).str(true), Cell(check.wrong_error[0]).str(),
         Cell(check.wrong_error[1]).str(), check.wrong_changed, check.wrong_positions,
         check.wrong_changed == 0 ? ": the text looks the same, which is how such a bug hides." : ".");
@@ -285,11 +287,11 @@ void part5_training(Report& r, const Options& options) {
     const WindowData data = window_data(options.quick);
     constexpr int64_t kMaxK = 6;
     r.paragraph(
-        "§6.5 Two-layer ModernLMs (RoPE, 4 query / 2 KV heads), W = 2, 4, 8 and full attention, {} epoch(s) on {} "
+        "§6.5 Two-layer ModernLMs (RoPE, 4 query / 2 KV heads), W = 2, 4, 8 and full attention, {} on {} "
         "farm sentences, {}. Agreement test: {} prefixes per k whose every attractor has the opposite number; the "
         "verb is predicted 3k tokens after the subject. A model of L layers sees L(W - 1) tokens back (part 3), "
         "here 2(W - 1).",
-        data.training.epochs, data.train.size(), seeds_text(options), data.agreement[0].size());
+        count_of(data.training.epochs, "epoch"), data.train.size(), seeds_text(options), data.agreement[0].size());
     const std::vector<WindowRuns> results = train_windows(options, data, {2, 4, 8, 0});
     for (const WindowRuns& w : results)
         for (size_t seed = 0; seed < w.status.size(); ++seed)

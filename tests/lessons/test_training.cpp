@@ -536,9 +536,9 @@ TEST_CASE("cached_lms: the uncached runs train side by side, to the same models,
     // one line per run that trained beside another, none for the cached one
     CHECK(std::count(shown.begin(), shown.end(), '\n') == 2);
     CHECK(shown.find("modern_lm seed 3 (d 16, 1 layers, 2 query / 1 KV heads, rope half positions, full attention): 1 "
-                     "epoch(s) side by side") != std::string::npos);
+                     "epoch side by side") != std::string::npos);
     CHECK(shown.find("modern_lm seed 4 (d 16, 1 layers, 2 query / 1 KV heads, rope half positions, full attention): 1 "
-                     "epoch(s) side by side") != std::string::npos);
+                     "epoch side by side") != std::string::npos);
     for (size_t i = 0; i < runs.size(); ++i) {
         const auto one = lessons::cached_lm(alone, runs[i].config, runs[i].init_seed, setup.train, setup.options);
         CHECK(same_parameters(*got[i].model, *one.model));
