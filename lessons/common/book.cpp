@@ -97,11 +97,22 @@ std::string figure_html(const Figure& f, const fs::path& out_dir) {
         encode::base64(svg), escape(f.caption), escape(f.caption), escape(f.file), escape(f.file));
 }
 
-// The lesson part that covers a lecture section: its own (§4.3), else the
-// first part of the same chapter (§4).
-std::string part_for(const std::map<std::string, std::string>& section_page, const std::string& section) {
-    for (const std::string& s : {section, section.substr(0, section.find_first_of(".-"))})
-        if (const auto it = section_page.find(s); it != section_page.end()) return it->second;
+// The lesson part that covers an exercise's sections ("§6.4, §4.7"): the
+// first of them that is a part's own section, else the first part of the
+// first one's chapter that has parts (§6).
+std::string part_for(const std::map<std::string, std::string>& section_page, const std::string& sections) {
+    std::vector<std::string> list;
+    for (size_t start = 0; start < sections.size();) {
+        const size_t comma = std::min(sections.find(',', start), sections.size());
+        list.push_back(sections.substr(start, comma - start));
+        start = sections.find_first_not_of(' ', comma + 1);
+        if (start == std::string::npos) break;
+    }
+    for (const bool chapter : {false, true})
+        for (const std::string& s : list)
+            if (const auto it = section_page.find(chapter ? s.substr(0, s.find_first_of(".-")) : s);
+                it != section_page.end())
+                return it->second;
     return {};
 }
 

@@ -36,7 +36,7 @@ const std::vector<Exercise>& exercises() {
          "§4.4 and exercise 1: rotate q by tθ and k by jθ, counter-clockwise; the score is their dot product"},
         {2, "rope_frequencies", "§4.5",
          "§4.5 and exercise 2: θ_i = base^(-2i/d) for i = 0 … d/2-1; a pair's period is 2π/θ_i positions"},
-        {3, "kv_cache", "§5.1, §6.4",
+        {3, "kv_cache", "§5.3, §6.4",
          "§5.3 and exercise 3: per token, K and V (2) × layers × KV heads × head dim × bytes per number"},
         {4, "attention_params", "§5.2",
          "exercise 4: W_q maps d to query heads × head dim and W_o maps that back to d; W_k and W_v map d to KV heads "

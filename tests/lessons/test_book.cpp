@@ -160,6 +160,8 @@ TEST_CASE("book: the course page lists the lessons, every claim and the scoreboa
     test::write_text(out / "grade.json",
                      R"({"exercises": [{"number": 1, "name": "rope_by_hand", "section": "§4.3", "status": "passed",
                              "tests_passed": 5, "tests_registered": 5},
+                            {"number": 16, "name": "rolling_cache", "section": "§5.1, §4.6", "status": "failed",
+                             "tests_passed": 1, "tests_registered": 5},
                             {"number": 18, "name": "autoencoder", "section": "§2.4", "status": "not started",
                              "tests_passed": 0, "tests_registered": 9}]})");
     const std::string html = lessons::book::course_page(out);
@@ -173,6 +175,8 @@ TEST_CASE("book: the course page lists the lessons, every claim and the scoreboa
     // an exercise links to the part of its section's chapter; one with no lesson part is plain text
     CHECK_THAT(html, Contains("<td>rope_by_hand</td><td><a href=\"02_rope.html#part-1\">§4.3</a></td><td>passed</td>"));
     CHECK_THAT(html, Contains("<td>autoencoder</td><td>§2.4</td><td>not started</td>"));
+    // of several sections, the one a part is about, before any chapter
+    CHECK_THAT(html, Contains("<td>rolling_cache</td><td><a href=\"02_rope.html#part-1\">§5.1, §4.6</a></td>"));
     std::filesystem::remove_all(out);
 }
 
