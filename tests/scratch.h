@@ -55,4 +55,12 @@ struct ScratchDir {
     std::string file(const std::string& name) const { return (path / name).string(); }
 };
 
+// A folder that exists and takes no new file, not even from root (whom
+// access(2) lets write anywhere): Linux's /proc, and where there is none
+// (macOS) the read-only system volume's /System.
+inline const std::string& unwritable_folder() {
+    static const std::string folder = std::filesystem::is_directory("/proc/self") ? "/proc" : "/System";
+    return folder;
+}
+
 }  // namespace test

@@ -507,4 +507,6 @@ std::string apply(const Mutant& mutant, const std::string& solution) {
     return solution.substr(0, at) + mutant.replace + solution.substr(at + mutant.find.size());
 }
 
+bool memory_limit_enforced() { return resident_bytes(::getpid()) > 0; }
+
 }  // namespace grading

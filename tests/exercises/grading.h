@@ -52,6 +52,11 @@ struct Limits {
     int64_t memory_bytes = int64_t{2} << 30;  // resident (Linux: /proc/PID/statm)
 };
 
+// Whether memory_bytes can be enforced here: the resident size is read
+// from /proc, which Linux has and macOS does not (there the limit is not
+// applied).
+bool memory_limit_enforced();
+
 // Runs `command` (argv; command[0] is the program) with its report channel
 // open, its output to `log_path`, within `limits`, and turns what it
 // reported into a Result.

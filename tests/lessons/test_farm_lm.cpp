@@ -333,17 +333,18 @@ TEST_CASE("farm_lm eval: --json is never one of its inputs, and is written whole
 TEST_CASE("farm_lm: an output that cannot be written is refused before the work starts", "[lessons][farm_lm]") {
     const Trained& t = trained();
     REQUIRE(t.train.status == 0);
-    // /proc takes no new file, not even from root (whom access(2) lets
-    // write anywhere); a regular file is no folder.
+    // A folder that takes no new file (test::unwritable_folder); a regular
+    // file is no folder.
+    const std::string unwritable = test::unwritable_folder();
     const std::string plain = (t.dir / "inputs_plain.txt").string();
     test::write_text(plain, "x");
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"train", "--model", "gpt", "--epochs", "1", "--limit", "32", "--out", "/proc/x.safetensors"},
-         "--out: cannot write in the folder '/proc'"},
+        {{"train", "--model", "gpt", "--epochs", "1", "--limit", "32", "--out", unwritable + "/x.safetensors"},
+         "--out: cannot write in the folder '" + unwritable + "'"},
         {{"train", "--model", "gpt", "--epochs", "1", "--limit", "32", "--out", plain + "/x.safetensors"},
          "--out: '" + plain + "' is not a folder"},
-        {{"eval", t.checkpoint, "--limit", "8", "--json", "/proc/x.json"},
-         "--json: cannot write in the folder '/proc'"},
+        {{"eval", t.checkpoint, "--limit", "8", "--json", unwritable + "/x.json"},
+         "--json: cannot write in the folder '" + unwritable + "'"},
         {{"eval", t.checkpoint, "--limit", "8", "--json", (t.dir / "no" / "x.json").string()}, "does not exist"},
     };
     for (const auto& [args, says] : cases)

@@ -285,16 +285,16 @@ TEST_CASE("run_lesson: an --out or --json that cannot be written is refused befo
         std::vector<std::string> args;
         std::string says;
     };
-    // /proc takes no new file, not even from root.
+    const std::string unwritable = test::unwritable_folder();
     const std::vector<Case> cases = {
         {{"--out", plain.string()}, "--out: '" + plain.string() + "' exists and is not a folder"},
         {{"--out", (plain / "figures").string()}, "--out: '" + plain.string() + "' is not a folder"},
-        {{"--out", "/proc/out"}, "--out: cannot write in the folder '/proc'"},
+        {{"--out", unwritable + "/out"}, "--out: cannot write in the folder '" + unwritable + "'"},
         {{"--json", fifo.string()}, "--json: '" + fifo.string() + "' exists and is not a regular file"},
         {{"--json", dir.string()}, "--json: '" + dir.string() + "' is a folder"},
         {{"--json", (dir / "no" / "r.json").string()},
          "--json: the folder '" + (dir / "no").string() + "' does not exist"},
-        {{"--json", "/proc/r.json"}, "--json: cannot write in the folder '/proc'"},
+        {{"--json", unwritable + "/r.json"}, "--json: cannot write in the folder '" + unwritable + "'"},
         // an input of the lesson: its model cache, or a file that is not a report
         {{"--out", out_with_cache.string(), "--json", (out_with_cache / "models" / "gpt.safetensors").string()},
          "--json: '" + (out_with_cache / "models" / "gpt.safetensors").string() + "' is in the lessons' model cache"},
