@@ -42,6 +42,13 @@ const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#94
 
 std::string label(double v) { return fmt::format("{:.4g}", v); }
 
+// Characters on screen (UTF-8 code points), to size text boxes: about 7 px
+// each at 12 px, 8 at 15 px.
+double text_chars(const std::string& s) {
+    return static_cast<double>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 // Through a temporary file and a rename, as every output: a reader (the
 // lesson book, a browser) sees the old figure or the new one, never half.
 void save(const std::filesystem::path& path, const std::string& body, double width, double height) {
@@ -114,7 +121,12 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
         if (s.x.size() != s.y.size())
             throw std::runtime_error(fmt::format("figure {}: series '{}' has {} x and {} y values", path.string(),
                                                  s.name, s.x.size(), s.y.size()));
-    const double width = 680, height = 420, left = 70, right = 170, top = 40, bottom = 55;
+    // The plot area is 440 px wide; the legend's column on its right fits
+    // the longest series name, and the figure is as wide as its title.
+    double longest = 0;
+    for (const Series& s : plot.series) longest = std::max(longest, text_chars(s.name));
+    const double height = 420, left = 70, top = 40, bottom = 55, right = std::max(170.0, 46.0 + 7.0 * longest);
+    const double width = std::max(left + 440 + right, left + 8.0 * text_chars(plot.title) + 10);
     const auto [x0, x1] = range(plot, true, plot.log_x, path);
     const auto [y0, y1] = range(plot, false, plot.log_y, path);
     const Axis ax{x0, x1, left, width - right, plot.log_x}, ay{y0, y1, height - bottom, top, plot.log_y};
@@ -199,8 +211,8 @@ std::string raster(const std::vector<std::vector<double>>& values, Colour colour
 
 void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
     if (grid.columns < 1) throw std::runtime_error("figure " + path.string() + ": columns must be >= 1");
-    // Every panel is drawn in the same box; its cells are square and as big
-    // as the largest panel allows.
+    // Every panel is drawn in the same box, as many cells wide and tall as
+    // the largest panel; its cells are square, the box's longer side 220 px.
     size_t max_rows = 1, max_cols = 1;
     for (const Heatmap& h : grid.panels) {
         max_rows = std::max(max_rows, h.values.size());
@@ -211,18 +223,20 @@ void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
             max_cols = std::max(max_cols, row.size());
         }
     }
-    const double box = 220, cell = box / static_cast<double>(std::max(max_rows, max_cols));
+    const double cell = 220 / static_cast<double>(std::max(max_rows, max_cols));
+    const double box_w = cell * static_cast<double>(max_cols), box_h = cell * static_cast<double>(max_rows);
     const double pad = 40, top = 50;
     const size_t columns = static_cast<size_t>(grid.columns);
     const size_t rows_of_panels = (grid.panels.size() + columns - 1) / columns;
-    const double width = pad + static_cast<double>(std::min(columns, grid.panels.size())) * (box + pad);
-    const double height = top + static_cast<double>(rows_of_panels) * (box + pad + 20);
+    const double width = std::max(pad + static_cast<double>(std::min(columns, grid.panels.size())) * (box_w + pad),
+                                  pad + 8.0 * text_chars(grid.title) + 10);
+    const double height = top + static_cast<double>(rows_of_panels) * (box_h + pad + 20);
 
     std::string body = fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">{}</text>\n", pad, escape(grid.title));
     for (size_t p = 0; p < grid.panels.size(); ++p) {
         const Heatmap& h = grid.panels[p];
-        const double ox = pad + static_cast<double>(p % columns) * (box + pad);
-        const double oy = top + static_cast<double>(p / columns) * (box + pad + 20);
+        const double ox = pad + static_cast<double>(p % columns) * (box_w + pad);
+        const double oy = top + static_cast<double>(p / columns) * (box_h + pad + 20);
         double lo = h.lo, hi = h.hi;
         if (lo == hi) {
             lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -256,12 +270,12 @@ void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
         }
         if (!grid.x_label.empty())
             body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text>\n",
-                                ox + box / 2, oy + box + 14, escape(grid.x_label));
+                                ox + box_w / 2, oy + box_h + 14, escape(grid.x_label));
         if (!grid.y_label.empty())
             body += fmt::format(
                 "<text transform=\"translate({} {}) rotate(-90)\" text-anchor=\"middle\" "
                 "font-size=\"10\">{}</text>\n",
-                ox - 6, oy + box / 2, escape(grid.y_label));
+                ox - 6, oy + box_h / 2, escape(grid.y_label));
     }
     save(path, body, width, height);
 }

@@ -385,13 +385,16 @@ std::string takeaway(const std::vector<SubjectRun>& runs, const ZeroShot& zero_s
     const double scratch = acc.at({"scratch", few}).in_distribution.mean;
     const double scratch_more = acc.at({"scratch", more}).in_distribution.mean;
     const double full_ft = acc.at({"full FT lr 1e-3", few}).in_distribution.mean;
+    const double probe_beyond = acc.at({"linear probe", few}).extrapolation.mean;
     return fmt::format(
         "k=1-3 with {} labels: linear probe on the pre-trained GPT {:.3f}, full fine-tuning {:.3f}, "
         "the same GPT from scratch {:.3f} ({:.3f} with {} labels), zero-shot {:.3f}. {}",
         few, probe, full_ft, scratch, scratch_more, more, zero_shot.in_distribution.accuracy,
-        probe > scratch ? "Unlabelled pre-training learned the subject's number; a few labels only "
-                          "read it out."
-                        : "Here the pre-trained features did not beat training from scratch.");
+        probe > scratch ? fmt::format("Within the training lengths unlabelled pre-training learned the subject's "
+                                      "number and a few labels only read it out; beyond them (k = 4-6) the same "
+                                      "probe scores {:.3f}.",
+                                      probe_beyond)
+                        : std::string("Here the pre-trained features did not beat training from scratch."));
 }
 
 void plot_finetuning(Report& r, const Options& options, const std::vector<SubjectRun>& runs) {

@@ -368,9 +368,9 @@ void part5_training(Report& r, const Options& options) {
         "so only k = 1-3 isolate the window's effect.",
         text(result(8, 4, false)), text(result(0, 4, false)));
     r.takeaway(
-        "a subject farther back than the receptive field L(W-1) cannot be seen, and agreement fails "
-        "exactly there. Windows trade long-range paths for O(T·W) cost, which is why models "
-        "interleave them with global layers.");
+        "a subject farther back than the receptive field L(W-1) cannot be seen, and agreement fails beyond it "
+        "(beyond the training distances every model fails anyway, whatever its window). Windows trade long-range "
+        "paths for O(T·W) cost, which is why models interleave them with global layers.");
 }
 
 }  // namespace
