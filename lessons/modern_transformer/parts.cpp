@@ -187,7 +187,9 @@ void swiglu_hidden_size(Report& r) {
             add(d, "SwiGLU, Llama-3 8B", llama_cfg.d_ff, 3, 3 * d * llama_cfg.d_ff,
                 ratio(d, static_cast<double>(3 * d * llama_cfg.d_ff)));
     }
-    r.paragraph("§3.2 SwiGLU's hidden size: weight matrices of each FFN, against the 4d GELU MLP's 2·d·4d = 8d²:");
+    r.paragraph(
+        "§3.2 SwiGLU: FFN(x) = W_down(SiLU(W_gate x) ⊙ W_up x), three d×d_ff matrices where the GELU MLP has two of "
+        "d×4d. The same weights, 3·d·d_ff = 2·d·4d = 8d², need d_ff = 8d/3. Each FFN's matrices and weights:");
     r.table("ffn_sizes", {"d", "FFN", "hidden", "matrices", "weights", "÷ 8d²"}, rows);
 
     ag::Generator gen(0);

@@ -249,7 +249,8 @@ void report_features(Report& r, const Options& options, const DigitsSetup& setup
     }
     svg::write(output_path(options, "01_mnist_features.svg"), grid);
     r.paragraph(
-        "What did the first layer learn? Each unit's weights drawn as an image (dark: large, white: negative). Look "
+        "What did the first layer learn? Each unit's weights drawn as an image, each unit on its own scale: dark blue "
+        "is its largest positive weight, white its most negative, the middle blue 0. Look "
         "for units that became stroke or blob detectors in the middle of the frame, and for units that still look "
         "much like their random initialisation after {} epochs. The speckled rim is the {} pixels that are blank in "
         "every training "

@@ -113,7 +113,10 @@ void report_gpt(Report& r, const Options& options, const GptSetup& setup, const 
         rows.push_back(
             {k + 1, k < 3 ? "within training" : "extrapolation", agreement[k].accuracy, agreement[k].p_correct});
     r.paragraph(
-        "The pre-trained GPT's own agreement test ({} prefixes per k, every attractor opposite to the subject):",
+        "The pre-trained GPT's own agreement test. k is the number of prepositional phrases between the subject and "
+        "its verb, each ending in an attractor, a noun of the other number. For {} prefixes per k the GPT is right "
+        "when it puts more probability on the verb forms of the subject's number than on the others; p(correct) is "
+        "the mean share of the verb forms' probability that goes to the right number:",
         setup.agreement_prefixes);
     r.table("gpt_agreement", {"k", "distance", "accuracy", "p(correct)"}, rows);
 

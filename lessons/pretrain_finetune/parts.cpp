@@ -14,7 +14,8 @@ const Lesson& lesson() {
           part1_layerwise_digits},
          {"§2.8", "Pre-trained GPT + fine-tuning vs training from scratch",
           "The lecture-2 GPT, pre-trained on unlabelled farm sentences, learns the subject-number task from 16 or "
-          "256 labels by a linear probe or full fine-tuning, against the same GPT trained from scratch and "
+          "256 labels by a linear probe (the body frozen, only a 2-way linear head trained) or full fine-tuning, "
+          "against the same GPT trained from scratch and "
           "against asking the language model itself (zero-shot).",
           part2_gpt_finetuning}},
         {{"labels", "part 1: labelled training images per seed (class-balanced)", 300, 10, 8000}}};
