@@ -315,7 +315,8 @@ void part3_quality(Report& r, const Options& options) {
     const double steps = static_cast<double>(first.step_losses[Mha].size()),
                  per_epoch = steps / static_cast<double>(setup.training.epochs);
     loss_figure(r, options, setup, first, "03_loss.svg", "§5.4 training loss, seed 0", 1,
-                "training loss of every run, every step (seed 0)");
+                "training loss of every run, every step (seed 0, a running mean of 50 steps); the next figure zooms in "
+                "on the last epoch and the uptraining epoch, and the perplexity table holds the gaps the claims test");
     loss_figure(r, options, setup, first, "03_uptraining.svg",
                 "§5.4 the last epoch, then uptraining vs the control (seed 0)", steps - per_epoch + 1,
                 "the last epoch before uptraining, then the uptrained GQA model against the control (seed 0)");

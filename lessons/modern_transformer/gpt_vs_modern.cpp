@@ -13,6 +13,7 @@ namespace {
 LossCurve loss_curve(const std::vector<EpochLog>& logs, size_t block) {
     const std::vector<double> losses = step_losses(logs);
     LossCurve curve;
+    curve.block = block;
     for (size_t start = 0; start < losses.size(); start += block) {
         const size_t end = std::min(losses.size(), start + block);
         double sum = 0;

@@ -14,6 +14,7 @@ namespace lessons::modern_transformer {
 // A loss curve: the per-step losses of every epoch, averaged over blocks of
 // steps (one step's loss is a 32-sentence batch: noisy).
 struct LossCurve {
+    size_t block = 1;            // steps averaged in one point
     std::vector<double> steps;   // each block's middle step (1-based)
     std::vector<double> losses;  // each block's mean loss
 };

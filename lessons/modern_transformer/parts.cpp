@@ -253,6 +253,12 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
             {model.name, params[m], ppl[m], ppl[m] - floor, model.run.logs.back().train_loss, model.seconds});
         plot.series.push_back({model.name, model.curve.steps, model.curve.losses});
     }
+    // The floor under any training loss: the grammar's own cross-entropy on
+    // the training sentences, ln of its perplexity there.
+    const std::vector<double>& steps = result.models[0].curve.steps;
+    plot.series.push_back({fmt::format("the grammar's floor, ln {:.4f}", result.floor_train),
+                           {steps.front(), steps.back()},
+                           {std::log(result.floor_train), std::log(result.floor_train)}});
     r.table("gpt_vs_modern_lm",
             {"model", "parameters", "test perplexity", "above the floor", "last epoch's train loss",
              "training s (its own run)"},
@@ -277,7 +283,13 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
         "the floor.",
         thousands(params[0] - params[1]), ppl[1] <= ppl[0] ? "below" : "above", gap, 100.0 * gap_share_of_floor);
     svg::write(output_path(options, "05_loss.svg"), plot);
-    r.figure("05_loss.svg", "Training loss of GPT and ModernLM (mean over blocks of steps)");
+    const double ln_floor = std::log(result.floor_train);
+    const double gpt_end = result.models[0].curve.losses.back(), modern_end = result.models[1].curve.losses.back();
+    r.figure("05_loss.svg",
+             fmt::format("Training loss of GPT and ModernLM, each point the mean of a block of {} steps, and the "
+                         "grammar's floor under it. The last blocks end at {:.4f} (GPT) and {:.4f} (ModernLM), {:.4f} "
+                         "and {:.4f} above the floor: the gap the claims test is in the perplexity table.",
+                         result.models[0].curve.block, gpt_end, modern_end, gpt_end - ln_floor, modern_end - ln_floor));
     r.claim({"modern_lm_fewer_parameters", "ModernLM has fewer parameters than GPT: 99,648 against 111,360.",
              "99,648 against 111,360", fmt::format("{} against {}", thousands(params[1]), thousands(params[0])),
              params[1] < params[0],
