@@ -17,13 +17,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;  // keys in the order they were recorded
 
-// Columns are padded by characters on screen: count UTF-8 code points (every
-// byte that does not continue a multi-byte character).
-size_t display_width(std::string_view s) {
-    return static_cast<size_t>(
-        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
 std::string pad(const std::string& s, size_t width, bool right) {
     const std::string fill(width - std::min(width, display_width(s)), ' ');
     return right ? fill + s : s + fill;
@@ -80,6 +73,11 @@ std::vector<std::string> wrap(std::string_view text, size_t width) {
 }
 
 }  // namespace
+
+size_t display_width(std::string_view s) {
+    return static_cast<size_t>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
 
 std::string count_of(int64_t n, const std::string& noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
 

@@ -44,6 +44,10 @@
 
 namespace lessons {
 
+// Characters on screen: UTF-8 code points (every byte that does not continue
+// a multi-byte character), for padding columns and sizing figures' text.
+size_t display_width(std::string_view s);
+
 // (1, "epoch") -> "1 epoch", (5, "epoch") -> "5 epochs": a count and its
 // noun, for the pages' prose.
 std::string count_of(int64_t n, const std::string& noun);

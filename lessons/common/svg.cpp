@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "lessons/common/encode.h"
+#include "lessons/common/report.h"
 #include "nn/atomic_file.h"
 
 namespace lessons::svg {
@@ -42,12 +43,9 @@ const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#94
 
 std::string label(double v) { return fmt::format("{:.4g}", v); }
 
-// Characters on screen (UTF-8 code points), to size text boxes: about 7 px
-// each at 12 px, 8 at 15 px.
-double text_chars(const std::string& s) {
-    return static_cast<double>(
-        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
+// Characters on screen (report.h's display_width), to size text boxes:
+// about 7 px each at 12 px, 8 at 15 px.
+double text_chars(const std::string& s) { return static_cast<double>(display_width(s)); }
 
 // Through a temporary file and a rename, as every output: a reader (the
 // lesson book, a browser) sees the old figure or the new one, never half.

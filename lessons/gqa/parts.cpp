@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lessons/common/progress.h"
+#include "lessons/common/spread.h"
 #include "lessons/common/svg.h"
 #include "lessons/gqa/decoding_cost.h"
 #include "lessons/gqa/gqa_is_mha.h"
@@ -218,10 +219,9 @@ const std::array<ModelInfo, Models> kModels{{
 // How a model was trained.
 std::string training_of(Model m, const QualitySetup& setup) {
     if (m == Pooled) return "MHA's, then pooled";
-    const auto epochs = [](int64_t n) { return fmt::format("{} epoch{}", n, n == 1 ? "" : "s"); };
     if (m == Uptrained || m == Control)
-        return fmt::format("+ {} at lr {:g}", epochs(setup.uptrain.epochs), setup.uptrain.lr);
-    return epochs(setup.training.epochs);
+        return fmt::format("+ {} at lr {:g}", count_of(setup.uptrain.epochs, "epoch"), setup.uptrain.lr);
+    return count_of(setup.training.epochs, "epoch");
 }
 
 // The mean of the last `window` values up to each point (fewer at the start):
@@ -340,19 +340,19 @@ void part3_quality(Report& r, const Options& options) {
     if (runs.seeds.size() > 1) {
         std::vector<double> mha;
         for (const SeedRuns& s : runs.seeds) mha.push_back(s.perplexity[Mha]);
-        const auto [lo, hi] = std::minmax_element(mha.begin(), mha.end());
+        const Spread noise = spread(mha);
         r.paragraph(
             "The noise to weigh each gap against: MHA's own perplexity moves by {:.4f} between seeds ({:.4f} to "
             "{:.4f}), {:.0f}% of its distance to the floor.",
-            *hi - *lo, *lo, *hi, percent(*hi - *lo, mean[Mha] - floor));
+            noise.max - noise.min, noise.min, noise.max, percent(noise.max - noise.min, mean[Mha] - floor));
     }
     for (const Model row : {Gqa, Mqa}) {
         const double gap = row == Gqa ? gqa_minus_mha : mqa_minus_mha;
         const bool close = close_to(gap, mean[Mha]);
         r.claim(
             {row == Gqa ? "gqa_close_to_mha" : "mqa_close_to_mha",
-             fmt::format("a model with {} K/V head{} ({}) is almost as good as MHA: the cost is almost negligible",
-                         kKvHeads[row], kKvHeads[row] == 1 ? "" : "s", kModels[row].model),
+             fmt::format("a model with {} ({}) is almost as good as MHA: the cost is almost negligible",
+                         count_of(kKvHeads[row], "K/V head"), kModels[row].model),
              "'almost negligible'", gap, close,
              fmt::format(
                  "{} {:+.4f} against MHA's {:.4f}: {:.0f}% of MHA's distance to the grammar's {:.4f} "
@@ -388,10 +388,10 @@ void part3_quality(Report& r, const Options& options) {
              "the uptrained model ends below the original MHA model, but only thanks to the extra epoch at a smaller "
              "lr, which the control gets too",
              "below it", uptrained_minus_mha, uptrained_minus_mha < 0,
-             fmt::format("uptrained - MHA after {} epoch{} = {:+.4f}; the control, given the same extra epoch, is "
+             fmt::format("uptrained - MHA after {} = {:+.4f}; the control, given the same extra epoch, is "
                          "{:+.4f} from MHA{}",
-                         setup.training.epochs, setup.training.epochs == 1 ? "" : "s", uptrained_minus_mha,
-                         mean[Control] - mean[Mha], uptrained_minus_mha < 0 ? "" : quick_note)});
+                         count_of(setup.training.epochs, "epoch"), uptrained_minus_mha, mean[Control] - mean[Mha],
+                         uptrained_minus_mha < 0 ? "" : quick_note)});
     r.paragraph(
         "Levels differ: the lecture's perplexities (about 2.50) come from its own farm corpus; ours cannot go below "
         "the grammar's own {:.4f}, so compare the gaps between rows, not the levels.{}",

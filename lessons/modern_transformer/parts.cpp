@@ -377,12 +377,11 @@ bool compare_with_lecture(Report& r, const Options& options, const PositionEncod
     const SeedOrder lecture_order = seed_order(none > learned && learned > rope, options.seeds, [&](size_t i) {
         return at(kNone, i) > at(kLearned, i) && at(kLearned, i) > at(kRope, i);
     });
-    r.value("seeds_rope_lowest_k4_6", encodings.rope_lowest_seeds);
+    r.value("seeds_rope_lowest_k4_6", rope_worst.holding);
     r.paragraph(
-        "Seed by seed, RoPE is the lowest of the three at k=4-6 in {} of {} seed{}. A finding below holds "
-        "when it holds on the means and in each seed taken one by one (all three encodings are trained from "
-        "the same seeds).",
-        encodings.rope_lowest_seeds, options.seeds, options.seeds == 1 ? "" : "s");
+        "Seed by seed, RoPE is the lowest of the three at k=4-6 in {} of {}. A finding below holds when it holds on "
+        "the means and in each seed taken one by one (all three encodings are trained from the same seeds).",
+        rope_worst.holding, count_of(options.seeds, "seed"));
     const size_t worst = encodings.worst_seed;
 
     const std::string ours = fmt::format("none {:.3f}, learned {:.3f}, RoPE {:.3f}", none, learned, rope);
@@ -398,8 +397,8 @@ bool compare_with_lecture(Report& r, const Options& options, const PositionEncod
     r.claim({"lecture_order_none_learned_rope", "Beyond the training lengths the order is none > learned > RoPE.",
              "none 0.980 > learned 0.715 > RoPE's worst seed 0.000", ours, lecture_order.clear(), lecture_order.str()});
     r.claim({"worst_seed_is_rope", "The worst single seed at k = 4-6 is RoPE's.", 0.0, all[worst].min46, worst == kRope,
-             worst == kRope ? fmt::format("RoPE's worst seed scores {:.3f}, of {} seed{}", all[worst].min46,
-                                          options.seeds, options.seeds == 1 ? "" : "s")
+             worst == kRope ? fmt::format("RoPE's worst seed scores {:.3f}, of {}", all[worst].min46,
+                                          count_of(options.seeds, "seed"))
                             : fmt::format("the worst seed is {}'s ({:.3f}; RoPE's worst {:.3f})",
                                           kEncodings[worst].name, all[worst].min46, all[kRope].min46)});
     if (!rope_worst.clear() || !lecture_order.clear())

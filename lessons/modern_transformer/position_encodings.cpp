@@ -49,10 +49,6 @@ PositionEncodings train_position_encodings(const Options& options, const FarmRun
             enc.min46 = std::min(enc.min46, enc.beyond.back());
         }
     }
-    for (int seed = 0; seed < options.seeds; ++seed) {
-        const auto beyond = [&](size_t e) { return all[e].beyond[static_cast<size_t>(seed)]; };
-        result.rope_lowest_seeds += beyond(kRope) < beyond(kLearned) && beyond(kRope) < beyond(kNone);
-    }
     for (size_t e = 1; e < all.size(); ++e)
         if (all[e].min46 < all[result.worst_seed].min46) result.worst_seed = e;
     return result;

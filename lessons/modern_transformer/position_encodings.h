@@ -35,7 +35,6 @@ struct EncodingRuns {
 
 struct PositionEncodings {
     std::array<EncodingRuns, 3> encodings;  // in kEncodings' order
-    int rope_lowest_seeds = 0;              // seeds in which RoPE's k = 4-6 accuracy is the lowest of the three
     size_t worst_seed = kLearned;           // the encoding with the worst single seed at k = 4-6 (lowest min46)
 };
 

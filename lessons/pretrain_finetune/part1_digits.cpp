@@ -202,7 +202,7 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
     std::vector<std::vector<Cell>> rows;
     for (size_t n = 1; n <= run.reconstructions.size(); ++n) {
         const int64_t code = setup.deep_widths[n];
-        ImageRow row{fmt::format("{} layer{} ({} units)", n, n == 1 ? "" : "s", code), {}};
+        ImageRow row{fmt::format("{} ({} units)", count_of(static_cast<int64_t>(n), "layer"), code), {}};
         for (size_t i = 0; i < shown; ++i) row.images.push_back(image_row(run.reconstructions[n - 1], i));
         art.push_back(row);
         rows.push_back({n, code, run.pretrain_curves[n - 1].back(), run.reconstruction_mse[n - 1]});

@@ -94,10 +94,10 @@ CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, cons
     const nn::LMConfig& c = setup.config;
     r.paragraph(
         "Pre-training (§2.6, generative): {} GPT (d = {}, {} layers, {} heads, learned positions; {} parameters), "
-        "seed 0, {} epoch{} of train_lm's defaults (AdamW lr 1e-3, batches of 32) on {} unlabelled farm sentences.",
+        "seed 0, {} of train_lm's defaults (AdamW lr 1e-3, batches of 32) on {} unlabelled farm sentences.",
         options.quick ? "a tiny" : "the lecture-2", c.d_model, c.n_layers, c.n_heads,
-        group_thousands(static_cast<double>(gpt.model->num_parameters())), setup.pretrain_epochs,
-        setup.pretrain_epochs == 1 ? "" : "s", group_thousands(static_cast<double>(train.size())));
+        group_thousands(static_cast<double>(gpt.model->num_parameters())), count_of(setup.pretrain_epochs, "epoch"),
+        group_thousands(static_cast<double>(train.size())));
     r.paragraph("cache: {} ({})", gpt.status, format_duration(seconds));
     r.table("cache", {"name", "status", "from cache"}, {{gpt.file.filename().string(), gpt.status, gpt.from_cache}});
     return gpt;
@@ -195,8 +195,8 @@ void report_results(Report& r, const std::vector<SubjectRun>& runs, const ZeroSh
     rows.push_back({"zero-shot", 0, 0, zero_shot.in_distribution.accuracy, zero_shot.in_distribution.accuracy,
                     zero_shot.extrapolation.accuracy, zero_shot.extrapolation.accuracy, lecture.in_distribution,
                     lecture.extrapolation});
-    r.paragraph("Accuracy over {} seed{} (mean and min; zero-shot has no seed), beside the lecture's means:", seeds,
-                seeds == 1 ? "" : "s");
+    r.paragraph("Accuracy over {} (mean and min; zero-shot has no seed), beside the lecture's means:",
+                count_of(seeds, "seed"));
     r.table("accuracy",
             {"method", "labelled", "trainable", "k=1-3 mean", "k=1-3 min", "k=4-6 mean", "k=4-6 min", "lecture k=1-3",
              "lecture k=4-6"},

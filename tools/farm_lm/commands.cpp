@@ -16,6 +16,7 @@
 #include "lessons/common/book.h"
 #include "lessons/common/cli.h"
 #include "lessons/common/evaluation.h"
+#include "lessons/common/report.h"
 #include "lessons/common/training.h"
 #include "nn/checkpoint.h"
 
@@ -27,6 +28,7 @@ using lessons::add_threads, lessons::maybe_empty_text, lessons::output_file, les
     lessons::whole_number;  // cli.h
 using lessons::AgreementResult, lessons::agreement_per_k, lessons::generate, lessons::generation_context,
     lessons::kMaxSequence, lessons::perplexity, lessons::Sampling;                       // evaluation.h
+using lessons::count_of;                                                                 // report.h
 using lessons::Diverged, lessons::EpochLog, lessons::LmTrainOptions, lessons::train_lm;  // training.h
 using lessons::format_duration, lessons::group_thousands, lessons::Progress;             // progress.h
 using lessons::book::write_atomically;                                                   // book.h
@@ -447,8 +449,8 @@ int train(const Flags& f, std::FILE* out, std::FILE* err) {
 
     nn::LanguageModel model(cfg, seed);
     fmt::print(out, "farm_lm train: {}\n", describe(cfg, model.num_parameters()));
-    fmt::print(out, "{} epoch{} of {} sentences in batches of {}, AdamW lr {:g} ({}), seed {}, data seed {}\n",
-               options.epochs, options.epochs == 1 ? "" : "s", group_thousands(static_cast<double>(training.size())),
+    fmt::print(out, "{} of {} sentences in batches of {}, AdamW lr {:g} ({}), seed {}, data seed {}\n",
+               count_of(options.epochs, "epoch"), group_thousands(static_cast<double>(training.size())),
                options.batch_size, options.lr,
                options.cosine ? fmt::format("warmup {} steps, cosine to {:g}", options.warmup_steps, options.lr_min)
                               : std::string("constant"),
