@@ -430,7 +430,9 @@ int main(int argc, char** argv) {
     if (only_threads > 0) thread_counts = {only_threads};
     std::vector<nn::LMConfig> models = {nn::LMConfig::gpt(), nn::LMConfig::modern_lm()};
     if (!model.empty()) models = {model == "gpt" ? nn::LMConfig::gpt() : nn::LMConfig::modern_lm()};
-    const farm::Corpora corpora = farm::make_corpora(0);
+    // The uniform language: the one benchmarks/pytorch/farm_data.py draws
+    // (its sentences, not the same ones, have the same lengths on average).
+    const farm::Corpora corpora = farm::make_corpora(0, farm::Language::uniform());
     ag::Generator shuffle(0);
     const auto batches = farm::make_lm_batches(corpora.train, 32, &shuffle);
     if (steps <= 0) steps = static_cast<int64_t>(batches.size());

@@ -100,6 +100,13 @@ std::unique_ptr<CLI::App> lesson_app(const CommandLine& cli, Options& o) {
         ->type_name("DIR")
         ->check(text_value())
         ->check(output_folder());
+    if (cli.farm_language) {
+        app->add_option("--language", o.language,
+                        "the farm language: lecture (default, calibrated to the lecture's perplexities) or uniform "
+                        "(every choice uniform; docs/farm_language.md)")
+            ->type_name("L")
+            ->check(CLI::IsMember({"lecture", "uniform"}));
+    }
     for (const ProgramFlag& flag : cli.flags) {
         o.flags[flag.name] = flag.value;
         app->add_option("--" + flag.name, o.flags[flag.name],

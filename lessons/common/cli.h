@@ -7,6 +7,8 @@
 //   --threads N   the engine's threads for the kernels (results do not depend on it)
 //   --json FILE   write every reported number to FILE
 //   --out DIR     figures and cached checkpoints (default out/)
+//   --language L  the farm language, lecture (default) or uniform, in the
+//                 lessons that train on it (CommandLine::farm_language)
 //   and a program's own whole-number flags (CommandLine::flags)
 //   --help        usage on stdout
 //
@@ -52,6 +54,7 @@ struct Options {
     int threads = 0;   // 0: the engine's default (the hardware's threads)
     std::string json;  // empty: no JSON file
     std::string out = "out";
+    std::string language = "lecture";  // farm::Language::named's name
     bool help = false;
     std::map<std::string, int64_t> flags;  // the program's own flags, every one with its value
     // The value of the program's own flag `name` (std::out_of_range if it declared none).
@@ -65,6 +68,7 @@ struct CommandLine {
     std::vector<std::string> parts;  // part i+1's description; may be empty
     int default_seeds = 1;
     std::vector<ProgramFlag> flags{};  // the program's own flags, after the shared ones
+    bool farm_language = false;        // takes --language (it trains or measures on the farm language)
 };
 
 struct ParsedOptions {

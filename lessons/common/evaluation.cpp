@@ -161,13 +161,13 @@ std::vector<int64_t> generate_uncached(const nn::LanguageModel& model, const std
     return sequence;
 }
 
-double grammar_perplexity(const std::vector<farm::Sentence>& sentences) {
+double grammar_perplexity(const std::vector<farm::Sentence>& sentences, const farm::Language& language) {
     if (sentences.empty()) throw std::invalid_argument("grammar_perplexity: no sentences");
     double logp = 0;
     int64_t tokens = 0;
     for (const farm::Sentence& s : sentences) {
         try {
-            logp += farm::log_probability(s.ids);
+            logp += farm::log_probability(s.ids, language);
         } catch (const std::invalid_argument& e) {
             throw std::invalid_argument(std::string("grammar_perplexity: ") + e.what());
         }

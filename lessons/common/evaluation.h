@@ -21,15 +21,14 @@ double perplexity(const nn::LanguageModel& model, const std::vector<farm::Senten
 // The farm grammar's own perplexity, the floor under every trained model's
 // test perplexity (§5.4, §7.2): exp of the mean over predicted tokens (every token after <s>, as
 // lessons::perplexity counts them) of -log p(token | prefix) under the
-// grammar that generated the sentences (docs/farm_language.md). A
-// sentence's conditionals multiply to its probability,
+// language that generated the sentences (farm::log_probability; in the
+// uniform language a sentence's conditionals multiply to
 //   p = 1/4 (k) · 1/24 (SUBJ) · (1/6 · 1/24)^k (PPs) · 1/12 (verb lemma)
 //       · p(OBJ) · p(ADV),
-// with p(OBJ) = 1/2 · 1/24 (the NOUN), 1/4 · 1/5 (MASS) or 1/4 (none) and
-// p(ADV) = 1/2 · 1/5 or 1/2 (none). No model beats it on average: it is
-// the floor under every trained model's test perplexity. Throws
+// docs/farm_language.md). No model beats it on average: it is the floor
+// under every trained model's test perplexity. Throws
 // std::invalid_argument for a sentence the grammar cannot make.
-double grammar_perplexity(const std::vector<farm::Sentence>& sentences);
+double grammar_perplexity(const std::vector<farm::Sentence>& sentences, const farm::Language& language);
 
 // The agreement test (§6.5, §7.3) on prefixes <s> the SUBJ PP{k}: at the
 // last position, the probability mass on the 12 verb forms of the

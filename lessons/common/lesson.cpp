@@ -12,11 +12,10 @@
 namespace lessons {
 
 CommandLine command_line(const Lesson& lesson) {
-    CommandLine cli{lesson.name,
-                    fmt::format("Lesson {}: {} (lecture 4 {})", lesson.name, lesson.title, lesson.section),
-                    {},
-                    lesson.default_seeds,
-                    lesson.flags};
+    CommandLine cli{
+        lesson.name,  fmt::format("Lesson {}: {} (lecture 4 {})", lesson.name, lesson.title, lesson.section),
+        {},           lesson.default_seeds,
+        lesson.flags, lesson.farm_language == FarmLanguage::used};
     for (const auto& part : lesson.parts) cli.parts.push_back(part.section + "  " + part.title);
     return cli;
 }
@@ -26,6 +25,7 @@ void run_parts(const Lesson& lesson, const Options& given, Report& report) {
     for (const ProgramFlag& flag : lesson.flags) options.flags.try_emplace(flag.name, flag.value);
     std::vector<std::pair<std::string, Cell>> settings{
         {"seeds", options.seeds}, {"quick", options.quick}, {"threads", ag::num_threads()}};
+    if (lesson.farm_language == FarmLanguage::used) settings.emplace_back("language", options.language);
     for (const auto& [name, value] : options.flags) settings.emplace_back(name, value);
     report.lesson(lesson.name, lesson.title, lesson.section, std::move(settings));
     for (int n = 1; n <= static_cast<int>(lesson.parts.size()); ++n) {

@@ -19,6 +19,10 @@ struct Part {
     std::function<void(Report&, const Options&)> run;
 };
 
+// Whether a lesson trains or measures on the farm language, and so takes
+// --language (cli.h).
+enum class FarmLanguage { not_used, used };
+
 struct Lesson {
     std::string name;     // "00_autograd_recap", the program's name
     std::string title;    // "Autograd recap"
@@ -26,6 +30,7 @@ struct Lesson {
     int default_seeds = 1;
     std::vector<Part> parts;           // part N is parts[N-1]
     std::vector<ProgramFlag> flags{};  // the lesson's own flags (cli.h)
+    FarmLanguage farm_language = FarmLanguage::not_used;
 };
 
 CommandLine command_line(const Lesson& lesson);

@@ -11,8 +11,9 @@
 
 namespace lessons::gqa {
 
-GqaAgainstMha gqa_against_mha_copies(const nn::LMConfig& base, const std::vector<int64_t>& kv_heads, int seeds) {
-    const std::vector<farm::Sentence> test = farm::make_corpora(0).test;
+GqaAgainstMha gqa_against_mha_copies(const nn::LMConfig& base, const std::vector<int64_t>& kv_heads, int seeds,
+                                     const farm::Language& language) {
+    const std::vector<farm::Sentence> test = farm::make_corpora(0, language).test;
     const std::vector<farm::Sentence> first(test.begin(), test.begin() + 64);
     const ag::Tensor ids = farm::make_lm_batches(first, 64).front().ids;
     ag::NoGradGuard no_grad;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "data/farm_language.h"
 #include "nn/config.h"
 
 namespace lessons::gqa {
@@ -27,8 +28,9 @@ struct GqaAgainstMha {
 
 // nn::LanguageModel(base with n_kv_heads = each of kv_heads, seed) for
 // seed 0 … seeds-1, against its MHA copy, on the first 64 sentences of
-// farm::make_corpora(0).test.
-GqaAgainstMha gqa_against_mha_copies(const nn::LMConfig& base, const std::vector<int64_t>& kv_heads, int seeds);
+// farm::make_corpora(0, language).test.
+GqaAgainstMha gqa_against_mha_copies(const nn::LMConfig& base, const std::vector<int64_t>& kv_heads, int seeds,
+                                     const farm::Language& language);
 
 // The attention of one ModernLM layer, d = d_model with n_heads query heads
 // of d_h = d / n_heads, and kv_heads K/V heads.

@@ -46,9 +46,10 @@ SeedRuns train_seed(const QualitySetup& setup, std::vector<CachedLm> trained, Pr
 
 }  // namespace
 
-QualitySetup QualitySetup::full() {
+QualitySetup QualitySetup::full(const farm::Language& language) {
     QualitySetup s;
-    farm::Corpora corpora = farm::make_corpora(0);
+    s.language = language;
+    farm::Corpora corpora = farm::make_corpora(0, language);
     s.train = std::move(corpora.train);
     s.test = std::move(corpora.test);
     s.uptrain.epochs = 1;
@@ -58,8 +59,8 @@ QualitySetup QualitySetup::full() {
     return s;
 }
 
-QualitySetup QualitySetup::quick() {
-    QualitySetup s = full();
+QualitySetup QualitySetup::quick(const farm::Language& language) {
+    QualitySetup s = full(language);
     s.base.d_model = 16;
     s.base.d_ff = 44;
     s.train.resize(400);
@@ -82,7 +83,7 @@ QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem:
         for (size_t m = 0; m < Models; ++m)
             result.mean[m] += result.seeds.back().perplexity[m] / static_cast<double>(seeds);
     }
-    result.grammar_perplexity = grammar_perplexity(setup.test);
+    result.grammar_perplexity = grammar_perplexity(setup.test, setup.language);
     return result;
 }
 

@@ -21,14 +21,15 @@ namespace lessons::gqa {
 // What the models learn from and how they are trained.
 struct QualitySetup {
     nn::LMConfig base = nn::LMConfig::modern_lm();  // n_kv_heads set per model
-    std::vector<farm::Sentence> train, test;        // farm::make_corpora(0)
-    LmTrainOptions training;                        // the models: 5 epochs at lr 1e-3
+    farm::Language language = farm::Language::lecture();
+    std::vector<farm::Sentence> train, test;  // farm::make_corpora(0, language)
+    LmTrainOptions training;                  // the models: 5 epochs at lr 1e-3
     // §5.4 uptraining and its control: one more epoch at lr 1e-4 with a
     // fresh AdamW, on the batches a 6th epoch of `training` would see.
     LmTrainOptions uptrain;
 
-    static QualitySetup full();
-    static QualitySetup quick();  // a small model (d = 16), 400 sentences, 1 epoch
+    static QualitySetup full(const farm::Language& language);
+    static QualitySetup quick(const farm::Language& language);  // a small model (d = 16), 400 sentences, 1 epoch
 };
 
 // The models measured, in the order the lesson shows them.

@@ -20,23 +20,24 @@ constexpr int64_t kQuickPrefixes = 32, kPrefixes = 500;
 }  // namespace
 
 FarmRuns farm_runs(const Options& options) {
-    const farm::Corpora corpora = farm::make_corpora(0);
     FarmRuns runs;
+    runs.language = farm::Language::named(options.language);
+    const farm::Corpora corpora = farm::make_corpora(0, runs.language);
     if (options.quick) {
         for (const farm::Sentence& s : corpora.train)
             if (s.k <= kQuickMaxK && runs.train.size() < kQuickTrain) runs.train.push_back(s);
         runs.test.assign(corpora.test.begin(), corpora.test.begin() + kQuickTest);
-        runs.agreement = farm::make_agreement_sets(1, kQuickPrefixes);
+        runs.agreement = farm::make_agreement_sets(1, runs.language, kQuickPrefixes);
         runs.training.epochs = 1;
     } else {
         runs.train = corpora.train;
         runs.test = corpora.test;
-        runs.agreement = farm::make_agreement_sets(1, kPrefixes);
+        runs.agreement = farm::make_agreement_sets(1, runs.language, kPrefixes);
     }
     runs.description = fmt::format(
-        "{} training sentences (farm corpus, data seed 0{}), {} of AdamW lr {} in batches of {}; "
+        "{} training sentences (the {} farm language, data seed 0{}), {} of AdamW lr {} in batches of {}; "
         "{} test sentences; {} agreement prefixes per k",
-        group_thousands(static_cast<double>(runs.train.size())),
+        group_thousands(static_cast<double>(runs.train.size())), runs.language.name(),
         options.quick ? fmt::format(", --quick: the first with k <= {}", kQuickMaxK) : "",
         count_of(runs.training.epochs, "epoch"), runs.training.lr, runs.training.batch_size,
         group_thousands(static_cast<double>(runs.test.size())), runs.agreement[0].size());

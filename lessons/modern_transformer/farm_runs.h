@@ -2,8 +2,9 @@
 // The training runs of parts 2 and 3 (§7.2, §7.3): which sentences the models
 // learn from and are measured on, and how they are trained, at full size or
 // with --quick. Full size is the lecture's: the 20,000 training sentences of
-// farm::make_corpora(0), 5 epochs of lessons::train_lm's defaults, the 2,000
-// test sentences, and 500 agreement prefixes per k from make_agreement_sets(1).
+// farm::make_corpora(0, language), 5 epochs of lessons::train_lm's defaults,
+// the 2,000 test sentences, and 500 agreement prefixes per k from
+// make_agreement_sets(1, language); the language is --language's.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 namespace lessons::modern_transformer {
 
 struct FarmRuns {
+    farm::Language language = farm::Language::lecture();
     std::vector<farm::Sentence> train, test;
     std::vector<std::vector<farm::Sentence>> agreement;  // [k - 1], k = 1..6
     LmTrainOptions training;

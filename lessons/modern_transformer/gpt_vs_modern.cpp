@@ -30,8 +30,8 @@ GptVsModern compare_gpt_and_modern(const Options& options, const FarmRuns& runs)
     const std::array<std::pair<std::string, nn::LMConfig>, 2> recipes{
         {{"GPT", nn::LMConfig::gpt()}, {"ModernLM", nn::LMConfig::modern_lm()}}};
     GptVsModern result;
-    result.floor = grammar_perplexity(runs.test);
-    result.floor_train = grammar_perplexity(runs.train);
+    result.floor = grammar_perplexity(runs.test, runs.language);
+    result.floor_train = grammar_perplexity(runs.train, runs.language);
     std::vector<CachedLm> trained_runs = trained(options, runs, {{recipes[0].second, 0}, {recipes[1].second, 0}});
     for (size_t m = 0; m < recipes.size(); ++m) {
         RecipeRun& model = result.models[m];

@@ -106,8 +106,9 @@ CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, cons
 void report_gpt(Report& r, const Options& options, const GptSetup& setup, const CachedLm& gpt,
                 const farm::Corpora& corpora) {
     r.value("gpt_test_perplexity", perplexity(*gpt.model, corpora.test));
-    const auto agreement =
-        agreement_per_k(*gpt.model, farm::make_agreement_sets(kAgreementSeed, setup.agreement_prefixes));
+    const auto agreement = agreement_per_k(
+        *gpt.model,
+        farm::make_agreement_sets(kAgreementSeed, farm::Language::named(options.language), setup.agreement_prefixes));
     std::vector<std::vector<Cell>> rows;
     for (size_t k = 0; k < agreement.size(); ++k)
         rows.push_back(
@@ -439,7 +440,8 @@ std::vector<SubjectRun> train_all(const GptSetup& setup, const SubjectData& data
 
 void part2_gpt_finetuning(Report& r, const Options& options) {
     const GptSetup setup = options.quick ? GptSetup::quick() : GptSetup::full();
-    const farm::Corpora corpora = farm::make_corpora(kCorpusSeed);
+    const farm::Language language = farm::Language::named(options.language);
+    const farm::Corpora corpora = farm::make_corpora(kCorpusSeed, language);
     const std::vector<farm::Sentence> unlabelled = pretraining_sentences(setup, corpora);
     const CachedLm gpt = pretrain(r, options, setup, unlabelled);
 
@@ -459,7 +461,8 @@ void part2_gpt_finetuning(Report& r, const Options& options) {
         "ClassifierHead({}, 2) on the final-norm hidden state at the last prefix position, {} full-batch Adam steps, "
         "no weight decay; a seed draws the head (and, from scratch, the body).",
         setup.config.d_model, setup.steps);
-    const SubjectData data = make_subject_data(setup.labelled, kTrainSetSeed, kTestSetSeed, setup.test_prefixes);
+    const SubjectData data =
+        make_subject_data(setup.labelled, kTrainSetSeed, kTestSetSeed, setup.test_prefixes, language);
     report_data(r, setup.labelled, data);
 
     {

@@ -18,7 +18,8 @@ const Lesson& lesson() {
           "against the same GPT trained from scratch and "
           "against asking the language model itself (zero-shot).",
           part2_gpt_finetuning}},
-        {{"labels", "part 1: labelled training images per seed (class-balanced)", 300, 10, 8000}}};
+        {{"labels", "part 1: labelled training images per seed (class-balanced)", 300, 10, 8000}},
+        FarmLanguage::used};
     return pretrain_finetune;
 }
 

@@ -100,10 +100,10 @@ double subject_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead&
 }
 
 SubjectData make_subject_data(const std::vector<int64_t>& sizes, uint64_t train_seed, uint64_t test_seed,
-                              int64_t test_prefixes) {
+                              int64_t test_prefixes, const farm::Language& language) {
     SubjectData data;
-    for (int64_t n : sizes) data.train_sets.push_back(farm::make_subject_train_set(n, train_seed));
-    data.test = farm::make_subject_test_sets(test_seed, test_prefixes);
+    for (int64_t n : sizes) data.train_sets.push_back(farm::make_subject_train_set(n, train_seed, language));
+    data.test = farm::make_subject_test_sets(test_seed, language, test_prefixes);
     data.in_distribution = pack_prefixes(data.test.in_distribution);
     data.extrapolation = pack_prefixes(data.test.extrapolation);
     return data;

@@ -81,7 +81,7 @@ struct SubjectData {
     PackedPrefixes in_distribution, extrapolation;  // the test sets packed
 };
 SubjectData make_subject_data(const std::vector<int64_t>& sizes, uint64_t train_seed, uint64_t test_seed,
-                              int64_t test_prefixes);
+                              int64_t test_prefixes, const farm::Language& language);
 
 // Every method × labelled set × seed, the runs spread over the engine's
 // threads (each run is independent and single-threaded inside, so the

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "data/farm_language.h"
+
 namespace lessons::rope {
 
 // Position t of one seed's sequence, decoded with the cache.
@@ -27,6 +29,6 @@ struct CachedDecoding {
 // sentences laid end to end (drawn with the same seed) twice: all at once
 // (forward), and one token per call at its absolute position with a KV cache
 // (forward_cached).
-CachedDecoding decode_with_cache(int64_t T, int seeds);
+CachedDecoding decode_with_cache(int64_t T, int seeds, const farm::Language& language);
 
 }  // namespace lessons::rope

@@ -52,7 +52,8 @@ std::unique_ptr<nn::LanguageModel> with_pairing(const nn::LanguageModel& trained
 }
 
 PairingSwap swap_pairings(const Options& options) {
-    farm::Corpora corpora = farm::make_corpora(0);
+    const farm::Language language = farm::Language::named(options.language);
+    farm::Corpora corpora = farm::make_corpora(0, language);
     nn::LMConfig base = nn::LMConfig::modern_lm();
     LmTrainOptions training;  // lessons::train_lm's defaults: 5 epochs
     if (options.quick) {      // small, but trained enough to depend on its pairing
@@ -64,7 +65,7 @@ PairingSwap swap_pairings(const Options& options) {
     }
     PairingSwap swap;
     swap.test_sentences = static_cast<int64_t>(corpora.test.size());
-    swap.grammar_perplexity = grammar_perplexity(corpora.test);
+    swap.grammar_perplexity = grammar_perplexity(corpora.test, language);
     swap.training =
         fmt::format("ModernLM (d = {}, {} layers, {}/{} heads of {}), seed 0, {} on {} farm sentences", base.d_model,
                     base.n_layers, base.n_heads, base.n_kv_heads, base.head_dim(), count_of(training.epochs, "epoch"),

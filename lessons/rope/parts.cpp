@@ -278,7 +278,7 @@ void part4_frequencies(Report& r, const Options& options) {
 
 void part5_kv_cache(Report& r, const Options& options) {
     const int64_t T = options.quick ? 12 : 40;
-    const CachedDecoding decoding = decode_with_cache(T, options.seeds);
+    const CachedDecoding decoding = decode_with_cache(T, options.seeds, farm::Language::named(options.language));
     const std::vector<int64_t> shown{0, 1, 2, 3, 5, 10, 20, 30, 39};
     r.paragraph(
         "§4.7 An untrained ModernLM (RoPE, d = 64, 2 layers, 4 query / 2 KV heads; the identity holds for any "
@@ -392,7 +392,9 @@ const Lesson& lesson() {
          {"§9", "Pitfall 4: the two pairings on a trained model",
           "A ModernLM trained with one pairing and run with the other loses its quality; permuting W_q and W_k's "
           "rows per head makes the other pairing compute the same model.",
-          part6_pairings}}};
+          part6_pairings}},
+        {},
+        FarmLanguage::used};
     return rope;
 }
 

@@ -284,7 +284,7 @@ void part4_rolling_cache(Report& r, const Options& options) {
 std::string window_name(int64_t W) { return W == 0 ? "full" : std::to_string(W); }
 
 void part5_training(Report& r, const Options& options) {
-    const WindowData data = window_data(options.quick);
+    const WindowData data = window_data(options.quick, farm::Language::named(options.language));
     constexpr int64_t kMaxK = 6;
     r.paragraph(
         "§6.5 Two-layer ModernLMs (RoPE, 4 query / 2 KV heads), W = 2, 4, 8 and full attention, {} on {} "
@@ -398,7 +398,9 @@ const Lesson& lesson() {
          {"§6.5", "What a small window costs",
           "Two-layer ModernLMs with W = 2, 4, 8 and full attention: agreement fails once the subject is "
           "beyond 2(W-1).",
-          part5_training}}};
+          part5_training}},
+        {},
+        FarmLanguage::used};
     return window;
 }
 

@@ -5,14 +5,14 @@
 
 namespace lessons::sliding_window {
 
-WindowData window_data(bool quick) {
-    const farm::Corpora corpora = farm::make_corpora(0);
+WindowData window_data(bool quick, const farm::Language& language) {
+    const farm::Corpora corpora = farm::make_corpora(0, language);
     const int64_t n_train = quick ? 256 : static_cast<int64_t>(corpora.train.size());
     const int64_t n_test = quick ? 200 : static_cast<int64_t>(corpora.test.size());
     WindowData data;
     data.train.assign(corpora.train.begin(), corpora.train.begin() + n_train);
     data.test.assign(corpora.test.begin(), corpora.test.begin() + n_test);
-    data.agreement = farm::make_agreement_sets(1, quick ? 50 : 500);
+    data.agreement = farm::make_agreement_sets(1, language, quick ? 50 : 500);
     if (quick) data.training.epochs = 1;
     return data;
 }

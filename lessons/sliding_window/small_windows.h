@@ -15,15 +15,16 @@
 
 namespace lessons::sliding_window {
 
-// farm::make_corpora(0)'s sentences (--quick: the first 256 training and
-// 200 test sentences), 500 agreement prefixes per k = 1 … 6 (--quick: 50)
-// from farm::make_agreement_sets(1), train_lm's defaults (--quick: 1 epoch).
+// farm::make_corpora(0, language)'s sentences (--quick: the first 256
+// training and 200 test sentences), 500 agreement prefixes per k = 1 … 6
+// (--quick: 50) from farm::make_agreement_sets(1, language), train_lm's
+// defaults (--quick: 1 epoch).
 struct WindowData {
     std::vector<farm::Sentence> train, test;
     std::vector<std::vector<farm::Sentence>> agreement;  // [k - 1]
     LmTrainOptions training;
 };
-WindowData window_data(bool quick);
+WindowData window_data(bool quick, const farm::Language& language);
 
 // One window, seed by seed.
 struct WindowRuns {

@@ -60,7 +60,7 @@ TEST_CASE("batching: language-model batch of three sentences, by hand", "[data][
 }
 
 TEST_CASE("batching: the train corpus, every token counted once and padding masked", "[data][batching]") {
-    const farm::Corpora c = farm::make_corpora(0);
+    const farm::Corpora c = farm::make_corpora(0, farm::Language::lecture());
     int64_t expected_tokens = 0;
     for (const Sentence& s : c.train) expected_tokens += static_cast<int64_t>(s.ids.size()) - 1;
 
@@ -111,7 +111,7 @@ TEST_CASE("batching: the mask is the one ag::cross_entropy skips", "[data][batch
     // Logits 5 for <pad> and 0 elsewhere: every real target (never <pad>)
     // costs log(e^5 + 67). A padded position left in the loss would pull the
     // mean down (its target <pad> costs 5 less), or be an invalid class.
-    const farm::Corpora c = farm::make_corpora(2);
+    const farm::Corpora c = farm::make_corpora(2, farm::Language::lecture());
     const std::vector<Sentence> few(c.valid.begin(), c.valid.begin() + 10);
     const farm::LmBatch batch = farm::make_lm_batches(few, 10).at(0);
     const int64_t N = batch.ids.numel();
@@ -124,7 +124,7 @@ TEST_CASE("batching: the mask is the one ag::cross_entropy skips", "[data][batch
 }
 
 TEST_CASE("batching: order is kept without a generator, seeded with one", "[data][batching]") {
-    const farm::Corpora c = farm::make_corpora(3);
+    const farm::Corpora c = farm::make_corpora(3, farm::Language::lecture());
     const std::vector<Sentence> some(c.test.begin(), c.test.begin() + 40);
     auto first_rows = [](const std::vector<farm::LmBatch>& batches) {
         std::vector<std::vector<int64_t>> rows;
@@ -164,7 +164,7 @@ TEST_CASE("batching: prefix batches for the classifier and the agreement test", 
     CHECK(b.labels == std::vector<int>{0, 1});
 
     // every agreement prefix: last = 2 + 3k, its label, padding after it
-    const auto sets = farm::make_agreement_sets(0, 50);
+    const auto sets = farm::make_agreement_sets(0, farm::Language::lecture(), 50);
     std::vector<Sentence> mixed;
     for (const auto& set : sets) mixed.insert(mixed.end(), set.begin(), set.end());
     ag::Generator shuffle(0);

@@ -214,6 +214,50 @@ TEST_CASE("farm_lm: CLI11's help on stdout with status 0", "[lessons][farm_lm]")
     CHECK_THAT(nothing.err, StartsWith("farm_lm: A subcommand is required"));
 }
 
+TEST_CASE("farm_lm: the language a model is trained on is recorded, and eval measures on it", "[lessons][farm_lm]") {
+    const Trained& t = trained();
+    REQUIRE(t.train.status == 0);
+    CHECK_THAT(t.train.out, Contains("sentences of the lecture language"));
+    CHECK(nn::load_safetensors(t.checkpoint).metadata.at("language") == "lecture");
+    const std::string uniform = (t.dir / "uniform.safetensors").string();
+    const Result trained_uniform = run_farm_lm(
+        {"train", "--model", "gpt", "--epochs", "1", "--limit", "32", "--language", "uniform", "--out", uniform});
+    INFO(trained_uniform.out << trained_uniform.err);
+    REQUIRE(trained_uniform.status == 0);
+    CHECK(nn::load_safetensors(uniform).metadata.at("language") == "uniform");
+    // The floor printed is the language's own on the 32 test sentences.
+    farm::Corpora corpora = farm::make_corpora(0, farm::Language::uniform());
+    corpora.test.resize(32);
+    const double floor = lessons::grammar_perplexity(corpora.test, farm::Language::uniform());
+    CHECK_THAT(trained_uniform.out, Contains(fmt::format("the uniform language's own perplexity on them, the floor "
+                                                         "no model goes below: {:.4f}",
+                                                         floor)));
+    // eval: the checkpoint's language unless told otherwise; the test sets differ.
+    const Result same = run_farm_lm({"eval", uniform, "--limit", "32"});
+    const Result other = run_farm_lm({"eval", uniform, "--limit", "32", "--language", "lecture"});
+    const Result zipf = run_farm_lm({"eval", uniform, "--limit", "32", "--zipf", "2"});
+    REQUIRE(same.status == 0);
+    REQUIRE(other.status == 0);
+    REQUIRE(zipf.status == 0);
+    CHECK_THAT(same.out, Contains(fmt::format("{:.4f}", floor)));
+    const double at_training = std::stod(nn::load_safetensors(uniform).metadata.at("test_perplexity"));
+    CHECK_THAT(same.out, Contains(fmt::format("{:.4f} (32 sentences", at_training)));
+    CHECK_THAT(other.out, Contains("the lecture language's own perplexity"));
+    CHECK_THAT(zipf.out, Contains("the zipf 2 language's own perplexity"));
+    CHECK_THAT(other.out, !Contains(fmt::format("{:.4f} (32 sentences", at_training)));
+    // A checkpoint whose recorded language is none of the family's is refused.
+    const std::string unknown = (t.dir / "unknown_language.safetensors").string();
+    nn::LanguageModel model(nn::LMConfig::modern_lm(), 0);
+    nn::save(model, unknown,
+             {{"model", "modern_lm"}, {"config", nn::LMConfig::modern_lm().to_json()}, {"language", "zipf 99"}});
+    check_refused({"eval", unknown}, "unknown farm language \"zipf 99\"");
+    check_refused({"train", "--model", "gpt", "--language", "english", "--out", "x"},
+                  "--language: english not in {lecture,uniform}");
+    check_refused({"train", "--model", "gpt", "--zipf", "0", "--out", "x"}, "--zipf: wants a number > 0");
+    check_refused({"train", "--model", "gpt", "--zipf", "17", "--out", "x"}, "--zipf");
+    check_refused({"eval", uniform, "--zipf", "2", "--language", "lecture"}, "--language excludes --zipf");
+}
+
 TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lessons][farm_lm]") {
     const Trained& t = trained();
     REQUIRE(t.train.status == 0);

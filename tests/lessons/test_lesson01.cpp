@@ -434,7 +434,7 @@ TEST_CASE("lesson 01 part 2: the cached GPT is loaded, and a corrupt cache is re
 }
 
 TEST_CASE("lesson 01 subject task: packing, the last-row forward, a frozen probe", "[lessons][lesson01]") {
-    const auto prefixes = farm::make_subject_train_set(16, 7);
+    const auto prefixes = farm::make_subject_train_set(16, 7, farm::Language::lecture());
     const pf::PackedPrefixes packed = pf::pack_prefixes(prefixes);
     REQUIRE(packed.packing.sequences() == 16);
     int64_t tokens = 0;
@@ -465,13 +465,13 @@ TEST_CASE("lesson 01 subject task: packing, the last-row forward, a frozen probe
     CHECK(snapshot(gpt) != body_before);
 
     // the packed accuracy agrees with one counted on padded rows, batch by batch
-    const auto test = farm::make_subject_test_sets(5, 30);
+    const auto test = farm::make_subject_test_sets(5, farm::Language::lecture(), 30);
     CHECK(pf::subject_accuracy(gpt, head, pf::pack_prefixes(test.extrapolation)) ==
           padded_accuracy(gpt, head, test.extrapolation));
 }
 
 TEST_CASE("lesson 01 subject task: a linear probe is the head trained on a frozen body", "[lessons][lesson01]") {
-    const pf::PackedPrefixes packed = pf::pack_prefixes(farm::make_subject_train_set(16, 0));
+    const pf::PackedPrefixes packed = pf::pack_prefixes(farm::make_subject_train_set(16, 0, farm::Language::lecture()));
     nn::LanguageModel body(nn::LMConfig::gpt(), 0);
     const auto untouched = snapshot(body);
     ag::Generator g1(1), g2(1);
@@ -494,7 +494,7 @@ TEST_CASE("lesson 01 subject task: a linear probe is the head trained on a froze
 }
 
 TEST_CASE("lesson 01 subject task: fine-tuning moves the body and fits a small training set", "[lessons][lesson01]") {
-    const auto set = farm::make_subject_train_set(16, 1);
+    const auto set = farm::make_subject_train_set(16, 1, farm::Language::lecture());
     const pf::PackedPrefixes packed = pf::pack_prefixes(set);
     nn::LanguageModel body(nn::LMConfig::gpt(), 1);
     const auto before = snapshot(body);

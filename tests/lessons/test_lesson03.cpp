@@ -38,7 +38,7 @@ nn::LMConfig small_config(int64_t n_kv_heads) {
 
 // A batch of real sentences, [B, T] right-padded.
 ag::Tensor some_ids() {
-    static const farm::Corpora corpora = farm::make_corpora(0);
+    static const farm::Corpora corpora = farm::make_corpora(0, farm::Language::lecture());
     const std::vector<farm::Sentence> few(corpora.test.begin(), corpora.test.begin() + 16);
     return farm::make_lm_batches(few, 16).front().ids;
 }
@@ -269,20 +269,6 @@ TEST_CASE("decoding_cost follows the formula for any model", "[lessons][lesson03
     CHECK(cost.fits);
     setup.memory_bytes = static_cast<double>(cost.bytes_per_step) - 1;
     CHECK_FALSE(lessons::gqa::decoding_cost(cfg, weights, setup).fits);
-}
-
-TEST_CASE("the grammar's own perplexity", "[lessons][lesson03][gqa]") {
-    // <s> the dog runs </s>: 1/4 · 1/24 · 1/12 · 1/4 (no object) · 1/2 (no adverb), over 4 tokens
-    farm::Sentence s;
-    s.ids = farm::encode("<s> the dog runs </s>");
-    const double p = 1.0 / 4 / 24 / 12 / 4 / 2;
-    CHECK(lessons::grammar_perplexity({s}) == Approx(std::pow(p, -1.0 / 4)).epsilon(1e-14));
-    // with one PP, a mass-noun object and an adverb
-    s.ids = farm::encode("<s> the dogs near the cat run hay quickly </s>");
-    const double q = 1.0 / 4 / 24 / 6 / 24 / 12 / 4 / 5 / 2 / 5;
-    CHECK(lessons::grammar_perplexity({s}) == Approx(std::pow(q, -1.0 / 9)).epsilon(1e-14));
-    s.ids = farm::encode("<s> the dogs run the </s>");
-    CHECK_THROWS_AS(lessons::grammar_perplexity({s}), std::invalid_argument);
 }
 
 TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the figure is written",

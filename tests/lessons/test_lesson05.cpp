@@ -143,31 +143,6 @@ TEST_CASE("lesson 05 part 1: SwiGLU's 8d/3", "[lessons][lesson05]") {
     CHECK(claim(1, "swiglu_hidden_d4096").ours.number() == 11008);
 }
 
-TEST_CASE("lesson 05: the grammar's own perplexity, sentence by sentence and on a corpus", "[lessons][lesson05]") {
-    using lessons::grammar_perplexity;
-    const auto sentence = [](const char* text, int k) {
-        farm::Sentence s;
-        s.ids = farm::encode(text);
-        s.k = k;
-        return s;
-    };
-    // k = 0, no object, no adverb: the · dog 1/24 · runs 1/4 · 1/12 · </s> 1/4 · 1/2
-    CHECK(grammar_perplexity({sentence("<s> the dog runs </s>", 0)}) ==
-          Approx(std::exp(std::log(24.0 * 4 * 12 * 4 * 2) / 4)).epsilon(1e-14));
-    // k = 1, an object noun and an adverb: dogs 1/24 · near 3/4 · 1/6 · the · cat 1/24 · run 1/3 · 1/12 ·
-    // the 1/2 · cow 1/24 · quickly 1/2 · 1/5 · </s>
-    const double p = 1.0 / 24 * (0.75 / 6 / 24) * (1.0 / 3 / 12) * (0.5 / 24) * (0.5 / 5);
-    CHECK(grammar_perplexity({sentence("<s> the dogs near the cat run the cow quickly </s>", 1)}) ==
-          Approx(std::exp(-std::log(p) / 10)).epsilon(1e-14));
-    // On 20,000 sentences close to the grammar's entropy rate exp(E[-log p] / E[tokens]):
-    // E[-log p] = log 24 + 1.5 (log 6 + log 24) + log 4 + log 12 + E[object] + E[adverb or </s>],
-    // E[tokens] = 2 + 1.5·3 + 1 + 1.25 + 0.5 + 1 = 10.25
-    const double object = 0.5 * std::log(2.0 * 24) + 0.25 * std::log(4.0 * 5) + 0.25 * std::log(4.0);
-    const double ending = 0.5 * std::log(10.0) + 0.5 * std::log(2.0);
-    const double nll = std::log(24.0) + 1.5 * std::log(6.0 * 24) + std::log(4.0) + std::log(12.0) + object + ending;
-    CHECK(grammar_perplexity(farm::make_corpora(0).train) == Approx(std::exp(nll / 10.25)).margin(0.01));
-}
-
 TEST_CASE("lesson 05 part 2 (quick): finite perplexities and both figures", "[lessons][lesson05]") {
     for (const char* key : {"gpt_test_perplexity", "modern_lm_test_perplexity"}) {
         INFO(key);

@@ -127,6 +127,20 @@ TEST_CASE("options: a program's own flag has its default, its range and its help
     CHECK_THROWS_AS(defaults.options.flag("nope"), std::out_of_range);
 }
 
+TEST_CASE("options: --language only where a lesson uses the farm language", "[lessons][cli]") {
+    lessons::CommandLine cli = kCli;
+    cli.farm_language = true;
+    CHECK(lessons::parse_options({}, cli).options.language == "lecture");
+    CHECK(lessons::parse_options({"--language", "uniform"}, cli).options.language == "uniform");
+    CHECK(lessons::parse_options({"--language=lecture"}, cli).options.language == "lecture");
+    CHECK(lessons::parse_options({"--language", "zipf 2"}, cli).error == "--language: zipf 2 not in {lecture,uniform}");
+    CHECK(lessons::parse_options({"--language"}, cli).error == "--language: 1 required L:{lecture,uniform} missing");
+    CHECK_THAT(lessons::usage(cli), Catch::Contains("--language") && Catch::Contains("uniform"));
+    // A lesson that never reads the farm language has no such flag.
+    CHECK_FALSE(parse({"--language", "uniform"}).ok());
+    CHECK_THAT(lessons::usage(kCli), !Catch::Contains("--language"));
+}
+
 TEST_CASE("options: every bad argument is an error", "[lessons][cli]") {
     const std::vector<std::vector<std::string>> bad{{"--bogus"},
                                                     {"stray"},

@@ -55,7 +55,7 @@ LMConfig tiny_gpt(int64_t max_len = 40) {
 }
 
 const farm::Corpora& corpora() {
-    static const farm::Corpora c = farm::make_corpora(0);
+    static const farm::Corpora c = farm::make_corpora(0, farm::Language::lecture());
     return c;
 }
 
@@ -230,11 +230,77 @@ std::unique_ptr<nn::LanguageModel> last_noun_model(double c) {
     return model;
 }
 
+TEST_CASE("grammar_perplexity: the uniform language, sentence by sentence and on a corpus", "[lessons][evaluation]") {
+    using lessons::grammar_perplexity;
+    const auto sentence = [](const char* text, int k) {
+        farm::Sentence s;
+        s.ids = farm::encode(text);
+        s.k = k;
+        return s;
+    };
+    // k = 0, no object, no adverb: the · dog 1/24 · runs 1/4 · 1/12 · </s> 1/4 · 1/2
+    CHECK(grammar_perplexity({sentence("<s> the dog runs </s>", 0)}, farm::Language::uniform()) ==
+          Approx(std::exp(std::log(24.0 * 4 * 12 * 4 * 2) / 4)).epsilon(1e-14));
+    // k = 1, an object noun and an adverb: dogs 1/24 · near 3/4 · 1/6 · the · cat 1/24 · run 1/3 · 1/12 ·
+    // the 1/2 · cow 1/24 · quickly 1/2 · 1/5 · </s>
+    const double p = 1.0 / 24 * (0.75 / 6 / 24) * (1.0 / 3 / 12) * (0.5 / 24) * (0.5 / 5);
+    CHECK(grammar_perplexity({sentence("<s> the dogs near the cat run the cow quickly </s>", 1)},
+                             farm::Language::uniform()) == Approx(std::exp(-std::log(p) / 10)).epsilon(1e-14));
+    // On 20,000 sentences close to the grammar's entropy rate exp(E[-log p] / E[tokens]):
+    // E[-log p] = log 24 + 1.5 (log 6 + log 24) + log 4 + log 12 + E[object] + E[adverb or </s>],
+    // E[tokens] = 2 + 1.5·3 + 1 + 1.25 + 0.5 + 1 = 10.25
+    const double object = 0.5 * std::log(2.0 * 24) + 0.25 * std::log(4.0 * 5) + 0.25 * std::log(4.0);
+    const double ending = 0.5 * std::log(10.0) + 0.5 * std::log(2.0);
+    const double nll = std::log(24.0) + 1.5 * std::log(6.0 * 24) + std::log(4.0) + std::log(12.0) + object + ending;
+    CHECK(grammar_perplexity(farm::make_corpora(0, farm::Language::uniform()).train, farm::Language::uniform()) ==
+          Approx(std::exp(nll / 10.25)).margin(0.01));
+}
+
+TEST_CASE("grammar_perplexity: the lecture's language on a corpus is near its entropy rate", "[lessons][evaluation]") {
+    // E[-log p] per sentence from docs/farm_language.md's table, each choice
+    // a Zipf law with s = 3.34 over its options, rotated by its context:
+    // k, SUBJ uniform; per PP a PREP (6) and an animal (12) of uniform number;
+    // the lemma (12); the object's kind over 4 slots rotated by the lemma,
+    // then its animal (12, uniform number) or its MASS (5); the adverb or
+    // none over 2 slots, then the adverb (5). E[tokens] is 10.25 as in the
+    // uniform language (the kinds keep their overall odds).
+    const double s = 3.34;
+    const auto zipf = [s](int n) {
+        std::vector<double> p(n);
+        double total = 0;
+        for (int r = 0; r < n; ++r) total += p[r] = std::pow(r + 1.0, -s);
+        for (double& x : p) x /= total;
+        return p;
+    };
+    const auto entropy = [](const std::vector<double>& p) {
+        double h = 0;
+        for (const double x : p) h -= x > 0 ? x * std::log(x) : 0;
+        return h;
+    };
+    const double noun = std::log(2.0) + entropy(zipf(12));
+    double object = 0;  // mean over the 4 offsets of the kind's entropy and its word's
+    for (int offset = 0; offset < 4; ++offset) {
+        std::vector<double> kind(3, 0.0);  // the NOUN (slots 0, 1), MASS (2), none (3)
+        for (int r = 0; r < 4; ++r) {
+            const int slot = (offset + r) % 4;
+            kind[slot < 2 ? 0 : slot - 1] += zipf(4)[r];
+        }
+        object += (entropy(kind) + kind[0] * noun + kind[1] * entropy(zipf(5))) / 4;
+    }
+    const double nll = std::log(4.0) + std::log(24.0) + 1.5 * (entropy(zipf(6)) + noun) + entropy(zipf(12)) + object +
+                       entropy(zipf(2)) + 0.5 * entropy(zipf(5));
+    INFO("expected " << std::exp(nll / 10.25) << " (" << nll << " nats over 10.25 tokens)");
+    CHECK(std::exp(nll / 10.25) == Approx(2.4629).margin(1e-4));  // docs/farm_language.md's expectation
+    const farm::Language lecture = farm::Language::lecture();
+    CHECK(lessons::grammar_perplexity(farm::make_corpora(0, lecture).train, lecture) ==
+          Approx(std::exp(nll / 10.25)).margin(0.01));
+}
+
 TEST_CASE("agreement: a model that copies the last noun's number fails every opposite prefix",
           "[lessons][evaluation]") {
     const double c = 0.3, h = 2.0 / std::sqrt(4.0 / 16 + 1e-5);
     const double follows = std::exp(-h * c) / (std::exp(-h * c) + std::exp(h * c));
-    const auto sets = farm::make_agreement_sets(0, 40);
+    const auto sets = farm::make_agreement_sets(0, farm::Language::lecture(), 40);
     const std::vector<std::vector<farm::Sentence>> three(sets.begin(), sets.begin() + 3);
 
     const auto copier = lessons::agreement_per_k(*last_noun_model(c), three);
@@ -256,7 +322,7 @@ TEST_CASE("agreement: a model that copies the last noun's number fails every opp
 
 TEST_CASE("agreement: batched result equals each prefix run alone", "[lessons][evaluation]") {
     const nn::LanguageModel model(tiny(), 4);
-    auto sets = farm::make_agreement_sets(1, 10);
+    auto sets = farm::make_agreement_sets(1, farm::Language::lecture(), 10);
     std::vector<farm::Sentence> mixed = sets[0];  // k = 1 and k = 4 in one batch: padded rows
     mixed.insert(mixed.end(), sets[3].begin(), sets[3].end());
 
@@ -429,7 +495,7 @@ TEST_CASE("progress: durations and counts read as a person writes them", "[lesso
 
 TEST_CASE("cached_lm: trains once, then loads the same model and logs", "[lessons][cache]") {
     const auto dir = test::scratch_path("cache");
-    const farm::Corpora corpora = farm::make_corpora(0);
+    const farm::Corpora corpora = farm::make_corpora(0, farm::Language::lecture());
     const std::vector<farm::Sentence> train(corpora.train.begin(), corpora.train.begin() + 64);
     LmTrainOptions options;
     options.epochs = 1;

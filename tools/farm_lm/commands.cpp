@@ -27,11 +27,11 @@ using lessons::add_threads, lessons::maybe_empty_text, lessons::output_file, les
     lessons::same_file, lessons::take_last_value, lessons::text_value, lessons::usage_error, lessons::UsageError,
     lessons::whole_number;  // cli.h
 using lessons::AgreementResult, lessons::agreement_per_k, lessons::generate, lessons::generation_context,
-    lessons::kMaxSequence, lessons::perplexity, lessons::Sampling;                       // evaluation.h
-using lessons::count_of;                                                                 // report.h
-using lessons::Diverged, lessons::EpochLog, lessons::LmTrainOptions, lessons::train_lm;  // training.h
-using lessons::format_duration, lessons::group_thousands, lessons::Progress;             // progress.h
-using lessons::book::write_atomically;                                                   // book.h
+    lessons::grammar_perplexity, lessons::kMaxSequence, lessons::perplexity, lessons::Sampling;  // evaluation.h
+using lessons::count_of;                                                                         // report.h
+using lessons::Diverged, lessons::EpochLog, lessons::LmTrainOptions, lessons::train_lm;          // training.h
+using lessons::format_duration, lessons::group_thousands, lessons::Progress;                     // progress.h
+using lessons::book::write_atomically;                                                           // book.h
 
 namespace {
 
@@ -71,8 +71,10 @@ struct Flags {
     int64_t max_tokens = 40, count = 1;
     // several commands
     uint64_t seed = 0, data_seed = 0;
-    int64_t limit = 0;  // 0: every sentence
-    int threads = 0;    // 0: the engine's default
+    std::string language;  // empty: the lecture's (eval: the checkpoint's)
+    double zipf = 0;       // > 0: the family's language of that exponent instead
+    int64_t limit = 0;     // 0: every sentence
+    int threads = 0;       // 0: the engine's default
 };
 
 // A name nn:: knows (positions, pairings): nn's own parser is the check.
@@ -115,6 +117,23 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
         command->add_option("--data-seed", f.data_seed, "the corpora and the agreement sets (default 0)")
             ->type_name("S")
             ->transform(whole_number());
+    };
+    const auto language = [&](CLI::App* command, const char* default_text) {
+        CLI::Option* named =
+            command
+                ->add_option("--language", f.language,
+                             fmt::format("the farm language: lecture (calibrated to the lecture's perplexities) or "
+                                         "uniform (every choice uniform) (default {})",
+                                         default_text))
+                ->type_name("L")
+                ->check(CLI::IsMember({"lecture", "uniform"}));
+        command
+            ->add_option("--zipf", f.zipf,
+                         "instead of --language: the language of the same family whose every choice follows "
+                         "Zipf's law with exponent S, 0 < S <= 16 (docs/farm_language.md; the lecture's is one)")
+            ->type_name("S")
+            ->transform(positive_number(16))
+            ->excludes(named);
     };
     const auto checkpoint = [&](CLI::App* command) {
         command->add_option("checkpoint", f.checkpoint, "a checkpoint written by farm_lm train or a lesson")
@@ -162,6 +181,7 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
         ->type_name("S")
         ->transform(whole_number());
     data_seed(train);
+    language(train, "lecture");
     train->add_option("--out", f.out, "the checkpoint to write (safetensors, with the config)")
         ->type_name("FILE")
         ->required()
@@ -184,6 +204,7 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
         ->check(text_value())
         ->check(output_file());
     data_seed(eval);
+    language(eval, "the one the checkpoint was trained on, else lecture");
     limit(eval);
     threads(eval);
 
@@ -223,9 +244,10 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
 
 // What a model is measured on (see commands.h for the seeds).
 struct EvalSets {
-    std::vector<farm::Sentence> sentences;               // perplexity
-    std::string sentences_from;                          // "the test set (data seed 0)" or a file
-    std::vector<std::vector<farm::Sentence>> agreement;  // [k - 1], k = 1..6
+    std::vector<farm::Sentence> sentences;                // perplexity
+    std::string sentences_from;                           // "the test set (data seed 0)" or a file
+    std::vector<std::vector<farm::Sentence>> agreement;   // [k - 1], k = 1..6
+    farm::Language language = farm::Language::lecture();  // what the sets were drawn from
 };
 
 std::vector<farm::Sentence> first(std::vector<farm::Sentence> sentences, int64_t limit) {
@@ -233,9 +255,16 @@ std::vector<farm::Sentence> first(std::vector<farm::Sentence> sentences, int64_t
     return sentences;
 }
 
-std::vector<std::vector<farm::Sentence>> agreement_sets(uint64_t data_seed, int64_t limit) {
-    return farm::make_agreement_sets(data_seed + 1,
+std::vector<std::vector<farm::Sentence>> agreement_sets(uint64_t data_seed, const farm::Language& language,
+                                                        int64_t limit) {
+    return farm::make_agreement_sets(data_seed + 1, language,
                                      limit > 0 ? std::min(limit, kAgreementPrefixes) : kAgreementPrefixes);
+}
+
+// --zipf, --language, else `otherwise` (eval: the checkpoint's).
+farm::Language language_of(const Flags& f, const farm::Language& otherwise) {
+    if (f.zipf > 0) return farm::Language::with_exponent(f.zipf);
+    return f.language.empty() ? otherwise : farm::Language::named(f.language);
 }
 
 // Whitespace-separated words to ids; an unknown word is the user's mistake,
@@ -324,6 +353,7 @@ std::string describe(const nn::LMConfig& c, int64_t parameters) {
 struct Loaded {
     nn::LMConfig cfg;
     std::unique_ptr<nn::LanguageModel> model;
+    farm::Language language = farm::Language::lecture();  // trained on (metadata; lesson caches: the lecture's)
 };
 
 // A checkpoint written by farm_lm or a lesson: the config in its metadata
@@ -349,6 +379,13 @@ Loaded load_model(const std::string& path) {
     if (loaded.cfg.vocab != farm::VOCAB_SIZE)
         throw InputError(fmt::format("'{}': a model of {} tokens, not the farm language's {}", path, loaded.cfg.vocab,
                                      farm::VOCAB_SIZE));
+    if (const auto language = ckpt.metadata.find("language"); language != ckpt.metadata.end()) {
+        try {
+            loaded.language = farm::Language::named(language->second);
+        } catch (const std::invalid_argument& e) {
+            throw InputError(fmt::format("'{}': {}", path, e.what()));
+        }
+    }
     loaded.model = std::make_unique<nn::LanguageModel>(loaded.cfg, 0);
     try {
         nn::load_into(*loaded.model, ckpt);
@@ -376,13 +413,15 @@ Loaded load_model(const std::string& path) {
 
 struct Measures {
     double perplexity = 0;
+    double floor = 0;    // the language's own perplexity on the test set (0 for --data)
     int64_t tokens = 0;  // predicted tokens the perplexity averages over
     std::vector<AgreementResult> agreement;
 };
 
-Measures measure(const nn::LanguageModel& model, const EvalSets& sets) {
+Measures measure(const nn::LanguageModel& model, const EvalSets& sets, bool test_set) {
     Measures m;
     m.perplexity = perplexity(model, sets.sentences);
+    if (test_set) m.floor = grammar_perplexity(sets.sentences, sets.language);
     for (const farm::Sentence& s : sets.sentences) m.tokens += static_cast<int64_t>(s.ids.size()) - 1;
     m.agreement = agreement_per_k(model, sets.agreement);
     return m;
@@ -391,6 +430,9 @@ Measures measure(const nn::LanguageModel& model, const EvalSets& sets) {
 void print_measures(std::FILE* out, const EvalSets& sets, const Measures& m) {
     fmt::print(out, "perplexity on {}: {:.4f} ({} sentences, {} predicted tokens)\n", sets.sentences_from, m.perplexity,
                sets.sentences.size(), m.tokens);
+    if (m.floor > 0)
+        fmt::print(out, "the {} language's own perplexity on them, the floor no model goes below: {:.4f}\n",
+                   sets.language.name(), m.floor);
     fmt::print(out,
                "agreement at the verb ({} prefixes per k, every attractor of the other number; "
                "k = 4-6 are longer than any training sentence):\n",
@@ -438,20 +480,22 @@ int train(const Flags& f, std::FILE* out, std::FILE* err) {
     const int64_t limit = f.limit;
     set_threads(f);
 
-    const farm::Corpora corpora = farm::make_corpora(data_seed);
+    const farm::Language language = language_of(f, farm::Language::lecture());
+    const farm::Corpora corpora = farm::make_corpora(data_seed, language);
     const std::vector<farm::Sentence> training = first(corpora.train, limit);
     const int64_t steps =
         options.epochs * ((static_cast<int64_t>(training.size()) + options.batch_size - 1) / options.batch_size);
     if (options.warmup_steps > steps)
         throw UsageError(fmt::format("--warmup {} is longer than the run ({} steps)", options.warmup_steps, steps));
     const EvalSets sets{first(corpora.test, limit), fmt::format("the test set (data seed {})", data_seed),
-                        agreement_sets(data_seed, limit)};
+                        agreement_sets(data_seed, language, limit), language};
 
     nn::LanguageModel model(cfg, seed);
     fmt::print(out, "farm_lm train: {}\n", describe(cfg, model.num_parameters()));
-    fmt::print(out, "{} of {} sentences in batches of {}, AdamW lr {:g} ({}), seed {}, data seed {}\n",
+    fmt::print(out,
+               "{} of {} sentences of the {} language in batches of {}, AdamW lr {:g} ({}), seed {}, data seed {}\n",
                count_of(options.epochs, "epoch"), group_thousands(static_cast<double>(training.size())),
-               options.batch_size, options.lr,
+               language.name(), options.batch_size, options.lr,
                options.cosine ? fmt::format("warmup {} steps, cosine to {:g}", options.warmup_steps, options.lr_min)
                               : std::string("constant"),
                seed, data_seed);
@@ -465,7 +509,7 @@ int train(const Flags& f, std::FILE* out, std::FILE* err) {
     Measures m;
     try {
         logs = train_lm(model, training, options, &progress);
-        m = measure(model, sets);
+        m = measure(model, sets, true);
         // The last step can diverge unseen: its loss was taken before its update.
         if (!std::isfinite(m.perplexity))
             throw Diverged(fmt::format("training diverged: the test perplexity is {}", m.perplexity));
@@ -491,6 +535,7 @@ int train(const Flags& f, std::FILE* out, std::FILE* err) {
               {"schedule", options.cosine ? fmt::format("cosine, warmup {}", options.warmup_steps) : "constant"},
               {"seed", std::to_string(seed)},
               {"data_seed", std::to_string(data_seed)},
+              {"language", language.name()},
               {"train_sentences", std::to_string(training.size())},
               {"test_perplexity", fmt::format("{:.6f}", m.perplexity)}});
     fmt::print(out, "saved {}\n", path);
@@ -512,11 +557,13 @@ nlohmann::ordered_json measures_json(const std::string& path, const Loaded& load
             {"config", loaded.cfg},
             {"parameters", loaded.model->num_parameters()},
             {"data_seed", data_seed},
+            {"language", sets.language.name()},
             {"perplexity",
              {{"on", sets.sentences_from},
               {"sentences", sets.sentences.size()},
               {"tokens", m.tokens},
-              {"value", m.perplexity}}},
+              {"value", m.perplexity},
+              {"floor", m.floor > 0 ? nlohmann::ordered_json(m.floor) : nlohmann::ordered_json()}}},
             {"agreement", std::move(agreement)}};
 }
 
@@ -536,17 +583,18 @@ int eval(const Flags& f, std::FILE* out) {
 
     const Loaded loaded = load_model(path);
     EvalSets sets;
+    sets.language = language_of(f, loaded.language);
     if (!f.data.empty()) {
         sets.sentences_from = f.data;
         sets.sentences = read_sentences(sets.sentences_from, loaded.cfg);
     } else {
-        sets.sentences = first(farm::make_corpora(data_seed).test, limit);
+        sets.sentences = first(farm::make_corpora(data_seed, sets.language).test, limit);
         sets.sentences_from = fmt::format("the test set (data seed {})", data_seed);
     }
-    sets.agreement = agreement_sets(data_seed, limit);
+    sets.agreement = agreement_sets(data_seed, sets.language, limit);
 
     fmt::print(out, "farm_lm eval {}: {}\n", path, describe(loaded.cfg, loaded.model->num_parameters()));
-    const Measures m = measure(*loaded.model, sets);
+    const Measures m = measure(*loaded.model, sets, f.data.empty());
     print_measures(out, sets, m);
     if (!json_path.empty()) {
         // A reader (or a run killed half-way) sees the old file or the new one.
