@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "autograd/autograd.h"
 #include "lessons/sliding_window/implementations.h"
@@ -40,10 +45,39 @@ double best_ms(const std::function<void()>& call, int most_calls) {
 }  // namespace
 
 const std::vector<Implementation>& window_implementations() {
-    static const std::vector<Implementation> implementations{{"naive", naive_window_attention},
-                                                             {"for loop", loop_window_attention},
-                                                             {"sliding chunks", chunked_window_attention}};
+    static const std::vector<Implementation> implementations{
+        {"naive", naive_window_attention, naive_scores, 2.0},
+        {"for loop", loop_window_attention, loop_scores, 1.0},
+        {"sliding chunks", chunked_window_attention, chunked_scores, 1.0}};
     return implementations;
+}
+
+double flops(const Implementation& implementation, int64_t T, int64_t window, int64_t d) {
+    return 4.0 * static_cast<double>(d) * static_cast<double>(implementation.scores(T, window));
+}
+
+double growth_exponent(const std::vector<double>& lengths, const std::vector<double>& y) {
+    if (lengths.size() != y.size() || lengths.size() < 2)
+        throw std::invalid_argument(
+            fmt::format("growth_exponent: {} lengths and {} values; a fit needs one value per length, two or more",
+                        lengths.size(), y.size()));
+    // log y = log c + p·log T: with u = log T and v = log y, the slope
+    // p = Σ (u - ū)(v - v̄) / Σ (u - ū)².
+    std::vector<double> u, v;
+    for (size_t i = 0; i < lengths.size(); ++i) {
+        u.push_back(std::log(lengths[i]));
+        v.push_back(std::log(y[i]));
+    }
+    const auto mean = [](const std::vector<double>& x) {
+        return std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
+    };
+    const double u_mean = mean(u), v_mean = mean(v);
+    double uv = 0.0, uu = 0.0;
+    for (size_t i = 0; i < u.size(); ++i) {
+        uv += (u[i] - u_mean) * (v[i] - v_mean);
+        uu += (u[i] - u_mean) * (u[i] - u_mean);
+    }
+    return uv / uu;
 }
 
 ag::Tensor engine_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window) {

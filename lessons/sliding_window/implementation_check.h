@@ -11,12 +11,24 @@
 namespace lessons::sliding_window {
 
 using WindowAttention = ag::Tensor (*)(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window);
+using ScoreCount = int64_t (*)(int64_t T, int64_t window);
 struct Implementation {
     std::string name;
     WindowAttention run;
+    ScoreCount scores;  // the query-key scores it computes for T queries
+    double exponent;    // the lecture's: its work grows as T^exponent at a fixed W (2: O(T²), 1: O(T·W))
 };
 // naive, for loop, sliding chunks: the slides' order.
 const std::vector<Implementation>& window_implementations();
+
+// The FLOPs of its two matrix products, 4·d per score: q·k is d multiplies
+// and d adds, and so is adding the score's weight times v's row of d. The
+// mask and the softmax add a few operations per score, not d.
+double flops(const Implementation& implementation, int64_t T, int64_t window, int64_t d);
+
+// The exponent p of y ≈ c·T^p: the least-squares slope of log y against
+// log T, over every point.
+double growth_exponent(const std::vector<double>& lengths, const std::vector<double>& y);
 
 // One head through the engine: q, k, v [T, d] as [1, T, 1, d].
 ag::Tensor engine_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window);

@@ -3,14 +3,46 @@
 // and the rolling cache hold exactly, and say so as reproduced claims.
 // Trained findings are not asserted.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "catch.h"
 
+#include "autograd/autograd.h"
+#include "autograd/profile.h"
 #include "lesson_helpers.h"
+#include "lessons/sliding_window/implementation_check.h"
+#include "lessons/sliding_window/implementations.h"
 #include "lessons/sliding_window/parts.h"
+
+namespace {
+
+using lessons::sliding_window::Implementation;
+using lessons::sliding_window::window_implementations;
+
+// The FLOPs the engine's matrix products did in one call of `impl`, as
+// ag::profile counts them (2·M·N·K per product): a count that does not
+// come from the implementations' score formulas.
+double gemm_flops_of(const Implementation& impl, int64_t T, int64_t W, int64_t d) {
+    ag::Generator gen(1);
+    const ag::Tensor q = ag::Tensor::randn({T, d}, gen), k = ag::Tensor::randn({T, d}, gen),
+                     v = ag::Tensor::randn({T, d}, gen);
+    const ag::NoGradGuard no_grad;
+    ag::profile::set_enabled(true);
+    const double before = ag::profile::this_thread().gemm_flops;
+    impl.run(q, k, v, W);
+    const double counted = ag::profile::this_thread().gemm_flops - before;
+    ag::profile::set_enabled(false);
+    return counted;
+}
+
+}  // namespace
 
 TEST_CASE("lesson 04 runs every part: takeaways, claims with statements, its figures in --out", "[lessons][lesson04]") {
     const auto out = test::scratch_path("l04_all");
@@ -46,6 +78,52 @@ TEST_CASE("lesson 04 part 1: the slides' w = 4 and w = 6 masks keep 3 and 4 toke
             }
         }
     }
+}
+
+TEST_CASE("lesson 04 §6.2: the for loop computes the scores the engine's mask keeps, the others more",
+          "[lessons][lesson04]") {
+    using namespace lessons::sliding_window;
+    for (const int64_t slides_w : {0, 4, 6, 10}) {
+        const int64_t T = 23;
+        const EngineMask mask = engine_mask(slides_w, T);  // the keys ag::causal_attention gives a weight
+        const int64_t kept = std::accumulate(mask.visible_keys.begin(), mask.visible_keys.end(), int64_t{0});
+        const int64_t W = mask.window, chunks = (T + W - 1) / W;
+        INFO("W = " << W << ", T = " << T);
+        CHECK(loop_scores(T, W) == kept);
+        CHECK(naive_scores(T, W) == T * T);
+        CHECK(chunked_scores(T, W) == chunks * W * 2 * W);
+    }
+    for (const int64_t T : {1, 5, 64, 65, 200})
+        for (const int64_t W : {1, 3, 64, 300}) {
+            int64_t visible_pairs = 0;  // t - W < j ≤ t, counted pair by pair
+            for (int64_t t = 0; t < T; ++t)
+                for (int64_t j = 0; j < T; ++j) visible_pairs += t - W < j && j <= t;
+            INFO("W = " << W << ", T = " << T);
+            CHECK(loop_scores(T, W) == visible_pairs);
+        }
+}
+
+TEST_CASE("lesson 04 §6.2: each implementation's FLOPs are those its matrix products do", "[lessons][lesson04]") {
+    for (const Implementation& impl : window_implementations())
+        for (const int64_t T : {1, 5, 37, 64, 65, 200})
+            for (const int64_t W : {1, 3, 8, 64}) {
+                INFO(impl.name << ", T = " << T << ", W = " << W);
+                CHECK(lessons::sliding_window::flops(impl, T, W, 16) == gemm_flops_of(impl, T, W, 16));
+            }
+}
+
+TEST_CASE("lesson 04 §6.2: the growth exponent is the slope of log y against log T", "[lessons][lesson04]") {
+    using lessons::sliding_window::growth_exponent;
+    const std::vector<double> lengths{64, 128, 256, 512};
+    std::vector<double> power, bent;
+    for (const double T : lengths) {
+        power.push_back(3.0 * std::pow(T, 1.5));
+        bent.push_back(T * T + 1e4);  // T² with a fixed cost: flatter than 2
+    }
+    CHECK(growth_exponent(lengths, power) == Approx(1.5).epsilon(1e-12));
+    CHECK(growth_exponent(lengths, bent) < 2.0);
+    CHECK_THROWS(growth_exponent({64}, {1.0}));
+    CHECK_THROWS(growth_exponent(lengths, {1.0, 2.0}));
 }
 
 TEST_CASE("lesson 04 part 2: naive, for loop and sliding chunks equal the engine", "[lessons][lesson04]") {
