@@ -40,6 +40,9 @@ std::string escape(std::string_view text) {
 namespace {
 
 const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+// Guides are grey, each with its own dashes: the legend tells them apart.
+const char* const kGuideColour = "#666";
+const char* const kGuideDashes[] = {"8 4", "2 3"};
 
 std::string label(double v) { return fmt::format("{:.4g}", v); }
 
@@ -147,24 +150,27 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
     body += fmt::format("<text transform=\"translate(18 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
                         (top + height - bottom) / 2, escape(plot.y_label));
 
+    size_t data = 0, guides = 0;  // series of each kind so far
     for (size_t i = 0; i < plot.series.size(); ++i) {
         const Series& s = plot.series[i];
-        const char* colour = kPalette[i % std::size(kPalette)];
+        const char* colour = s.guide ? kGuideColour : kPalette[data++ % std::size(kPalette)];
+        const std::string dashes =
+            s.guide ? fmt::format(" stroke-dasharray=\"{}\"", kGuideDashes[guides++ % std::size(kGuideDashes)]) : "";
         std::string points;
         for (size_t k = 0; k < s.x.size(); ++k) {
             if (!std::isfinite(s.x[k]) || !std::isfinite(s.y[k])) continue;
             points += fmt::format("{:.1f},{:.1f} ", ax.px(s.x[k]), ay.px(s.y[k]));
-            if (plot.markers)
+            if (plot.markers && !s.guide)
                 body += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", ax.px(s.x[k]),
                                     ay.px(s.y[k]), colour);
         }
-        body +=
-            fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n", points, colour);
+        body += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{}/>\n", points,
+                            colour, dashes);
         const double ly = top + 10 + 18 * static_cast<double>(i);
         body += fmt::format(
-            "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"/>"
-            "<text x=\"{4}\" y=\"{5}\">{6}</text>\n",
-            width - right + 10, width - right + 30, ly, colour, width - right + 36, ly + 4, escape(s.name));
+            "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
+            "<text x=\"{5}\" y=\"{6}\">{7}</text>\n",
+            width - right + 10, width - right + 30, ly, colour, dashes, width - right + 36, ly + 4, escape(s.name));
     }
     save(path, body, width, height);
 }

@@ -6,6 +6,7 @@
 //
 //     svg::LinePlot plot{"Training loss", "step", "loss"};
 //     plot.series.push_back({"ModernLM", steps, losses});
+//     plot.series.push_back({"∝ T²", lengths, quadratic, true});  // a dashed guide
 //     svg::write(output_path(options, "loss.svg"), plot);
 //
 //     svg::HeatmapGrid masks{"Sliding-window masks", 2};
@@ -26,6 +27,9 @@ namespace lessons::svg {
 struct Series {
     std::string name;
     std::vector<double> x, y;  // same length; non-finite points are skipped
+    // A reference line, not data (y ∝ T² on a log-log plot): grey, without
+    // markers, each guide with its own dashes, named in the legend.
+    bool guide = false;
 };
 
 struct LinePlot {

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
-#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "autograd/autograd.h"
 #include "lessons/sliding_window/implementations.h"
@@ -23,27 +27,60 @@ Qkv random_qkv(int64_t T, int64_t d, uint64_t seed) {
     return x;
 }
 
-// Milliseconds per call: the fastest of up to `most_calls` calls, fewer when
-// the calls so far took more than 0.2 s together (the naive one at large T).
-double best_ms(const std::function<void()>& call, int most_calls) {
-    double best = std::numeric_limits<double>::infinity(), total = 0.0;
-    for (int i = 0; i < most_calls && total < 200.0; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        call();
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        best = std::min(best, ms);
-        total += ms;
-    }
-    return best;
+// Milliseconds that one call takes.
+double ms_of(const std::function<void()>& call) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One length's calls: the untimed first, and the median, fastest and
+// slowest of the timed ones.
+void add_length(Calls& calls, double first, std::vector<double> ms) {
+    std::sort(ms.begin(), ms.end());
+    const size_t n = ms.size();
+    calls.first_ms.push_back(first);
+    calls.median_ms.push_back((ms[(n - 1) / 2] + ms[n / 2]) / 2);  // of an even count, the mean of the middle two
+    calls.fastest_ms.push_back(ms.front());
+    calls.slowest_ms.push_back(ms.back());
 }
 
 }  // namespace
 
 const std::vector<Implementation>& window_implementations() {
-    static const std::vector<Implementation> implementations{{"naive", naive_window_attention},
-                                                             {"for loop", loop_window_attention},
-                                                             {"sliding chunks", chunked_window_attention}};
+    static const std::vector<Implementation> implementations{
+        {"naive", naive_window_attention, naive_scores, 2.0},
+        {"for loop", loop_window_attention, loop_scores, 1.0},
+        {"sliding chunks", chunked_window_attention, chunked_scores, 1.0}};
     return implementations;
+}
+
+double flops(const Implementation& implementation, int64_t T, int64_t window, int64_t d) {
+    return 4.0 * static_cast<double>(d) * static_cast<double>(implementation.scores(T, window));
+}
+
+double growth_exponent(const std::vector<double>& lengths, const std::vector<double>& y) {
+    if (lengths.size() != y.size() || lengths.size() < 2)
+        throw std::invalid_argument(
+            fmt::format("growth_exponent: {} lengths and {} values; a fit needs one value per length, two or more",
+                        lengths.size(), y.size()));
+    // log y = log c + p·log T: with u = log T and v = log y, the slope
+    // p = Σ (u - ū)(v - v̄) / Σ (u - ū)².
+    std::vector<double> u, v;
+    for (size_t i = 0; i < lengths.size(); ++i) {
+        u.push_back(std::log(lengths[i]));
+        v.push_back(std::log(y[i]));
+    }
+    const auto mean = [](const std::vector<double>& x) {
+        return std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
+    };
+    const double u_mean = mean(u), v_mean = mean(v);
+    double uv = 0.0, uu = 0.0;
+    for (size_t i = 0; i < u.size(); ++i) {
+        uv += (u[i] - u_mean) * (v[i] - v_mean);
+        uu += (u[i] - u_mean) * (u[i] - u_mean);
+    }
+    return uv / uu;
 }
 
 ag::Tensor engine_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window) {
@@ -70,22 +107,29 @@ EqualityCheck compare_with_engine(int64_t T, int64_t d, const std::vector<int64_
     return check;
 }
 
-Timing time_implementations(const std::vector<int64_t>& lengths, int64_t window, int64_t d, int most_calls) {
+Timing time_implementations(const std::vector<int64_t>& lengths, int64_t window, int64_t d, int repeats) {
+    if (repeats < 1) throw std::invalid_argument(fmt::format("time_implementations: {} timed calls", repeats));
     ag::NoGradGuard no_grad;
     const ag::ThreadCountGuard one_thread(1);
     const std::vector<Implementation>& implementations = window_implementations();
+    std::vector<WindowAttention> runs{engine_window_attention};  // the engine, then the three
+    for (const Implementation& impl : implementations) runs.push_back(impl.run);
     Timing timing;
-    timing.ms.resize(implementations.size());
+    timing.repeats = repeats;
+    timing.implementations.resize(implementations.size());
     for (const int64_t length : lengths) {
         const Qkv x = random_qkv(length, d, 0);
-        ag::Tensor reference;
-        timing.engine_ms.push_back(
-            best_ms([&] { reference = engine_window_attention(x.q, x.k, x.v, window); }, most_calls));
-        for (size_t i = 0; i < implementations.size(); ++i) {
-            ag::Tensor out;
-            timing.ms[i].push_back(best_ms([&] { out = implementations[i].run(x.q, x.k, x.v, window); }, most_calls));
-            timing.worst = std::max(timing.worst, ag::max_abs_diff(out, reference));
-        }
+        std::vector<ag::Tensor> out(runs.size());
+        const auto call = [&](size_t i) { return ms_of([&] { out[i] = runs[i](x.q, x.k, x.v, window); }); };
+        std::vector<double> first;
+        for (size_t i = 0; i < runs.size(); ++i) first.push_back(call(i));
+        for (size_t i = 1; i < runs.size(); ++i)
+            timing.worst = std::max(timing.worst, ag::max_abs_diff(out[i], out[0]));
+        std::vector<std::vector<double>> ms(runs.size());
+        for (int round = 0; round < repeats; ++round)
+            for (size_t i = 0; i < runs.size(); ++i) ms[i].push_back(call(i));
+        add_length(timing.engine, first[0], ms[0]);
+        for (size_t i = 1; i < runs.size(); ++i) add_length(timing.implementations[i - 1], first[i], ms[i]);
         timing.lengths.push_back(static_cast<double>(length));
     }
     return timing;

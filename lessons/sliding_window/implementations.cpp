@@ -122,4 +122,17 @@ ag::Tensor chunked_window_attention(const ag::Tensor& q, const ag::Tensor& k, co
     return masked_softmax_times_v(scores, hidden, v_pairs).reshape({padded, d}).narrow(0, 0, T);
 }
 
+int64_t naive_scores(int64_t T, int64_t /*window*/) { return T * T; }
+
+int64_t loop_scores(int64_t T, int64_t window) {
+    // Σ_t min(t + 1, W): 1 + 2 + … + W over the first W queries, W for each later one.
+    if (T <= window) return T * (T + 1) / 2;
+    return T * window - window * (window - 1) / 2;
+}
+
+int64_t chunked_scores(int64_t T, int64_t window) {
+    const int64_t chunks = (T + window - 1) / window;
+    return chunks * window * 2 * window;
+}
+
 }  // namespace lessons::sliding_window

@@ -44,4 +44,15 @@ ag::Tensor loop_window_attention(const ag::Tensor& q, const ag::Tensor& k, const
 // blocks are one batched matrix product. O(T·W) time and memory.
 ag::Tensor chunked_window_attention(const ag::Tensor& q, const ag::Tensor& k, const ag::Tensor& v, int64_t window);
 
+// §6.2 the query-key scores each of the three computes for T queries, from
+// its shapes: what its arithmetic grows with.
+//   naive: all T² of them, the hidden ones too;
+//   for loop: only the visible ones, Σ_t min(t + 1, W), which is
+//     T·W - W(W-1)/2 once T ≥ W;
+//   sliding chunks: one W×2W block per chunk of W queries, ⌈T/W⌉·2W² (the
+//     padded last chunk and the never-visible chunk -1 included).
+int64_t naive_scores(int64_t T, int64_t window);
+int64_t loop_scores(int64_t T, int64_t window);
+int64_t chunked_scores(int64_t T, int64_t window);
+
 }  // namespace lessons::sliding_window

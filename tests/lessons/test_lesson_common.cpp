@@ -413,6 +413,24 @@ TEST_CASE("svg: a line plot has one polyline per series and a legend", "[lessons
     std::filesystem::remove(path);
 }
 
+TEST_CASE("svg: guides are grey, without markers, each with its own dashes in the plot and the legend",
+          "[lessons][svg]") {
+    const auto path = test::scratch_path("guide.svg");
+    lessons::svg::LinePlot plot{"t", "T", "ms"};
+    plot.markers = true;
+    plot.series.push_back({"data", {1, 2, 4}, {1, 3, 17}});
+    plot.series.push_back({"∝ T²", {1, 2, 4}, {1, 4, 16}, true});
+    plot.series.push_back({"∝ T", {1, 2, 4}, {1, 2, 4}, true});
+    lessons::svg::write(path, plot);
+    const std::string text = test::read_text(path);
+    CHECK(test::occurrences(text, "<circle") == 3);                   // the data's points only
+    CHECK(test::occurrences(text, "stroke=\"#1f77b4\"") == 2);        // the data keeps the first colour
+    CHECK(test::occurrences(text, "stroke-dasharray=\"8 4\"") == 2);  // the first guide and its legend entry
+    CHECK(test::occurrences(text, "stroke-dasharray=\"2 3\"") == 2);  // the second, dashed otherwise
+    CHECK(test::occurrences(text, ">∝ T²</text>") == 1);
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("svg: a log axis has enough ticks to read a value off", "[lessons][svg]") {
     const auto path = test::scratch_path("log.svg");
     lessons::svg::LinePlot plot{"t", "T", "ms"};
