@@ -225,9 +225,10 @@ std::vector<LessonEntry> read_course(const fs::path& out_dir) {
                 LessonEntry::Part entry{std::stoi(number), part.value("section", ""), {}};
                 const Json claims = part.value("claims", Json::object());
                 for (const auto& [key, c] : claims.items())
-                    entry.claims.push_back({key, c.value("statement", ""), cell_from(c.value("lecture", Json(""))),
-                                            cell_from(c.value("ours", Json(""))), c.value("reproduced", false),
-                                            c.value("reason", "")});
+                    entry.claims.push_back(
+                        {key, c.value("statement", ""), cell_from(c.value("lecture", Json(""))),
+                         cell_from(c.value("ours", Json(""))), c.value("reproduced", false), c.value("reason", ""),
+                         c.value("kind", "check") == "experiment" ? ClaimKind::experiment : ClaimKind::check});
                 lesson.parts.push_back(std::move(entry));
             }
             lesson.readable = true;
@@ -240,55 +241,93 @@ std::vector<LessonEntry> read_course(const fs::path& out_dir) {
     return course;
 }
 
+void FindingCounts::add(const Claim& c) {
+    if (c.kind == ClaimKind::experiment)
+        ++experiments, experiments_reproduced += c.reproduced;
+    else
+        ++checks, checks_holding += c.reproduced;
+}
+
+std::string FindingCounts::sentence() const {
+    return fmt::format(
+        "Of the lecture's {} on trained models, {} reproduced; of the {} (identities, arithmetic and this "
+        "repository's own additions), {} {}.",
+        count_of(experiments, "experiment"), experiments_reproduced, count_of(checks, "check"), checks_holding,
+        checks_holding == 1 ? "holds" : "hold");
+}
+
+FindingCounts count_findings(const std::vector<LessonEntry>& course) {
+    FindingCounts counts;
+    for (const LessonEntry& lesson : course)
+        for (const LessonEntry::Part& part : lesson.parts)
+            for (const Claim& c : part.claims) counts.add(c);
+    return counts;
+}
+
+namespace {
+
+// "experiment" or "check", as the tables show a claim's kind.
+std::string kind_of(const Claim& c) { return c.kind == ClaimKind::experiment ? "experiment" : "check"; }
+
+// "3 of 8" (none: "—").
+std::string share(int of, int total) { return total == 0 ? "—" : fmt::format("{} of {}", of, total); }
+
+}  // namespace
+
 std::string course_page(const fs::path& out_dir) {
     const std::vector<LessonEntry> course = read_course(out_dir);
     std::string lessons, claims;
     std::map<std::string, std::string> section_page;  // "§4.6" and "§4" -> "02_rope.html#part-1"
-    int total = 0, reproduced = 0;
+    FindingCounts counts;
     for (const LessonEntry& lesson : course) {
         if (!lesson.readable) {
             lessons +=
-                fmt::format("<tr><td>{}</td><td colspan=\"5\" class=\"missing\">the report does not read</td></tr>\n",
+                fmt::format("<tr><td>{}</td><td colspan=\"6\" class=\"missing\">the report does not read</td></tr>\n",
                             escape(lesson.name));
             continue;
         }
-        int lesson_claims = 0, lesson_reproduced = 0;
+        FindingCounts lesson_counts;
         for (const LessonEntry::Part& part : lesson.parts) {
             const std::string anchor = fmt::format("{}.html#part-{}", lesson.name, part.number);
             section_page.emplace(part.section, anchor);
             section_page.emplace(part.section.substr(0, part.section.find_first_of(".-")), anchor);
             for (const Claim& c : part.claims) {
-                ++lesson_claims, lesson_reproduced += c.reproduced;
+                lesson_counts.add(c), counts.add(c);
                 claims += fmt::format(
                     "<tr class=\"{}\"><td><a href=\"{}\">{} part {}</a></td><td>{}</td><td>{}</td><td>{}</td>"
-                    "<td class=\"outcome\">{}</td></tr>\n",
+                    "<td>{}</td><td class=\"outcome\">{}</td></tr>\n",
                     c.reproduced ? "reproduced" : "not-reproduced", escape(anchor), escape(lesson.name.substr(0, 2)),
-                    part.number, escape(c.statement), escape(c.lecture.str().empty() ? "—" : c.lecture.str()),
-                    escape(c.ours.str()), outcome(c.reproduced));
+                    part.number, kind_of(c), escape(c.statement),
+                    escape(c.lecture.str().empty() ? "—" : c.lecture.str()), escape(c.ours.str()),
+                    outcome(c.reproduced));
             }
         }
-        total += lesson_claims, reproduced += lesson_reproduced;
         lessons += fmt::format(
             "<tr><td><a href=\"{}.html\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{:.1f} s</td>"
-            "<td class=\"num\">{} of {}</td></tr>\n",
+            "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
             escape(lesson.name), escape(lesson.name), escape(lesson.title), escape(lesson.section),
-            escape(readable_time(lesson.started)), lesson.seconds, lesson_reproduced, lesson_claims);
+            escape(readable_time(lesson.started)), lesson.seconds,
+            share(lesson_counts.experiments_reproduced, lesson_counts.experiments),
+            share(lesson_counts.checks_holding, lesson_counts.checks));
     }
+    const int total = counts.experiments + counts.checks;
     std::string body =
         "<header><h1>Pre-training, Fine-tuning &amp; Modern Transformers: the lesson book</h1>\n"
         "<p class=\"meta\">Each lesson writes its page when it runs; this page lists the latest run of each.</p>"
         "</header>\n";
     body += "<h2 id=\"lessons\">Lessons</h2>\n";
-    body += course.empty() ? "<p>No lesson has run with this output folder yet.</p>\n"
-                           : "<div class=\"table\"><table><thead><tr><th>lesson</th><th>title</th><th>lecture</th>"
-                             "<th>last run (UTC)</th><th>time</th><th>claims reproduced</th></tr></thead><tbody>\n" +
-                                 lessons + "</tbody></table></div>\n";
-    body += fmt::format("<h2 id=\"findings\">The lecture's findings, tested</h2>\n<p>{} of {} reproduced.</p>\n",
-                        reproduced, total);
+    body += course.empty()
+                ? "<p>No lesson has run with this output folder yet.</p>\n"
+                : "<div class=\"table\"><table><thead><tr><th>lesson</th><th>title</th><th>lecture</th>"
+                  "<th>last run (UTC)</th><th>time</th><th>experiments reproduced</th><th>checks holding</th></tr>"
+                  "</thead><tbody>\n" +
+                      lessons + "</tbody></table></div>\n";
+    body +=
+        fmt::format("<h2 id=\"findings\">The lecture's findings, tested</h2>\n<p>{}</p>\n", escape(counts.sentence()));
     if (total > 0)
         body +=
-            "<div class=\"table\"><table><thead><tr><th>where</th><th>finding</th><th>lecture</th><th>ours</th>"
-            "<th>outcome</th></tr></thead><tbody>\n" +
+            "<div class=\"table\"><table><thead><tr><th>where</th><th>kind</th><th>finding</th><th>lecture</th>"
+            "<th>ours</th><th>outcome</th></tr></thead><tbody>\n" +
             claims + "</tbody></table></div>\n";
 
     const fs::path grade = out_dir / "grade.json";
@@ -328,12 +367,13 @@ static std::string markdown_cell(std::string text) {
 }
 
 std::string findings_markdown(const std::vector<LessonEntry>& course) {
-    std::string table = "| where | finding | lecture | ours | outcome |\n|---|---|---|---|---|\n";
+    std::string table = count_findings(course).sentence() +
+                        "\n\n| where | kind | finding | lecture | ours | outcome |\n|---|---|---|---|---|---|\n";
     for (const LessonEntry& lesson : course)
         for (const LessonEntry::Part& part : lesson.parts)
             for (const Claim& c : part.claims)
-                table += fmt::format("| {} part {} ({}) | {} | {} | {} | {}{} |\n", lesson.name.substr(0, 2),
-                                     part.number, markdown_cell(part.section), markdown_cell(c.statement),
+                table += fmt::format("| {} part {} ({}) | {} | {} | {} | {} | {}{} |\n", lesson.name.substr(0, 2),
+                                     part.number, markdown_cell(part.section), kind_of(c), markdown_cell(c.statement),
                                      markdown_cell(c.lecture.str().empty() ? "—" : c.lecture.str()),
                                      markdown_cell(c.ours.str()), outcome(c.reproduced),
                                      c.reason.empty() ? "" : ": " + markdown_cell(c.reason));

@@ -295,7 +295,8 @@ std::string Report::to_json() const {
                              {"lecture", cell_json(c.lecture)},
                              {"ours", cell_json(c.ours)},
                              {"reproduced", c.reproduced},
-                             {"reason", c.reason}};
+                             {"reason", c.reason},
+                             {"kind", c.kind == ClaimKind::experiment ? "experiment" : "check"}};
         Json items = Json::array();
         for (const auto& item : p.items) {
             using Kind = PartRecord::Item::Kind;

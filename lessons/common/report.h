@@ -83,6 +83,11 @@ struct Table {
 // One of the lecture's findings that a part tests: the lecture's figure
 // (where it gives one; "" where it does not), ours, and the outcome. A
 // finding that does not reproduce says why: it is a result, not an error.
+// What a claim tests: one of the lecture's experiments on trained models,
+// or a check (an identity, arithmetic, or an addition of this repository's
+// own). The course page and the README count the two apart.
+enum class ClaimKind { check, experiment };
+
 struct Claim {
     std::string key;        // unique within the part, like a value's
     std::string statement;  // the finding: "a 3:1 GQA model is as good as MHA"
@@ -90,6 +95,7 @@ struct Claim {
     Cell ours = "";         // our figure
     bool reproduced = false;
     std::string reason;  // why (not), with the margin
+    ClaimKind kind = ClaimKind::check;
 };
 
 // An SVG figure written to the output folder, shown inline on the page.

@@ -1,7 +1,8 @@
 #pragma once
 // §7.2 lecture 2's GPT (learned positions, LayerNorm, GELU MLP, biases)
 // against the ModernLM (RoPE, RMSNorm, SwiGLU, GQA, no biases): same size
-// class, initialisation seed 0, the same sentences in the same order.
+// class, initialisation seeds 0 … seeds-1 (seed i of ModernLM is part 3's
+// RoPE model of seed i), the same sentences in the same order.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -21,11 +22,11 @@ struct LossCurve {
 
 struct RecipeRun {
     std::string name;  // "GPT" or "ModernLM"
-    CachedLm run;      // trained on runs.train through the model cache
+    CachedLm run;      // seed 0's, trained on runs.train through the model cache
     int64_t parameters = 0;
-    double test_perplexity = 0;
-    double seconds = 0;  // the training run's, all epochs
-    LossCurve curve;     // in blocks of 1/125 of the steps (at least one step)
+    std::vector<double> test_perplexity;  // seed by seed
+    double seconds = 0;                   // seed 0's training run, all epochs
+    LossCurve curve;                      // seed 0's, in blocks of 1/125 of the steps (at least one step)
 };
 
 struct GptVsModern {
@@ -35,6 +36,6 @@ struct GptVsModern {
     double floor = 0;
     double floor_train = 0;  // the same on the training sentences
 };
-GptVsModern compare_gpt_and_modern(const Options& options, const FarmRuns& runs);
+GptVsModern compare_gpt_and_modern(const Options& options, const FarmRuns& runs, int seeds);
 
 }  // namespace lessons::modern_transformer

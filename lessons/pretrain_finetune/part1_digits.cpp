@@ -107,7 +107,7 @@ Claim beats_scratch(std::string key, std::string statement, DigitMethod method,
         fmt::format("{}: {} against {}, {:.3f} apart on the means", order.str(), mean_and_range(method, ours),
                     mean_and_range(DigitMethod::DeepScratch, scratch), std::abs(scratch.mean - ours.mean));
     if (!order.clear()) reason += "; " + why;
-    return {std::move(key), std::move(statement), "", ours.mean, order.clear(), reason};
+    return {std::move(key), std::move(statement), "", ours.mean, order.clear(), reason, ClaimKind::experiment};
 }
 
 // Mean test error per method, over the seeds.
@@ -168,7 +168,7 @@ std::map<DigitMethod, Spread> report_errors(Report& r, const std::vector<DigitsR
     r.claim({"autoencoder_pretraining_lowest_of_four",
              "Of the four methods, the deep net with unsupervised (autoencoder) layer-wise pre-training has the "
              "lowest test error",
-             "", autoencoder, order.clear(), reason});
+             "", autoencoder, order.clear(), reason, ClaimKind::experiment});
     return spreads;
 }
 

@@ -272,9 +272,13 @@ void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroS
                            : "; at k = 4-6 the pre-trained body runs beyond the positions it predicted verbs from";
             why += quick_note;
         }
-        return Claim{std::move(key),     std::move(statement),
-                     std::move(lecture), fmt::format("{:.3f} vs {:.3f}", a, b),
-                     seen.clear(),       why};
+        return Claim{std::move(key),
+                     std::move(statement),
+                     std::move(lecture),
+                     fmt::format("{:.3f} vs {:.3f}", a, b),
+                     seen.clear(),
+                     why,
+                     ClaimKind::experiment};
     };
     const std::string probe = "linear probe", scratch = "scratch", ft3 = "full FT lr 1e-3", ft4 = "full FT lr 1e-4";
     const std::vector<Claim> findings{
@@ -377,7 +381,8 @@ void explain_extrapolation(Report& r, const std::vector<farm::Sentence>& corpus,
                                      probe.max)
                        : fmt::format("{:.3f} below: {:.3f} (seeds {:.3f}-{:.3f}); at k = 4-6 the probe reads what the "
                                      "body computes beyond the positions it predicted verbs from in pre-training{}",
-                                     lecture - probe.mean, probe.mean, probe.min, probe.max, quick_note)});
+                                     lecture - probe.mean, probe.mean, probe.min, probe.max, quick_note),
+             ClaimKind::experiment});
     r.value("trained_positions", static_cast<double>(inputs));
 }
 

@@ -461,10 +461,10 @@ void part5_training(Report& r, const Options& options) {
     r.claim({"w4_below_chance_at_distance_9",
              "With W = 4 (two layers reach 6 back) agreement collapses at distance 9 (k = 3): the subject is out of "
              "reach.",
-             0.0, w4_distance_9, w4_distance_9 < 0.5, below_chance(w4_distance_9, "6", 3)});
+             0.0, w4_distance_9, w4_distance_9 < 0.5, below_chance(w4_distance_9, "6", 3), ClaimKind::experiment});
     r.claim({"w2_below_chance_at_distance_3",
              "With W = 2 (two layers reach 2 back) agreement already fails at distance 3 (k = 1).", "", w2_distance_3,
-             w2_distance_3 < 0.5, below_chance(w2_distance_3, "2", 1)});
+             w2_distance_3 < 0.5, below_chance(w2_distance_3, "2", 1), ClaimKind::experiment});
     r.paragraph(
         "W = 8 at distance 12 is inside its field of 14 but farther than in any training sentence: {} (full "
         "attention: {}). Beyond the training distances RoPE models extrapolate poorly whatever the window (§7.3), "

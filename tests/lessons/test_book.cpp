@@ -38,7 +38,8 @@ struct Recorded {
         report.value("worst", 2.2e-16);
         report.figure("02_angles.svg", "angles < 2π");
         report.claim({"norms_kept", "a rotation keeps the norm", 1.7e-16, 2.2e-16, true, "both at rounding level"});
-        report.claim({"gqa_as_good", "GQA 2:1 is as good as MHA", "", 6.48, false, "0.3 worse, 3x the seed spread"});
+        report.claim({"gqa_as_good", "GQA 2:1 is as good as MHA", "", 6.48, false, "0.3 worse, 3x the seed spread",
+                      lessons::ClaimKind::experiment});
         report.takeaway("RoPE turns pairs & keeps <norms>.");
     }
     ~Recorded() { std::fclose(printed); }
@@ -168,10 +169,13 @@ TEST_CASE("book: the course page lists the lessons, every claim and the scoreboa
     CHECK_THAT(html, Contains("<a href=\"02_rope.html\">02_rope</a>"));
     CHECK_THAT(html, Contains("<td>2026-12-01 11:19</td>"));
     CHECK_THAT(html, Contains("12.2 s"));
-    CHECK_THAT(html, Contains("1 of 2"));  // claims reproduced
-    CHECK_THAT(html, Contains("<td>05_broken</td><td colspan=\"5\" class=\"missing\">the report does not read</td>"));
-    CHECK_THAT(html, Contains("<p>1 of 2 reproduced.</p>"));
-    CHECK_THAT(html, Contains("<a href=\"02_rope.html#part-1\">02 part 1</a></td><td>GQA 2:1 is as good as MHA"));
+    // experiments reproduced, checks holding: none of the one experiment, the one check
+    CHECK_THAT(html, Contains("<td class=\"num\">0 of 1</td><td class=\"num\">1 of 1</td>"));
+    CHECK_THAT(html, Contains("<td>05_broken</td><td colspan=\"6\" class=\"missing\">the report does not read</td>"));
+    CHECK_THAT(html, Contains("<p>Of the lecture's 1 experiment on trained models, 0 reproduced; of the 1 check "
+                              "(identities, arithmetic and this repository's own additions), 1 holds.</p>"));
+    CHECK_THAT(html, Contains("<a href=\"02_rope.html#part-1\">02 part 1</a></td><td>experiment</td><td>GQA 2:1 is as "
+                              "good as MHA"));
     // an exercise links to the part of its section's chapter; one with no lesson part is plain text
     CHECK_THAT(html, Contains("<td>rope_by_hand</td><td><a href=\"02_rope.html#part-1\">§4.3</a></td><td>passed</td>"));
     CHECK_THAT(html, Contains("<td>autoencoder</td><td>§2.4</td><td>not started</td>"));
@@ -191,12 +195,14 @@ TEST_CASE("book: the README's findings table is made from the reports' claims", 
     REQUIRE(course[0].parts.size() == 1);
     CHECK(course[0].parts[0].claims.size() == 2);
     const std::string table = lessons::book::findings_markdown(course);
-    CHECK(
-        table ==
-        "| where | finding | lecture | ours | outcome |\n|---|---|---|---|---|\n"
-        "| 02 part 1 (§4.6) | a rotation keeps the norm | 1.70e-16 | 2.20e-16 | reproduced: both at rounding level |\n"
-        "| 02 part 1 (§4.6) | GQA 2:1 is as good as MHA | — | 6.48 | not reproduced: 0.3 worse, 3x the seed "
-        "spread |\n");
+    CHECK(table ==
+          "Of the lecture's 1 experiment on trained models, 0 reproduced; of the 1 check (identities, arithmetic and "
+          "this repository's own additions), 1 holds.\n\n"
+          "| where | kind | finding | lecture | ours | outcome |\n|---|---|---|---|---|---|\n"
+          "| 02 part 1 (§4.6) | check | a rotation keeps the norm | 1.70e-16 | 2.20e-16 | reproduced: both at rounding "
+          "level |\n"
+          "| 02 part 1 (§4.6) | experiment | GQA 2:1 is as good as MHA | — | 6.48 | not reproduced: 0.3 worse, 3x the "
+          "seed spread |\n");
 
     const std::string readme = std::string("# Title\n\ntext\n") + lessons::book::kFindingsBegin +
                                "\n| old | table |\n" + lessons::book::kFindingsEnd + "\nmore\n";
@@ -257,7 +263,7 @@ TEST_CASE("findings: the README's table from the reports, or one line, exit 2 an
     CHECK(good.status == 0);
     CHECK_THAT(good.out, Contains("2 findings from 1 lessons"));
     CHECK_THAT(test::read_text(readme),
-               Contains("| 02 part 1 (§4.6) | a rotation keeps the norm |") && !Contains("| old |"));
+               Contains("| 02 part 1 (§4.6) | check | a rotation keeps the norm |") && !Contains("| old |"));
 }
 
 TEST_CASE("book: a report that is not a regular file or repeats a key does not read, and says why", "[lessons][book]") {

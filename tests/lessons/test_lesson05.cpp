@@ -158,6 +158,8 @@ TEST_CASE("lesson 05 part 2 (quick): finite perplexities and both figures", "[le
                  floor = value(2, "grammar_perplexity");
     CHECK(claim(2, "perplexity_comparable").ours.str() == fmt::format("{:.4f} against {:.4f}", modern, gpt));
     CHECK(claim(2, "perplexity_comparable").reproduced == (std::fabs(modern - gpt) < 0.25 * (gpt - floor)));
+    CHECK(claim(2, "perplexity_comparable").kind == lessons::ClaimKind::experiment);
+    CHECK(claim(2, "modern_lm_fewer_parameters").kind == lessons::ClaimKind::check);
     const auto& out = quick_out();
     for (const char* figure : {"05_loss.svg", "05_subject_attention.svg"}) {
         INFO(figure);
@@ -193,6 +195,35 @@ TEST_CASE("lesson 05 part 3 (quick): agreement and attention in range", "[lesson
     // the quick corpus has k <= 2: k=3 is already beyond it
     CHECK(attention.at(1, "distance seen in training").str() == "yes");
     CHECK(attention.at(2, "distance seen in training").str() == "no");
+}
+
+// Part 2 over 2 seeds: the means are the seeds' means, and "on par" holds
+// when it holds on the means and in each seed's row.
+TEST_CASE("lesson 05 part 2 (quick, 2 seeds): on par on the means and seed by seed", "[lessons][lesson05]") {
+    const int seeds = 2;
+    const auto out = test::scratch_path("lesson05_part2_two_seeds");
+    const test::LessonRun run(lessons::modern_transformer::lesson(), test::quick_options(out, 2, seeds));
+    const auto& part = run.report.part(2);
+    const auto& rows = part.table("gpt_vs_modern_lm_per_seed");
+    REQUIRE(rows.rows.size() == seeds);
+    const double floor = part.value("grammar_perplexity").number();
+    double gpt_sum = 0, modern_sum = 0;
+    bool each_seed = true;
+    for (size_t seed = 0; seed < rows.rows.size(); ++seed) {
+        const double gpt = rows.at(seed, "GPT").number(), modern = rows.at(seed, "ModernLM").number();
+        gpt_sum += gpt, modern_sum += modern;
+        const bool on_par = std::fabs(modern - gpt) < 0.25 * (gpt - floor);
+        CHECK(rows.at(seed, "on par").str() == (on_par ? "yes" : "no"));
+        each_seed = each_seed && on_par;
+    }
+    const double gpt = part.value("gpt_test_perplexity").number(),
+                 modern = part.value("modern_lm_test_perplexity").number();
+    CHECK(gpt == Approx(gpt_sum / seeds).epsilon(1e-12));
+    CHECK(modern == Approx(modern_sum / seeds).epsilon(1e-12));
+    CHECK(part.claim("perplexity_comparable").reproduced ==
+          (each_seed && std::fabs(modern - gpt) < 0.25 * (gpt - floor)));
+    CHECK_THAT(part.claim("perplexity_comparable").reason, Catch::Contains("2 seeds"));
+    std::filesystem::remove_all(out);
 }
 
 // With several seeds an order is the lecture's finding only when it holds on

@@ -369,7 +369,7 @@ TEST_CASE("run_lesson: --json writes every recorded value", "[lessons][json]") {
               "record\",\"values\":{\"seeds\":3.0},\"tables\":{\"t\":"
               "{\"columns\":[\"name\",\"x\"],\"rows\":[[\"a\",1.5],[\"b\\\"q\",2]]}},\"claims\":{\"fine\":"
               "{\"statement\":\"a toy finding\",\"lecture\":\"\",\"ours\":1,\"reproduced\":true,\"reason\":\"it "
-              "holds\"}},\"items\":[{\"value\":\"seeds\"},{\"claim\":\"fine\"},{\"table\":\"t\"}],"
+              "holds\",\"kind\":\"check\"}},\"items\":[{\"value\":\"seeds\"},{\"claim\":\"fine\"},{\"table\":\"t\"}],"
               "\"takeaway\":\"done\"}}}");
 }
 
