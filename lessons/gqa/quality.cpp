@@ -41,6 +41,10 @@ SeedRuns train_seed(const QualitySetup& setup, std::vector<CachedLm> trained, Pr
     runs.perplexity[Uptrained] = perplexity(*pooled, setup.test);
     runs.step_losses[Control] = step_losses(train_lm(*mha, setup.train, setup.uptrain, progress));
     runs.perplexity[Control] = perplexity(*mha, setup.test);
+    // The control of the budget: one epoch more for both.
+    train_lm(*pooled, setup.train, setup.uptrain_again, progress);
+    train_lm(*mha, setup.train, setup.uptrain_again, progress);
+    runs.second_epoch = {perplexity(*pooled, setup.test), perplexity(*mha, setup.test)};
     return runs;
 }
 
@@ -56,6 +60,8 @@ QualitySetup QualitySetup::full(const farm::Language& language) {
     s.uptrain.lr = 1e-4;
     s.uptrain.shuffle_seed = s.training.shuffle_seed;
     s.uptrain.first_epoch = s.training.epochs;
+    s.uptrain_again = s.uptrain;
+    s.uptrain_again.first_epoch = s.uptrain.first_epoch + s.uptrain.epochs;
     return s;
 }
 
@@ -67,6 +73,7 @@ QualitySetup QualitySetup::quick(const farm::Language& language) {
     s.test.resize(200);
     s.training.epochs = 1;
     s.uptrain.first_epoch = s.training.epochs;
+    s.uptrain_again.first_epoch = s.uptrain.first_epoch + s.uptrain.epochs;
     return s;
 }
 
@@ -80,8 +87,10 @@ QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem:
     for (int seed = 0; seed < seeds; ++seed) {
         const auto first = std::make_move_iterator(trained.begin() + 3 * seed);  // this seed's MHA, GQA, MQA
         result.seeds.push_back(train_seed(setup, {first, first + 3}, progress));
-        for (size_t m = 0; m < Models; ++m)
-            result.mean[m] += result.seeds.back().perplexity[m] / static_cast<double>(seeds);
+        const SeedRuns& last = result.seeds.back();
+        for (size_t m = 0; m < Models; ++m) result.mean[m] += last.perplexity[m] / static_cast<double>(seeds);
+        result.second_epoch_mean.uptrained += last.second_epoch.uptrained / static_cast<double>(seeds);
+        result.second_epoch_mean.control += last.second_epoch.control / static_cast<double>(seeds);
     }
     result.grammar_perplexity = grammar_perplexity(setup.test, setup.language);
     return result;

@@ -27,6 +27,9 @@ struct QualitySetup {
     // §5.4 uptraining and its control: one more epoch at lr 1e-4 with a
     // fresh AdamW, on the batches a 6th epoch of `training` would see.
     LmTrainOptions uptrain;
+    // A control of that budget: a second such epoch for both (the batches a
+    // 7th epoch would see), to see whether one epoch was enough.
+    LmTrainOptions uptrain_again;
 
     static QualitySetup full(const farm::Language& language);
     static QualitySetup quick(const farm::Language& language);  // a small model (d = 16), 400 sentences, 1 epoch
@@ -39,8 +42,14 @@ enum Model { Mha, Gqa, Mqa, Pooled, Uptrained, Control, Models };
 constexpr std::array<int64_t, Models> kKvHeads{4, 2, 1, 2, 2, 4};
 
 // One seed's runs.
+// The uptrained model and its control after a second uptraining epoch.
+struct SecondEpoch {
+    double uptrained = 0, control = 0;  // test perplexity
+};
+
 struct SeedRuns {
-    std::array<double, Models> perplexity{};              // on the test sentences
+    std::array<double, Models> perplexity{};  // on the test sentences
+    SecondEpoch second_epoch;
     std::array<std::vector<double>, Models> step_losses;  // every training step's loss; none for Pooled
     std::array<std::string, Models> status;               // the model cache's word on Mha, Gqa and Mqa
 };
@@ -48,7 +57,8 @@ struct SeedRuns {
 struct QualityRuns {
     std::vector<SeedRuns> seeds;        // seed 0 … seeds-1 (init seed of every model)
     std::array<double, Models> mean{};  // test perplexity, the mean over the seeds
-    double grammar_perplexity = 0;      // the grammar's own on the test sentences: no model goes below it
+    SecondEpoch second_epoch_mean;
+    double grammar_perplexity = 0;  // the grammar's own on the test sentences: no model goes below it
 };
 
 // Every model for seed 0 … seeds-1. The MHA, GQA and MQA models are trained

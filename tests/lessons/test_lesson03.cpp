@@ -108,6 +108,20 @@ TEST_CASE("lesson 03: every part records claims with a statement, and its figure
         CHECK(claim.reproduced == rule.reproduced);
     }
     CHECK(part3.claim("uptrained_comparable_to_control").lecture.number() == 0.0007);
+    for (const char* key : {"gqa_close_to_mha", "mqa_close_to_mha", "pooling_loses", "uptrained_comparable_to_control",
+                            "uptrained_below_mha"})
+        CHECK(part3.claim(key).kind == lessons::ClaimKind::experiment);
+    // The control of the uptraining budget: a second epoch for both. Its
+    // table holds each seed's gap after one epoch (the claim's) and after
+    // two; when the claim fails, its reason quotes the two-epoch gap.
+    const auto& budget = part3.table("uptraining_budget");
+    REQUIRE(budget.rows.size() == 1);  // one seed in the quick run: no mean row
+    CHECK(budget.at(0, "after 1 epoch").number() == Approx(uptrained_gap).epsilon(1e-12));
+    const double again = value("uptrained_minus_control_2_epochs");
+    CHECK(budget.at(0, "after 2 epochs").number() == again);
+    if (!part3.claim("uptrained_comparable_to_control").reproduced)
+        CHECK_THAT(part3.claim("uptrained_comparable_to_control").reason,
+                   Catch::Contains(fmt::format("a second epoch for both leaves {:+.4f}", again)));
 }
 
 TEST_CASE("lesson 03 part 1: GQA equals MHA with each K/V head copied g times, exactly", "[lessons][lesson03]") {
