@@ -217,6 +217,7 @@ std::vector<LessonEntry> read_course(const fs::path& out_dir) {
             const Json j = nn::parse_strict_json(read_file(file));
             lesson.title = j.value("title", "");
             lesson.section = j.value("section", "");
+            lesson.language = j.value("settings", Json::object()).value("language", "");
             const Json run = j.value("run", Json::object());
             lesson.started = run.value("started", "");
             lesson.seconds = run.value("seconds", 0.0);
@@ -366,6 +367,45 @@ static std::string markdown_cell(std::string text) {
     return out;
 }
 
+std::string languages_markdown(const std::vector<LessonEntry>& lecture, const std::vector<LessonEntry>& uniform) {
+    const auto check = [](const std::vector<LessonEntry>& course, const std::string& language) {
+        for (const LessonEntry& lesson : course)
+            if (!lesson.language.empty() && lesson.language != language)
+                throw std::invalid_argument(
+                    fmt::format("{} ran on the {} language, not the {}", lesson.name, lesson.language, language));
+    };
+    check(lecture, "lecture");
+    check(uniform, "uniform");
+    std::map<std::pair<std::string, std::string>, const Claim*> other;  // (lesson, key)
+    for (const LessonEntry& lesson : uniform)
+        for (const LessonEntry::Part& part : lesson.parts)
+            for (const Claim& c : part.claims) other[{lesson.name, c.key}] = &c;
+    FindingCounts in_lecture, in_uniform;
+    std::string rows;
+    for (const LessonEntry& lesson : lecture)
+        for (const LessonEntry::Part& part : lesson.parts)
+            for (const Claim& c : part.claims) {
+                if (c.kind != ClaimKind::experiment) continue;
+                in_lecture.add(c);
+                const auto found = other.find({lesson.name, c.key});
+                const Claim* u = found == other.end() ? nullptr : found->second;
+                if (u) in_uniform.add(*u);
+                rows += fmt::format("| {} part {} ({}) | {} | {} | {} | {} | {} | {} |\n", lesson.name.substr(0, 2),
+                                    part.number, markdown_cell(part.section), markdown_cell(c.statement),
+                                    markdown_cell(c.lecture.str().empty() ? "—" : c.lecture.str()),
+                                    markdown_cell(c.ours.str()), outcome(c.reproduced),
+                                    u ? markdown_cell(u->ours.str()) : "(not run)", u ? outcome(u->reproduced) : "—");
+            }
+    return fmt::format(
+               "The lecture's experiments on trained models: {} of {} reproduced on the lecture's language, {} of {} "
+               "on the uniform one.\n\n",
+               in_lecture.experiments_reproduced, in_lecture.experiments, in_uniform.experiments_reproduced,
+               in_uniform.experiments) +
+           "| where | finding | lecture | lecture's language | outcome | uniform language | outcome |\n"
+           "|---|---|---|---|---|---|---|\n" +
+           rows;
+}
+
 std::string findings_markdown(const std::vector<LessonEntry>& course) {
     std::string table = count_findings(course).sentence() +
                         "\n\n| where | kind | finding | lecture | ours | outcome |\n|---|---|---|---|---|---|\n";
@@ -382,13 +422,12 @@ std::string findings_markdown(const std::vector<LessonEntry>& course) {
 
 void write_atomically(const fs::path& path, const std::string& text) { nn::write_file_atomically(path, {text}); }
 
-std::string with_findings(const std::string& readme, const std::string& table) {
-    const size_t begin = readme.find(kFindingsBegin), end = readme.find(kFindingsEnd);
+std::string with_generated(const std::string& text, const Markers& markers, const std::string& table) {
+    const size_t begin = text.find(markers.begin), end = text.find(markers.end);
     if (begin == std::string::npos || end == std::string::npos || end < begin)
-        throw std::invalid_argument(
-            fmt::format("the findings markers are missing: {} … {}", kFindingsBegin, kFindingsEnd));
-    const size_t after_begin = begin + std::string_view(kFindingsBegin).size();
-    return readme.substr(0, after_begin) + "\n" + table + readme.substr(end);
+        throw std::invalid_argument(fmt::format("the markers are missing: {} … {}", markers.begin, markers.end));
+    const size_t after_begin = begin + std::string_view(markers.begin).size();
+    return text.substr(0, after_begin) + "\n" + table + text.substr(end);
 }
 
 void write_pages(const Report& report, const fs::path& out_dir) {

@@ -29,6 +29,7 @@ std::string lesson_page(const Report& report, const std::filesystem::path& out_d
 // report (NN_<name>.json) in out_dir, in order, with its parts' claims.
 struct LessonEntry {
     std::string name, title, section;  // "02_rope", …, "§4 RoPE"
+    std::string language;              // the farm language it ran on ("" for a lesson without one)
     std::string started;               // when it last ran (UTC)
     double seconds = 0;
     bool readable = false;           // false: not a regular file, or not a report (strict JSON)
@@ -56,15 +57,30 @@ FindingCounts count_findings(const std::vector<LessonEntry>& course);
 std::vector<LessonEntry> read_course(const std::filesystem::path& out_dir);
 
 // Every claim across the lessons as a Markdown table (the README's
-// findings): where, finding, lecture, ours, outcome.
+// findings): the two counts, then where, kind, finding, lecture, ours,
+// outcome.
 std::string findings_markdown(const std::vector<LessonEntry>& course);
 
-// `readme` with the lines between the findings markers replaced by
-// `table`; throws std::invalid_argument when the markers are missing.
-inline constexpr const char* kFindingsBegin =
-    "<!-- findings: generated from the lessons' reports by tools/findings; edit the lessons, not this table -->";
-inline constexpr const char* kFindingsEnd = "<!-- end of findings -->";
-std::string with_findings(const std::string& readme, const std::string& table);
+// The lecture's experiments on trained models under both farm languages
+// (docs/reference_figures.md): one row per experiment claim of `lecture`
+// (a run on the lecture's language), beside the same claim in `uniform`.
+// std::invalid_argument when a run is not on its language.
+std::string languages_markdown(const std::vector<LessonEntry>& lecture, const std::vector<LessonEntry>& uniform);
+
+// `text` with the lines between two markers replaced by `table`; throws
+// std::invalid_argument when the markers are missing.
+struct Markers {
+    const char* begin;
+    const char* end;
+};
+inline constexpr Markers kFindings{
+    "<!-- findings: generated from the lessons' reports by tools/findings; edit the lessons, not this table -->",
+    "<!-- end of findings -->"};
+inline constexpr Markers kLanguages{
+    "<!-- languages: generated from two runs' reports by tools/findings --uniform; edit the lessons, not this table "
+    "-->",
+    "<!-- end of languages -->"};
+std::string with_generated(const std::string& text, const Markers& markers, const std::string& table);
 
 // The course page from every lesson report (NN_<name>.json) in out_dir and
 // out_dir/grade.json if it is there. A report that does not parse is

@@ -204,13 +204,14 @@ TEST_CASE("book: the README's findings table is made from the reports' claims", 
           "| 02 part 1 (§4.6) | experiment | GQA 2:1 is as good as MHA | — | 6.48 | not reproduced: 0.3 worse, 3x the "
           "seed spread |\n");
 
-    const std::string readme = std::string("# Title\n\ntext\n") + lessons::book::kFindingsBegin +
-                               "\n| old | table |\n" + lessons::book::kFindingsEnd + "\nmore\n";
-    const std::string updated = lessons::book::with_findings(readme, table);
-    CHECK(updated == std::string("# Title\n\ntext\n") + lessons::book::kFindingsBegin + "\n" + table +
-                         lessons::book::kFindingsEnd + "\nmore\n");
-    CHECK(lessons::book::with_findings(updated, table) == updated);  // idempotent
-    CHECK_THROWS_WITH(lessons::book::with_findings("no markers", table), Contains("findings markers are missing"));
+    const std::string readme = std::string("# Title\n\ntext\n") + lessons::book::kFindings.begin +
+                               "\n| old | table |\n" + lessons::book::kFindings.end + "\nmore\n";
+    const std::string updated = lessons::book::with_generated(readme, lessons::book::kFindings, table);
+    CHECK(updated == std::string("# Title\n\ntext\n") + lessons::book::kFindings.begin + "\n" + table +
+                         lessons::book::kFindings.end + "\nmore\n");
+    CHECK(lessons::book::with_generated(updated, lessons::book::kFindings, table) == updated);  // idempotent
+    CHECK_THROWS_WITH(lessons::book::with_generated("no markers", lessons::book::kFindings, table),
+                      Contains("the markers are missing"));
     std::filesystem::remove_all(out);
 }
 
@@ -221,12 +222,13 @@ struct FindingsRun {
     int status = 0;
     std::string out, err;
 };
-FindingsRun run_findings(const std::filesystem::path& out, const std::filesystem::path& readme) {
+FindingsRun run_findings(const std::filesystem::path& out, const std::filesystem::path& readme,
+                         const std::string& more = "") {
     const auto printed = test::scratch_path("findings_printed");
     std::filesystem::create_directories(printed);
     const std::string command =
-        fmt::format("{} --out '{}' --readme '{}' > '{}' 2> '{}'", FINDINGS_PROGRAM, out.string(), readme.string(),
-                    (printed / "out").string(), (printed / "err").string());
+        fmt::format("{} --out '{}' --readme '{}' {} > '{}' 2> '{}'", FINDINGS_PROGRAM, out.string(), readme.string(),
+                    more, (printed / "out").string(), (printed / "err").string());
     const int status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::read_text(printed / "out"),
             test::read_text(printed / "err")};
@@ -239,8 +241,8 @@ TEST_CASE("findings: the README's table from the reports, or one line, exit 2 an
     const auto out = test::scratch_path("findings_out");
     std::filesystem::create_directories(out);
     const auto readme = test::scratch_path("readme_for_findings");
-    const std::string before = std::string("# Title\n") + lessons::book::kFindingsBegin + "\n| old |\n" +
-                               lessons::book::kFindingsEnd + "\nmore\n";
+    const std::string before = std::string("# Title\n") + lessons::book::kFindings.begin + "\n| old |\n" +
+                               lessons::book::kFindings.end + "\nmore\n";
     test::write_text(readme, before);
     const auto refused = [&](const std::string& says) {
         const FindingsRun r = run_findings(out, readme);
@@ -264,6 +266,66 @@ TEST_CASE("findings: the README's table from the reports, or one line, exit 2 an
     CHECK_THAT(good.out, Contains("2 findings from 1 lessons"));
     CHECK_THAT(test::read_text(readme),
                Contains("| 02 part 1 (§4.6) | check | a rotation keeps the norm |") && !Contains("| old |"));
+}
+
+namespace {
+
+// A one-claim-each lesson report run on `language`: an experiment that
+// reproduces there or not, and a check.
+void language_report(const std::filesystem::path& out, const std::string& language, double ours, bool reproduced) {
+    std::FILE* printed = std::tmpfile();
+    Report report{printed};
+    report.lesson("05_modern_transformer", "The modern Transformer", "§7", {{"seeds", 3}, {"language", language}});
+    report.section(3, "§7.3", "Which position encoding extrapolates", "shows it");
+    report.claim({"rope_worst", "RoPE extrapolates worst", "0.000", ours, reproduced, "the reason",
+                  lessons::ClaimKind::experiment});
+    report.claim({"rows_untouched", "untrained rows stay random", "", 27, true, "by construction"});
+    std::filesystem::create_directories(out);
+    lessons::book::write_pages(report, out);
+    std::fclose(printed);
+}
+
+}  // namespace
+
+TEST_CASE("findings --uniform: the lecture's experiments under both languages, in one table", "[lessons][book]") {
+    const auto lecture = test::scratch_path("languages_lecture"), uniform = test::scratch_path("languages_uniform");
+    language_report(lecture, "lecture", 0.367, false);
+    language_report(uniform, "uniform", 0.113, true);
+    const std::string table =
+        lessons::book::languages_markdown(lessons::book::read_course(lecture), lessons::book::read_course(uniform));
+    CHECK(table ==
+          "The lecture's experiments on trained models: 0 of 1 reproduced on the lecture's language, 1 of 1 on the "
+          "uniform one.\n\n"
+          "| where | finding | lecture | lecture's language | outcome | uniform language | outcome |\n"
+          "|---|---|---|---|---|---|---|\n"
+          "| 05 part 3 (§7.3) | RoPE extrapolates worst | 0.000 | 0.367 | not reproduced | 0.113 | reproduced |\n");
+    // A run on the other language is refused, and so are both files' changes.
+    CHECK_THROWS_WITH(
+        lessons::book::languages_markdown(lessons::book::read_course(uniform), lessons::book::read_course(uniform)),
+        Contains("05_modern_transformer ran on the uniform language, not the lecture"));
+    const auto readme = test::scratch_path("readme_for_languages"), reference = test::scratch_path("reference");
+    const std::string readme_before = std::string(lessons::book::kFindings.begin) + "\n" + lessons::book::kFindings.end;
+    const std::string reference_before =
+        std::string("# R\n") + lessons::book::kLanguages.begin + "\n| old |\n" + lessons::book::kLanguages.end + "\n";
+    test::write_text(readme, readme_before);
+    test::write_text(reference, reference_before);
+    const FindingsRun wrong = run_findings(
+        lecture, readme, fmt::format("--uniform '{}' --reference '{}'", lecture.string(), reference.string()));
+    CHECK(wrong.status == 2);
+    CHECK_THAT(wrong.err, Contains("ran on the lecture language, not the uniform"));
+    CHECK(test::read_text(readme) == readme_before);
+    CHECK(test::read_text(reference) == reference_before);
+    const FindingsRun good = run_findings(
+        lecture, readme, fmt::format("--uniform '{}' --reference '{}'", uniform.string(), reference.string()));
+    INFO("stderr: " << good.err);
+    CHECK(good.status == 0);
+    CHECK(test::read_text(reference) ==
+          std::string("# R\n") + lessons::book::kLanguages.begin + "\n" + table + lessons::book::kLanguages.end + "\n");
+    CHECK_THAT(test::read_text(readme), Contains("| 05 part 3 (§7.3) | experiment | RoPE extrapolates worst |"));
+    // --reference only with --uniform
+    CHECK(run_findings(lecture, readme, fmt::format("--reference '{}'", reference.string())).status == 2);
+    std::filesystem::remove_all(lecture);
+    std::filesystem::remove_all(uniform);
 }
 
 TEST_CASE("book: a report that is not a regular file or repeats a key does not read, and says why", "[lessons][book]") {
