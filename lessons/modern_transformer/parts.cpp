@@ -328,9 +328,8 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
                          thousands(params[0] - params[1]))});
     r.claim({"perplexity_comparable", "With fewer parameters ModernLM's test perplexity is on par with GPT's.",
              "2.5262 against 2.5305", fmt::format("{:.4f} against {:.4f}", ppl[1].mean, ppl[0].mean), order.clear(),
-             fmt::format("{}: the mean gap {:+.4f} against a quarter of GPT's mean distance to the floor {:.4f}, "
-                         "{:.4f}",
-                         order.str(), gap, floor, quarter),
+             fmt::format("{}: the mean gap {:+.4f} against a quarter of GPT's mean distance above the floor, {:.4f}",
+                         order.str(), gap, quarter),
              ClaimKind::experiment});
     r.takeaway(fmt::format(
         "ModernLM: {} parameters against GPT's {}, test perplexity {:.4f} against {:.4f} (floor {:.4f}; {}); on "
