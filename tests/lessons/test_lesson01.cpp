@@ -603,6 +603,14 @@ TEST_CASE("lesson 01 part 2: the controls, and the diagnosis computed from their
     const std::vector<std::string> names{"baseline", "GPT-2 init", "k 0-6 in pre-training"};
     const std::vector<std::string> keys{"", "gpt2_init", "pretrain_k0-6"};
 
+    // each GPT its own cache file: the cache key tells the initialisations and the corpora apart
+    const auto& cache = part.table("control_cache");
+    REQUIRE(cache.rows.size() == 3);
+    CHECK(cache.at(0, "name").str() == part.table("cache").at(0, "name").str());
+    CHECK(
+        std::set<std::string>{cache.at(0, "name").str(), cache.at(1, "name").str(), cache.at(2, "name").str()}.size() ==
+        3);
+
     // every control's LM measured per k; the baseline's is the agreement table's
     const auto& agreement = part.table("control_agreement");
     REQUIRE(agreement.rows.size() == 6);
