@@ -292,12 +292,20 @@ double log_probability(const std::vector<int64_t>& s, const Language& language) 
 // ---- corpora and tasks ------------------------------------------------------
 
 Corpora make_corpora(uint64_t seed, const Language& language) {
+    return make_corpora_up_to(seed, language, K_CHOICES - 1);
+}
+
+Corpora make_corpora_up_to(uint64_t seed, const Language& language, int k_max) {
+    if (k_max < 0 || k_max > kMaxCorpusK)
+        throw std::invalid_argument(
+            fmt::format("make_corpora_up_to: k_max = {}, expected 0 … {} (a sentence of k PPs has up to 8 + 3k tokens)",
+                        k_max, kMaxCorpusK));
     ag::Generator gen(seed);
-    auto corpus = [&gen, &language](int64_t n) {
+    auto corpus = [&gen, &language, k_max](int64_t n) {
         std::vector<Sentence> sentences;
         sentences.reserve(n);
         for (int64_t i = 0; i < n; ++i) {
-            const int k = draw(gen, K_CHOICES);  // k uniform 0-3
+            const int k = draw(gen, k_max + 1);  // k uniform 0 … k_max
             sentences.push_back(sample_sentence(k, gen, language));
         }
         return sentences;

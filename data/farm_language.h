@@ -38,7 +38,7 @@
 //   MASS                 5                                     the lemma
 //   ADV or none          2 slots: 0 ADV; 1 none                the lemma
 //   ADV                  5                                     the lemma
-//   k (in the corpora)   0-3                                   none (uniform in both)
+//   k (in the corpora)   0-3 (make_corpora_up_to: 0-k_max)     none (uniform in both)
 // A noun's number is uniform and independent of everything before it: its
 // draw takes slot 2r + number over 24 slots with p = Zipf_12(r) / 2.
 //
@@ -64,6 +64,8 @@
 //                                 (the animal drawn alone: its number is fixed)
 //   make_corpora:        one generator; train, then valid, then test; each
 //                        sentence draws k = randint(4), then sample_sentence(k)
+//   make_corpora_up_to(k_max): the same with k = randint(k_max + 1)
+//                        (k_max = 3 is make_corpora, draw for draw)
 //   make_agreement_sets: one generator; k = 1, ..., 6, each n opposite_prefix(k)
 //   make_subject_train_set: one generator; labels n/2 zeros then n/2 ones,
 //                        shuffled (data/shuffle.h), then per example in order:
@@ -202,6 +204,16 @@ struct Corpora {
     std::vector<Sentence> test;   //  2,000
 };
 Corpora make_corpora(uint64_t seed, const Language& language);
+// The same sizes with k uniform over 0 … k_max instead of 0-3 (draw order
+// above): §2.8's control of lesson 01, a pre-training corpus whose
+// sentences also put k = 4-6 attractors between subject and verb, so that
+// the subject-number test's k = 4-6 is no longer extrapolation. A sentence
+// with k PPs has at most 8 + 3k tokens; k_max is 0 … kMaxCorpusK (k = 10
+// fills 38 of GPT's 40 learned positions), std::invalid_argument
+// otherwise. log_probability is make_corpora's distribution (k 0-3), not
+// this one's.
+constexpr int kMaxCorpusK = 10;
+Corpora make_corpora_up_to(uint64_t seed, const Language& language, int k_max);
 
 // ---- agreement test (lecture 2 §6.4-6.5; this lecture §6.5, §7.3) ----------
 // sets[k - 1], k = 1..6: n opposite prefixes each. k = 1-3 lies within the

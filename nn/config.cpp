@@ -45,6 +45,8 @@ void LMConfig::validate() const {
                         n_kv_heads));
     if (pos == PosEncoding::Rope && head_dim() % 2 != 0)
         bad(fmt::format("RoPE rotates pairs: head_dim {} must be even", head_dim()));
+    if (init != Init::PyTorch && init != Init::Gpt2)
+        bad(fmt::format("init {} is neither pytorch nor gpt2", static_cast<int>(init)));
     if (!std::isfinite(rope_base) || rope_base <= 0)
         bad(fmt::format("rope_base {} must be a finite number > 0", rope_base));
     if (model == ModelKind::Gpt && (pos != PosEncoding::Learned || n_kv_heads != n_heads || window != 0))
@@ -68,8 +70,8 @@ using Json = nlohmann::ordered_json;
 // is listed here too.
 template <class Config, class Visit>
 void fields(Config& c, Visit&& visit) {
-    auto& [model, vocab, max_len, d_model, n_layers, n_heads, n_kv_heads, d_ff, pos, rope_pairing, rope_base, window] =
-        c;
+    auto& [model, vocab, max_len, d_model, n_layers, n_heads, n_kv_heads, d_ff, pos, rope_pairing, rope_base, window,
+           init] = c;
     visit("model", model);
     visit("vocab", vocab);
     visit("max_len", max_len);
@@ -82,7 +84,11 @@ void fields(Config& c, Visit&& visit) {
     visit("rope_pairing", rope_pairing);
     visit("rope_base", rope_base);
     visit("window", window);
+    visit("init", init);
 }
+
+// The one key a config may lack: written only when not the default (config.h).
+constexpr const char* kOptionalKey = "init";
 
 struct Writer {
     Json& j;
@@ -93,6 +99,9 @@ struct Writer {
     void operator()(const char* key, ModelKind m) const { j[key] = to_string(m); }
     void operator()(const char* key, PosEncoding p) const { j[key] = to_string(p); }
     void operator()(const char* key, ag::RopePairing p) const { j[key] = to_string(p); }
+    void operator()(const char* key, Init i) const {
+        if (i != Init::PyTorch) j[key] = to_string(i);
+    }
 };
 
 // Each field from its JSON value, of exactly its type: a size that is not
@@ -126,6 +135,11 @@ void read(const Json& v, const char* key, ag::RopePairing& out) {
     read(v, key, s);
     out = rope_pairing_from_string(s);
 }
+void read(const Json& v, const char* key, Init& out) {
+    std::string s;
+    read(v, key, s);
+    out = init_from_string(s);
+}
 
 }  // namespace
 
@@ -134,9 +148,9 @@ void to_json(nlohmann::ordered_json& j, const LMConfig& c) {
     fields(c, Writer{j});
 }
 
-// Every key must be present: a checkpoint's config that lacks one was
-// written by something else, and guessing a default could rebuild the
-// wrong model.
+// Every key must be present (but `init`, absent when it is the default): a
+// checkpoint's config that lacks one was written by something else, and
+// guessing a default could rebuild the wrong model.
 void from_json(const nlohmann::ordered_json& j, LMConfig& c) {
     if (!j.is_object()) bad(fmt::format("expected a JSON object, found {}", j.type_name()));
     LMConfig out;
@@ -144,8 +158,10 @@ void from_json(const nlohmann::ordered_json& j, LMConfig& c) {
     fields(out, [&](const char* key, auto& field) {
         known.emplace_back(key);
         const auto it = j.find(key);
-        if (it == j.end()) bad(fmt::format("missing key '{}'", key));
-        read(*it, key, field);
+        if (it != j.end())
+            read(*it, key, field);
+        else if (std::string(key) != kOptionalKey)
+            bad(fmt::format("missing key '{}'", key));
     });
     for (const auto& item : j.items())
         if (std::find(known.begin(), known.end(), item.key()) == known.end())
@@ -202,12 +218,20 @@ ag::RopePairing rope_pairing_from_string(const std::string& s) {
     throw std::invalid_argument(fmt::format("RoPE pairing '{}': expected half or interleaved", s));
 }
 
+std::string to_string(Init i) { return i == Init::PyTorch ? "pytorch" : "gpt2"; }
+
+Init init_from_string(const std::string& s) {
+    if (s == "pytorch") return Init::PyTorch;
+    if (s == "gpt2") return Init::Gpt2;
+    throw std::invalid_argument(fmt::format("init '{}': expected pytorch or gpt2", s));
+}
+
 std::string describe(const LMConfig& c) {
     std::string positions = to_string(c.pos);
     if (c.pos == PosEncoding::Rope) positions += " " + to_string(c.rope_pairing);
     const std::string attention = c.window > 0 ? fmt::format("window {}", c.window) : "full attention";
-    return fmt::format("d {}, {} layers, {} query / {} KV heads, {} positions, {}", c.d_model, c.n_layers, c.n_heads,
-                       c.n_kv_heads, positions, attention);
+    return fmt::format("d {}, {} layers, {} query / {} KV heads, {} positions, {}{}", c.d_model, c.n_layers, c.n_heads,
+                       c.n_kv_heads, positions, attention, c.init == Init::PyTorch ? "" : ", gpt2 init");
 }
 
 }  // namespace nn

@@ -16,6 +16,12 @@ enum class ModelKind { Gpt, ModernLM };
 
 enum class PosEncoding { None, Learned, Sinusoidal, Rope };
 
+// How a model's weights are drawn (docs/models.md, "Initialisation"):
+//   PyTorch  each layer's PyTorch default: Linear U(±1/√in), Embedding N(0, 1)
+//   Gpt2     GPT-2's: every weight matrix and embedding N(0, 0.02), biases 0
+// Norms start at weight 1 (LayerNorm bias 0) in both.
+enum class Init { PyTorch, Gpt2 };
+
 struct LMConfig {
     ModelKind model = ModelKind::ModernLM;
     int64_t vocab = 68;
@@ -29,6 +35,7 @@ struct LMConfig {
     ag::RopePairing rope_pairing = ag::RopePairing::Half;
     double rope_base = 10000.0;
     int64_t window = 0;  // §6: visible tokens W (0 = full causal attention)
+    Init init = Init::PyTorch;
 
     static LMConfig gpt();        // d=64, 2 layers, 4 heads, learned positions: 111,360 parameters
     static LMConfig modern_lm();  // d=64, 2 layers, 4/2 heads, RoPE, SwiGLU 172: 99,648 parameters
@@ -48,6 +55,7 @@ struct LMConfig {
     //   d_ff       1 … 1,048,576
     //   rope_base  a finite number > 0
     //   window     0 … 1,000,000      (0 = full attention)
+    //   init       PyTorch or Gpt2
     //   nn::count_parameters(*this).total() at most kMaxParameters
     void validate() const;
 
@@ -65,8 +73,11 @@ struct LMConfig {
 
 // The same as a JSON object (nlohmann), for documents that embed the config:
 // every field above under its own name, in this order; the enums as the
-// strings of to_string below. from_json requires exactly these keys, each
-// of the right type (whole numbers for the sizes), then validates; it throws
+// strings of to_string below. `init` is written only when it is not the
+// default ("gpt2"), so a default config reads as it did before the field
+// existed (and so does every checkpoint and cache key that records one).
+// from_json requires exactly these keys, `init` optional, each of the right
+// type (whole numbers for the sizes), then validates; it throws
 // std::invalid_argument naming the key.
 void to_json(nlohmann::ordered_json& j, const LMConfig& c);
 void from_json(const nlohmann::ordered_json& j, LMConfig& c);
@@ -77,10 +88,13 @@ std::string to_string(PosEncoding p);
 PosEncoding pos_encoding_from_string(const std::string& s);  // "none" | "learned" | "sinusoidal" | "rope"
 std::string to_string(ag::RopePairing p);
 ag::RopePairing rope_pairing_from_string(const std::string& s);  // "half" | "interleaved"
+std::string to_string(Init i);
+Init init_from_string(const std::string& s);  // "pytorch" | "gpt2"
 
 // The shape and attention of a config in words, as farm_lm and the lessons'
 // progress print it: "d 64, 2 layers, 4 query / 2 KV heads, rope half
-// positions, full attention" (or "window 4").
+// positions, full attention" (or "window 4"), then ", gpt2 init" when the
+// weights are not drawn as PyTorch draws them.
 std::string describe(const LMConfig& c);
 
 }  // namespace nn

@@ -7,6 +7,31 @@
 
 namespace nn {
 
+namespace {
+
+// GPT-2's initialisation (Radford et al., 2019; nanoGPT's _init_weights),
+// over a model built with PyTorch's: every parameter of two dimensions
+// (the weight matrices, the token and position tables) drawn again from
+// N(0, 0.02) by a fresh ag::Generator(seed), in registration order, and
+// every bias set to 0; the norms' weights stay 1. GPT-2's 1/√(2 n_layers)
+// scaling of the residual projections is not part of it. The std 0.02
+// keeps a 64-wide embedding row's norm near 0.16 where N(0, 1) gives 8,
+// so learned position rows that no sentence reaches start near zero
+// (§2.8 control, lesson 01).
+constexpr double kGpt2Std = 0.02;
+
+void init_gpt2(Module& model, uint64_t seed) {
+    ag::Generator gen(seed);
+    for (auto& [name, p] : model.named_parameters()) {
+        const bool bias = name.size() >= 5 && name.compare(name.size() - 5, 5, ".bias") == 0;
+        if (p.dim() < 2 && !bias) continue;  // a norm's weight
+        double* x = p.data();
+        for (int64_t i = 0; i < p.numel(); ++i) x[i] = bias ? 0.0 : gen.normal(0.0, kGpt2Std);
+    }
+}
+
+}  // namespace
+
 LanguageModel::LanguageModel(const LMConfig& cfg, uint64_t seed) : cfg_(cfg) {
     cfg.validate();
     ag::Generator gen(seed);
@@ -20,6 +45,7 @@ LanguageModel::LanguageModel(const LMConfig& cfg, uint64_t seed) : cfg_(cfg) {
     else
         final_norm = register_module("norm", std::make_shared<RMSNorm>(cfg.d_model));
     head = register_module("head", std::make_shared<Linear>(LinearOptions(cfg.d_model, cfg.vocab).bias(false), gen));
+    if (cfg.init == Init::Gpt2) init_gpt2(*this, seed);
 }
 
 Tensor sinusoidal_positions(const std::vector<int64_t>& positions, int64_t d) {

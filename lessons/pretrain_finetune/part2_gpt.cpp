@@ -1,9 +1,14 @@
-// Part 2, §2.8: the pre-trained GPT on the subject-number task.
+// Part 2, §2.8: the pre-trained GPT on the subject-number task, and the
+// diagnosis of k = 4-6 through the LM's own agreement and two pre-training
+// controls (controls.h). This file reports; the computation is in
+// subject_task.* and controls.*.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/ranges.h>
 
@@ -11,6 +16,7 @@
 #include "lessons/common/model_cache.h"
 #include "lessons/common/spread.h"
 #include "lessons/common/svg.h"
+#include "lessons/pretrain_finetune/controls.h"
 #include "lessons/pretrain_finetune/parts.h"
 #include "lessons/pretrain_finetune/subject_task.h"
 
@@ -75,16 +81,19 @@ double max_parameter_diff(const nn::Module& a, const nn::Module& b) {
     return worst;
 }
 
-// The unlabelled sentences the GPT is pre-trained on.
-std::vector<farm::Sentence> pretraining_sentences(const GptSetup& setup, const farm::Corpora& corpora) {
-    const auto& all = corpora.train;
-    return {all.begin(),
-            setup.pretrain_sentences ? all.begin() + static_cast<int64_t>(setup.pretrain_sentences) : all.end()};
+// Accuracies and shares in the tables: three decimals (the runs' own
+// numbers, seed by seed, are exact counts and stay as they are).
+double three_decimals(double x) { return std::round(x * 1000) / 1000; }
+
+// train_lm's defaults for the setup's epochs: the baseline's and every control's.
+LmTrainOptions pretrain_options(const GptSetup& setup) {
+    LmTrainOptions options;
+    options.epochs = setup.pretrain_epochs;
+    return options;
 }
 
 CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, const std::vector<farm::Sentence>& train) {
-    LmTrainOptions train_options;
-    train_options.epochs = setup.pretrain_epochs;
+    const LmTrainOptions train_options = pretrain_options(setup);
     Progress progress;
     const auto start = std::chrono::steady_clock::now();
     // Named after the run itself (model_cache.h): lesson 05 trains the same
@@ -103,12 +112,17 @@ CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, cons
     return gpt;
 }
 
-void report_gpt(Report& r, const Options& options, const GptSetup& setup, const CachedLm& gpt,
-                const farm::Corpora& corpora) {
-    r.value("gpt_test_perplexity", perplexity(*gpt.model, corpora.test));
-    const auto agreement = agreement_per_k(
-        *gpt.model,
-        farm::make_agreement_sets(kAgreementSeed, farm::Language::named(options.language), setup.agreement_prefixes));
+// The pre-trained LM measured as the controls are (ControlRun).
+struct LmMeasures {
+    double test_perplexity = 0;
+    std::vector<AgreementResult> agreement;  // [k - 1]
+};
+
+LmMeasures report_gpt(Report& r, const Options& options, const GptSetup& setup, const CachedLm& gpt,
+                      const farm::Corpora& corpora, const std::vector<std::vector<farm::Sentence>>& agreement_sets) {
+    const LmMeasures lm{perplexity(*gpt.model, corpora.test), agreement_per_k(*gpt.model, agreement_sets)};
+    r.value("gpt_test_perplexity", lm.test_perplexity);
+    const auto& agreement = lm.agreement;
     std::vector<std::vector<Cell>> rows;
     for (size_t k = 0; k < agreement.size(); ++k)
         rows.push_back(
@@ -126,6 +140,7 @@ void report_gpt(Report& r, const Options& options, const GptSetup& setup, const 
     plot.series.push_back({"batch loss", one_to(losses.size()), losses});
     svg::write(output_path(options, "01_gpt_pretraining_loss.svg"), plot);
     r.figure("01_gpt_pretraining_loss.svg", "pre-training the GPT on the farm corpus: the loss of every batch");
+    return lm;
 }
 
 // The labelled sets (half singular subjects) and the test sets.
@@ -162,25 +177,8 @@ std::string method_key(const std::string& method) {
     return keys.at(method);
 }
 
-struct Accuracy {
-    Spread in_distribution, extrapolation;
-};
-
-// Per method and labelled-set size, over the seeds.
-std::map<std::pair<std::string, int64_t>, Accuracy> accuracies(const std::vector<SubjectRun>& runs) {
-    std::map<std::pair<std::string, int64_t>, std::pair<std::vector<double>, std::vector<double>>> values;
-    for (const SubjectRun& run : runs) {
-        auto& v = values[{run.spec.name, run.labelled}];
-        v.first.push_back(run.in_distribution);
-        v.second.push_back(run.extrapolation);
-    }
-    std::map<std::pair<std::string, int64_t>, Accuracy> out;
-    for (const auto& [key, v] : values) out[key] = {spread(v.first), spread(v.second)};
-    return out;
-}
-
 void report_results(Report& r, const std::vector<SubjectRun>& runs, const ZeroShot& zero_shot, int seeds) {
-    const auto acc = accuracies(runs);
+    const auto acc = method_accuracies(runs);
     std::vector<std::vector<Cell>> rows;
     for (const MethodSpec& spec : subject_methods())
         for (const auto& [key, a] : acc) {
@@ -218,12 +216,235 @@ void report_results(Report& r, const std::vector<SubjectRun>& runs, const ZeroSh
     r.value("zero_shot_k4-6", zero_shot.extrapolation.accuracy);
 }
 
+// A method's short name in the tables' column heads.
+std::string short_name(const std::string& method) {
+    return method == "linear probe" ? "probe" : method == "full FT lr 1e-3" ? "full FT" : method;
+}
+
+// At each k: the LM's own agreement beside each method's accuracy at that
+// k (the probe, full FT at lr 1e-3 and scratch; every labelled-set size).
+void report_per_k(Report& r, const std::vector<SubjectRun>& runs, const LmMeasures& lm,
+                  const std::vector<int64_t>& sizes, int seeds, int64_t agreement_prefixes) {
+    const auto acc = method_accuracies(runs);
+    const std::vector<std::string> methods{"linear probe", "full FT lr 1e-3", "scratch"};
+    std::vector<std::string> columns{"k", "distance", "LM accuracy", "LM p(correct)"};
+    for (const std::string& method : methods)
+        for (int64_t n : sizes) columns.push_back(fmt::format("{} {}", short_name(method), n));
+    std::vector<std::vector<Cell>> rows;
+    for (int k = 1; k <= kTestKs; ++k) {
+        const AgreementResult& own = lm.agreement.at(static_cast<size_t>(k - 1));
+        std::vector<Cell> row{k, k <= 3 ? "within training" : "extrapolation", three_decimals(own.accuracy),
+                              three_decimals(own.p_correct)};
+        for (const std::string& method : methods)
+            for (int64_t n : sizes) row.emplace_back(three_decimals(acc.at({method, n}).per_k.at(k - 1).mean));
+        rows.push_back(std::move(row));
+    }
+    // Where the LM is least often right, and what the probe with the most labels scores there.
+    size_t worst = 0;
+    for (size_t k = 1; k < lm.agreement.size(); ++k)
+        if (lm.agreement[k].accuracy < lm.agreement[worst].accuracy) worst = k;
+    const double probe_there = acc.at({"linear probe", sizes.back()}).per_k.at(worst).mean;
+    r.paragraph(
+        "Per k: the pre-trained LM's own agreement (the agreement table above, {} prefixes per k) beside each "
+        "method's test accuracy at that k, the mean over {} (the same runs, their test prefixes split by k; full FT "
+        "at lr 1e-3). A probe and a fine-tuned head read the body that makes the LM's prediction. The LM is least "
+        "often right at k = {} ({:.3f}, p(correct) {:.3f}); the probe with {} labels scores {:.3f} there.",
+        agreement_prefixes, count_of(seeds, "seed"), worst + 1, lm.agreement[worst].accuracy,
+        lm.agreement[worst].p_correct, sizes.back(), probe_there);
+    r.table("per_k", columns, rows);
+}
+
+// "5, 8, 11"
+std::string positions_str(const std::set<size_t>& positions) { return fmt::format("{}", fmt::join(positions, ", ")); }
+
+// The positions at which prefixes end (where the classifier reads).
+std::set<size_t> last_positions(const std::vector<farm::Sentence>& prefixes) {
+    std::set<size_t> positions;
+    for (const farm::Sentence& p : prefixes) positions.insert(p.ids.size() - 1);
+    return positions;
+}
+
+// Why k = 4-6 is extrapolation for the body too: pre-training never fed
+// those positions, or never predicted a verb from them. The controls
+// below measure what that costs.
+void explain_extrapolation(Report& r, const std::vector<farm::Sentence>& corpus, const SubjectData& data,
+                           const nn::LMConfig& config) {
+    size_t inputs = 0;                 // a sentence of L tokens feeds positions 0 … L-2
+    std::set<size_t> verb_predicting;  // positions t with a verb at t + 1
+    for (const farm::Sentence& s : corpus) {
+        inputs = std::max(inputs, s.ids.size() - 1);
+        for (size_t t = 0; t + 1 < s.ids.size(); ++t)
+            if (farm::is_verb(s.ids[t + 1])) verb_predicting.insert(t);
+    }
+    r.paragraph(
+        "k = 4-6 is extrapolation for the pre-trained body too. Pre-training fed positions 0-{} and predicted the verb "
+        "from positions {} only; the test prefixes end at {} (k = 1-3) and {} (k = 4-6). Learned position rows {}-{} "
+        "never received a gradient from the loss (AdamW's weight decay only shrank their random N(0, 1) "
+        "initialisation). A frozen probe can only read what the body computes there; the controls below change one "
+        "of these causes at a time.",
+        inputs - 1, positions_str(verb_predicting), positions_str(last_positions(data.test.in_distribution)),
+        positions_str(last_positions(data.test.extrapolation)), inputs, config.max_len - 1);
+    r.value("trained_positions", static_cast<double>(inputs));
+}
+
+// The controls measured beside the baseline, and what they move.
+struct Diagnosis {
+    std::vector<ControlRun> controls;
+    int64_t labelled = 0;     // the probe's labelled-set size the sentence is about (the largest)
+    std::vector<Move> moves;  // per control: that probe at k = 4-6 against the baseline's
+    std::string sentence;     // which control moves it, and by how much
+};
+
+// "higher in 3 of 3 seeds", "the same mean": how a control moved an accuracy.
+std::string moved(const Move& m) {
+    if (m.change == 0) return "the same mean";
+    return fmt::format("{:+.3f}; {} in {} of {}", m.change, m.change > 0 ? "higher" : "lower", m.order.holding,
+                       count_of(m.order.seeds, "seed"));
+}
+
+// One sentence from the numbers: every control, the one that moves the
+// probe most first.
+std::string diagnosis_sentence(const Diagnosis& d) {
+    std::vector<size_t> order(d.controls.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return std::abs(d.moves[a].change) > std::abs(d.moves[b].change); });
+    std::vector<std::string> clauses;
+    for (size_t i : order)
+        clauses.push_back(
+            fmt::format("{}, to {:.3f} ({})", d.controls[i].control.name, d.moves[i].control.mean, moved(d.moves[i])));
+    return fmt::format("Which cause moves the linear probe at k = 4-6 ({} labels; baseline {:.3f}): {}.", d.labelled,
+                       d.moves.front().baseline.mean, fmt::join(clauses, "; "));
+}
+
+// The mean of the LM's agreement accuracy over k = 4-6 (sets of equal size).
+double lm_beyond(const std::vector<AgreementResult>& agreement) {
+    return (agreement.at(3).accuracy + agreement.at(4).accuracy + agreement.at(5).accuracy) / 3;
+}
+
+Diagnosis report_controls(Report& r, const Options& options, const GptSetup& setup, const CachedLm& gpt,
+                          const LmMeasures& lm, const std::vector<SubjectRun>& runs, std::vector<ControlRun> controls) {
+    Diagnosis d{std::move(controls), setup.labelled.back(), {}, ""};
+    const std::string probe = "linear probe", full_ft = "full FT lr 1e-3";
+    for (const ControlRun& c : d.controls) d.moves.push_back(move_of(runs, c.runs, probe, d.labelled, true));
+    d.sentence = diagnosis_sentence(d);
+
+    std::vector<std::vector<Cell>> about{{"baseline", "the GPT above", gpt.file.filename().string(), gpt.status}};
+    for (const ControlRun& c : d.controls)
+        about.push_back({c.control.name, c.control.changes, c.lm.file.filename().string(), c.lm.status});
+    r.paragraph(
+        "The diagnosis: {} controls, each the same pre-training ({} GPT, seed 0, {}, {} sentences) with one "
+        "candidate cause changed, then the same probe and full fine-tuning (lr 1e-3) runs, seed i against the "
+        "baseline's seed i:",
+        d.controls.size(), options.quick ? "the tiny" : "the lecture-2", count_of(setup.pretrain_epochs, "epoch"),
+        group_thousands(static_cast<double>(d.controls.front().control.corpus.size())));
+    r.table("control_cache", {"pre-training", "changes", "name", "status"}, about);
+
+    // Each LM's agreement per k: the baseline's, then every control's.
+    std::vector<std::pair<std::string, const std::vector<AgreementResult>*>> lms{{"baseline", &lm.agreement}};
+    for (const ControlRun& c : d.controls) lms.emplace_back(c.control.name, &c.agreement);
+    std::vector<std::string> columns{"k", "distance"};
+    for (const auto& [name, _] : lms)
+        for (const char* what : {"accuracy", "p(correct)"}) columns.push_back(fmt::format("{} {}", name, what));
+    std::vector<std::vector<Cell>> agreement;
+    for (size_t k = 0; k < lm.agreement.size(); ++k) {
+        std::vector<Cell> row{k + 1, k < 3 ? "within training" : "extrapolation"};
+        for (const auto& [_, a] : lms)
+            for (double x : {a->at(k).accuracy, a->at(k).p_correct}) row.emplace_back(three_decimals(x));
+        agreement.push_back(std::move(row));
+    }
+    r.paragraph("Each pre-trained LM's own agreement per k ({} prefixes per k):", setup.agreement_prefixes);
+    r.table("control_agreement", columns, agreement);
+
+    const int64_t few = setup.labelled.front(), more = setup.labelled.back();
+    const auto row_of = [&](const std::string& name, double ppl, const std::vector<AgreementResult>& own,
+                            const std::vector<SubjectRun>& of) {
+        const auto acc = method_accuracies(of);
+        std::vector<Cell> row{name, ppl, three_decimals(lm_beyond(own))};
+        for (const auto& [method, n] : {std::pair{probe, few}, std::pair{probe, more}, std::pair{full_ft, more}})
+            for (const Spread& x : {acc.at({method, n}).in_distribution, acc.at({method, n}).extrapolation})
+                row.emplace_back(three_decimals(x.mean));
+        return row;
+    };
+    std::vector<std::vector<Cell>> rows{row_of("baseline", lm.test_perplexity, lm.agreement, runs)};
+    for (const ControlRun& c : d.controls)
+        rows.push_back(row_of(c.control.name, c.test_perplexity, c.agreement, c.runs));
+    r.paragraph(
+        "Their test perplexity (the k 0-3 test set), the LM's agreement over k = 4-6, and the mean accuracy "
+        "over {} of the methods on each:",
+        count_of(options.seeds, "seed"));
+    r.table(
+        "controls",
+        {"pre-training", "test perplexity", "LM k=4-6", fmt::format("probe {} k=1-3", few),
+         fmt::format("probe {} k=4-6", few), fmt::format("probe {} k=1-3", more), fmt::format("probe {} k=4-6", more),
+         fmt::format("full FT {} k=1-3", more), fmt::format("full FT {} k=4-6", more)},
+        rows);
+    std::vector<std::vector<Cell>> per_seed;
+    for (const ControlRun& c : d.controls)
+        for (const SubjectRun& run : c.runs)
+            per_seed.push_back(
+                {c.control.name, run.spec.name, run.labelled, run.seed, run.in_distribution, run.extrapolation});
+    r.table("control_runs", {"pre-training", "method", "labelled", "seed", "k=1-3", "k=4-6"}, per_seed);
+    for (size_t i = 0; i < d.controls.size(); ++i) {
+        const std::string prefix = fmt::format("{}_probe_{}_k4-6", d.controls[i].control.key, d.labelled);
+        r.value(prefix + "_mean", d.moves[i].control.mean);
+        r.value(prefix + "_change", d.moves[i].change);
+    }
+    r.paragraph(d.sentence);
+    return d;
+}
+
+// The control that removes extrapolation from pre-training.
+const ControlRun& extrapolation_control(const Diagnosis& d) {
+    for (const ControlRun& c : d.controls)
+        if (c.control.corpus_only) return c;
+    throw std::logic_error("the diagnosis has no control of the pre-training corpus");
+}
+
+// "0.800 with GPT-2 init (+0.020) and 0.993 with k 0-6 in pre-training (+0.213)"
+std::string control_scores(const Diagnosis& d) {
+    std::vector<std::string> scores;
+    for (size_t i = 0; i < d.controls.size(); ++i)
+        scores.push_back(fmt::format("{:.3f} with {} ({:+.3f})", d.moves[i].control.mean, d.controls[i].control.name,
+                                     d.moves[i].change));
+    return fmt::format("{}", fmt::join(scores, " and "));
+}
+
+// The lecture's "the probe is right at k = 4-6 too", and our control's
+// finding that removing extrapolation from pre-training is what lifts it.
+void report_probe_extrapolation(Report& r, const std::vector<SubjectRun>& runs, const LmMeasures& lm,
+                                const Diagnosis& d, const std::string& quick_note) {
+    const int64_t more = d.labelled;
+    const Spread probe = method_accuracies(runs).at({"linear probe", more}).extrapolation;
+    constexpr double lecture = 1.0;
+    const bool all_right = probe.mean >= 0.9995;  // 1.000 to the lecture's three decimals
+    r.claim({fmt::format("probe_{}_extrapolates", more),
+             fmt::format("With {} labels, the linear probe is right on the longer prefixes too (k = 4-6)", more),
+             lecture, three_decimals(probe.mean), all_right,
+             all_right ? fmt::format("{:.3f} (seeds {:.3f}-{:.3f}), 1.000 to three decimals", probe.mean, probe.min,
+                                     probe.max)
+                       : fmt::format("{:.3f} below: {:.3f} (seeds {:.3f}-{:.3f}); the LM itself is right on {:.3f} of "
+                                     "the k = 4-6 prefixes; the probe scores {}{}",
+                                     lecture - probe.mean, probe.mean, probe.min, probe.max, lm_beyond(lm.agreement),
+                                     control_scores(d), quick_note),
+             ClaimKind::experiment});
+    const ControlRun& longer = extrapolation_control(d);
+    const Move& lift = d.moves.at(static_cast<size_t>(&longer - d.controls.data()));
+    const bool lifts = lift.change > 0 && lift.order.clear();
+    r.claim({fmt::format("pretraining_k0-{}_lifts_probe_{}", kControlKMax, more),
+             fmt::format("Pre-trained on sentences with k = 0-{} (no extrapolation left), the linear probe with {} "
+                         "labels scores higher at k = 4-6 than on the baseline GPT, in every seed (our control)",
+                         kControlKMax, more),
+             "", fmt::format("{:.3f} vs {:.3f}", lift.control.mean, lift.baseline.mean), lifts,
+             d.sentence + (lifts ? "" : quick_note)});
+}
+
 // The lecture's findings, each checked on our means.
 // `quick_note`: said after a reason where a finding does not hold ("" in a
 // full run).
 void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroShot& zero_shot,
-                     const std::vector<int64_t>& sizes, const std::string& quick_note) {
-    const auto acc = accuracies(runs);
+                     const std::vector<int64_t>& sizes, const Diagnosis& diagnosis, const std::string& quick_note) {
+    const auto acc = method_accuracies(runs);
     const int64_t few = sizes.front(), more = sizes.back();
     // One side of a finding: a method's mean accuracy with n labels, at
     // k = 1-3 or (extrapolation) k = 4-6; zero-shot has no labels and no seeds.
@@ -232,13 +453,25 @@ void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroS
         int64_t labelled = 0;
         bool extrapolation = false;
     };
+    const auto pick = [](const MethodAccuracy& a, const Side& s) {
+        return s.extrapolation ? a.extrapolation : a.in_distribution;
+    };
     const auto over_seeds = [&](const Side& s) {
         if (s.method == "zero-shot") {
             const double x = zero_shot.in_distribution.accuracy;
             return Spread{x, x, x, {x}};
         }
-        const Accuracy& a = acc.at({s.method, s.labelled});
-        return s.extrapolation ? a.extrapolation : a.in_distribution;
+        return pick(acc.at({s.method, s.labelled}), s);
+    };
+    // A side under a control, where it was measured: the control's runs,
+    // or for scratch, which never reads the pre-training corpus, the
+    // baseline's when only the corpus changed.
+    const auto under = [&](const ControlRun& c, const Side& s) -> std::optional<Spread> {
+        if (s.method == "scratch" && c.control.corpus_only) return over_seeds(s);
+        const auto controlled = method_accuracies(c.runs);
+        const auto found = controlled.find({s.method, s.labelled});
+        if (found == controlled.end()) return std::nullopt;
+        return pick(found->second, s);
     };
     // "linear probe, 16 labels, k=1-3: 0.975 (seeds 0.950-1.000)"
     const auto describe = [&](const Side& s) {
@@ -248,36 +481,51 @@ void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroS
                            s.extrapolation ? "4-6" : "1-3", x.mean, x.min, x.max);
     };
     enum class Order { Above, Below, AtLeast };  // the first side against the second
+    const auto holds = [](Order order, double a, double b) {
+        return order == Order::Above ? a > b : order == Order::Below ? a < b : a >= b;
+    };
+    const auto order_of = [&](const Spread& x, const Spread& y, Order order) {
+        const auto seeds = static_cast<int>(std::max(x.values.size(), y.values.size()));
+        return seed_order(holds(order, x.mean, y.mean), seeds,
+                          [&](size_t i) { return holds(order, x.at(i), y.at(i)); });
+    };
+    // Where ours is not the lecture's finding, what was measured about it:
+    // the same comparison on each control that ran both sides (when one of
+    // them reads a pre-trained body), else, for a side at k = 4-6, its
+    // accuracy at each k.
+    const auto pretrained = [](const Side& s) { return s.method != "scratch" && s.method != "zero-shot"; };
+    const auto measured = [&](const Side& first, Order order, const Side& second) {
+        std::vector<std::string> controls;
+        for (const ControlRun& c : diagnosis.controls) {
+            if (!pretrained(first) && !pretrained(second)) break;
+            const auto x = under(c, first), y = under(c, second);
+            if (!x || !y) continue;
+            const SeedOrder o = order_of(*x, *y, order);
+            controls.push_back(fmt::format("with {} {:.3f} vs {:.3f} (holds in {} of {})", c.control.name, x->mean,
+                                           y->mean, o.holding, count_of(o.seeds, "seed")));
+        }
+        if (!controls.empty()) return fmt::format("; {}", fmt::join(controls, ", "));
+        for (const Side& s : {first, second})
+            if (s.extrapolation && s.method != "zero-shot") {
+                const MethodAccuracy& a = acc.at({s.method, s.labelled});
+                return fmt::format("; per k, {} with {} labels scores {:.3f}, {:.3f}, {:.3f} at k = 4, 5, 6", s.method,
+                                   s.labelled, a.per_k.at(3).mean, a.per_k.at(4).mean, a.per_k.at(5).mean);
+            }
+        return std::string();
+    };
     // ours "a vs b" in the lecture's order; the reason gives the margin and,
-    // where ours differs, the possible reasons.
+    // where ours differs, what the controls measured.
     const auto finding = [&](std::string key, std::string statement, std::string lecture, const Side& first,
                              Order order, const Side& second) {
         const Spread x = over_seeds(first), y = over_seeds(second);
-        const auto holds = [order](double a, double b) {
-            return order == Order::Above ? a > b : order == Order::Below ? a < b : a >= b;
-        };
-        const auto seeds = static_cast<int>(std::max(x.values.size(), y.values.size()));
-        const SeedOrder seen =
-            seed_order(holds(x.mean, y.mean), seeds, [&](size_t i) { return holds(x.at(i), y.at(i)); });
+        const SeedOrder seen = order_of(x, y, order);
         const double a = x.mean, b = y.mean;
         std::string why = fmt::format("{}: {} against {}, {:.3f} apart on the means", seen.str(), describe(first),
                                       describe(second), std::abs(a - b));
-        if (!seen.clear()) {
-            why +=
-                "; our initialisation draws other numbers than PyTorch's, and the lecture's figures are one set "
-                "of 3 seeds too (compare the seed spread)";
-            if (first.extrapolation || second.extrapolation)
-                why += first.method == "scratch" && second.method == "scratch"
-                           ? "; at k = 4-6 the model runs on prefixes longer than any it was trained on"
-                           : "; at k = 4-6 the pre-trained body runs beyond the positions it predicted verbs from";
-            why += quick_note;
-        }
-        return Claim{std::move(key),
-                     std::move(statement),
-                     std::move(lecture),
-                     fmt::format("{:.3f} vs {:.3f}", a, b),
-                     seen.clear(),
-                     why,
+        if (!seen.clear()) why += measured(first, order, second) + quick_note;
+        return Claim{std::move(key),       std::move(statement),
+                     std::move(lecture),   fmt::format("{:.3f} vs {:.3f}", a, b),
+                     seen.clear(),         why,
                      ClaimKind::experiment};
     };
     const std::string probe = "linear probe", scratch = "scratch", ft3 = "full FT lr 1e-3", ft4 = "full FT lr 1e-4";
@@ -338,71 +586,25 @@ void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroS
              fmt::format("{} of the {} runs that are not probes changed their body", trained_moved, trained)});
 }
 
-// "5, 8, 11"
-std::string positions_str(const std::set<size_t>& positions) { return fmt::format("{}", fmt::join(positions, ", ")); }
-
-// The positions at which prefixes end (where the classifier reads).
-std::set<size_t> last_positions(const std::vector<farm::Sentence>& prefixes) {
-    std::set<size_t> positions;
-    for (const farm::Sentence& p : prefixes) positions.insert(p.ids.size() - 1);
-    return positions;
-}
-
-// Why k = 4-6 can differ from the lecture: there the GPT's body itself
-// extrapolates, through learned position rows that pre-training never
-// used, or never used to predict a verb.
-void explain_extrapolation(Report& r, const std::vector<farm::Sentence>& corpus, const SubjectData& data,
-                           const nn::LMConfig& config, const std::vector<SubjectRun>& runs,
-                           const std::string& quick_note) {
-    size_t inputs = 0;                 // a sentence of L tokens feeds positions 0 … L-2
-    std::set<size_t> verb_predicting;  // positions t with a verb at t + 1
-    for (const farm::Sentence& s : corpus) {
-        inputs = std::max(inputs, s.ids.size() - 1);
-        for (size_t t = 0; t + 1 < s.ids.size(); ++t)
-            if (farm::is_verb(s.ids[t + 1])) verb_predicting.insert(t);
-    }
-    r.paragraph(
-        "k = 4-6 is extrapolation for the pre-trained body too. Pre-training fed positions 0-{} and predicted the verb "
-        "from positions {} only; the test prefixes end at {} (k = 1-3) and {} (k = 4-6). Learned position rows {}-{} "
-        "never received a gradient from the loss (AdamW's weight decay only shrank their random N(0, 1) "
-        "initialisation). A frozen probe can only read what the body computes there. The GPT's own agreement per k "
-        "above shows how well the body still tracks the subject; untrained rows need not be the whole story (lesson "
-        "05 part 3 looks closer).",
-        inputs - 1, positions_str(verb_predicting), positions_str(last_positions(data.test.in_distribution)),
-        positions_str(last_positions(data.test.extrapolation)), inputs, config.max_len - 1);
-    const auto more = static_cast<int64_t>(data.train_sets.back().size());
-    const Spread probe = accuracies(runs).at({"linear probe", more}).extrapolation;
-    constexpr double lecture = 1.0;
-    const bool all_right = probe.mean >= 0.9995;  // 1.000 to the lecture's three decimals
-    r.claim({fmt::format("probe_{}_extrapolates", more),
-             fmt::format("With {} labels, the linear probe is right on the longer prefixes too (k = 4-6)", more),
-             lecture, probe.mean, all_right,
-             all_right ? fmt::format("{:.3f} (seeds {:.3f}-{:.3f}), 1.000 to three decimals", probe.mean, probe.min,
-                                     probe.max)
-                       : fmt::format("{:.3f} below: {:.3f} (seeds {:.3f}-{:.3f}); at k = 4-6 the probe reads what the "
-                                     "body computes beyond the positions it predicted verbs from in pre-training{}",
-                                     lecture - probe.mean, probe.mean, probe.min, probe.max, quick_note),
-             ClaimKind::experiment});
-    r.value("trained_positions", static_cast<double>(inputs));
-}
-
-std::string takeaway(const std::vector<SubjectRun>& runs, const ZeroShot& zero_shot,
-                     const std::vector<int64_t>& sizes) {
-    const auto acc = accuracies(runs);
+std::string takeaway(const std::vector<SubjectRun>& runs, const ZeroShot& zero_shot, const std::vector<int64_t>& sizes,
+                     const Diagnosis& diagnosis) {
+    const auto acc = method_accuracies(runs);
     const int64_t few = sizes.front(), more = sizes.back();
     const double probe = acc.at({"linear probe", few}).in_distribution.mean;
     const double scratch = acc.at({"scratch", few}).in_distribution.mean;
     const double scratch_more = acc.at({"scratch", more}).in_distribution.mean;
     const double full_ft = acc.at({"full FT lr 1e-3", few}).in_distribution.mean;
     const double probe_beyond = acc.at({"linear probe", few}).extrapolation.mean;
+    const double probe_longer =
+        method_accuracies(extrapolation_control(diagnosis).runs).at({"linear probe", few}).extrapolation.mean;
     return fmt::format(
         "k=1-3 with {} labels: linear probe on the pre-trained GPT {:.3f}, full fine-tuning {:.3f}, "
         "the same GPT from scratch {:.3f} ({:.3f} with {} labels), zero-shot {:.3f}. {}",
         few, probe, full_ft, scratch, scratch_more, more, zero_shot.in_distribution.accuracy,
         probe > scratch ? fmt::format("Within the training lengths unlabelled pre-training learned the subject's "
                                       "number and a few labels only read it out; beyond them (k = 4-6) the same "
-                                      "probe scores {:.3f}.",
-                                      probe_beyond)
+                                      "probe scores {:.3f}, and {:.3f} when pre-training saw k = 4-6 too.",
+                                      probe_beyond, probe_longer)
                         : std::string("Here the pre-trained features did not beat training from scratch."));
 }
 
@@ -418,36 +620,13 @@ void plot_finetuning(Report& r, const Options& options, const std::vector<Subjec
              "the subject-number task, seed 0: the training loss per step of every method and labelled-set size");
 }
 
-// All runs, spread over the threads; progress on stderr.
-std::vector<SubjectRun> train_all(const GptSetup& setup, const SubjectData& data, int seeds, const nn::LMConfig& config,
-                                  const nn::Checkpoint& pretrained) {
-    const auto methods = subject_methods();
-    Progress progress;
-    const auto total = static_cast<int64_t>(methods.size() * data.train_sets.size()) * seeds;
-    progress.begin(1, total);
-    const auto start = std::chrono::steady_clock::now();
-    const auto elapsed = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-    int64_t done = 0, tokens = 0;
-    double loss_sum = 0;
-    auto runs = run_subject_methods(
-        methods, data, seeds, setup.steps, config, pretrained, [&](const SubjectRun& run, int64_t run_tokens) {
-            tokens += run_tokens;
-            loss_sum += run.losses.back();
-            progress.step(1, ++done, run.losses.back(), static_cast<double>(tokens) / elapsed());
-        });
-    progress.epoch_done(1, loss_sum / static_cast<double>(total), static_cast<double>(tokens) / elapsed(), elapsed());
-    return runs;
-}
-
 }  // namespace
 
 void part2_gpt_finetuning(Report& r, const Options& options) {
     const GptSetup setup = options.quick ? GptSetup::quick() : GptSetup::full();
     const farm::Language language = farm::Language::named(options.language);
     const farm::Corpora corpora = farm::make_corpora(kCorpusSeed, language);
-    const std::vector<farm::Sentence> unlabelled = pretraining_sentences(setup, corpora);
+    const std::vector<farm::Sentence> unlabelled = pretraining_corpus(corpora.train, setup.pretrain_sentences);
     const CachedLm gpt = pretrain(r, options, setup, unlabelled);
 
     // Every probe and fine-tuning run starts from its own copy of these numbers.
@@ -457,7 +636,8 @@ void part2_gpt_finetuning(Report& r, const Options& options) {
     const double reload_diff = max_parameter_diff(reloaded, *gpt.model);
     r.paragraph("Each probe and fine-tuning run loads its own copy of the cached file; reloaded, it equals the model:");
     r.value("reload_max_abs_diff", reload_diff);
-    report_gpt(r, options, setup, gpt, corpora);
+    const auto agreement_sets = farm::make_agreement_sets(kAgreementSeed, language, setup.agreement_prefixes);
+    const LmMeasures lm = report_gpt(r, options, setup, gpt, corpora, agreement_sets);
 
     r.paragraph(
         "§2.8 the downstream task: read a prefix up to the verb (\"the dogs near the cat behind the cow\") and say "
@@ -479,7 +659,8 @@ void part2_gpt_finetuning(Report& r, const Options& options) {
         r.value("last_hidden_minus_full_forward", ag::max_abs_diff(last_hidden(*gpt.model, packed), full));
     }
 
-    const std::vector<SubjectRun> runs = train_all(setup, data, options.seeds, gpt.model->config(), pretrained);
+    const std::vector<SubjectRun> runs =
+        train_subject_methods(subject_methods(), data, options.seeds, setup.steps, gpt.model->config(), pretrained);
     r.value("runs", static_cast<double>(runs.size()));
     const ZeroShot zero_shot{agreement(*gpt.model, data.test.in_distribution),
                              agreement(*gpt.model, data.test.extrapolation)};
@@ -490,14 +671,24 @@ void part2_gpt_finetuning(Report& r, const Options& options) {
     r.value("zero_shot_p_correct_k1-3", zero_shot.in_distribution.p_correct);
     r.value("zero_shot_p_correct_k4-6", zero_shot.extrapolation.p_correct);
     report_results(r, runs, zero_shot, options.seeds);
+    report_per_k(r, runs, lm, setup.labelled, options.seeds, setup.agreement_prefixes);
+    explain_extrapolation(r, unlabelled, data, setup.config);
+
+    std::vector<ControlRun> controls;
+    for (const PretrainingControl& control :
+         pretraining_controls(setup.config, language, kCorpusSeed, setup.pretrain_sentences))
+        controls.push_back(run_control(control, options.out, pretrain_options(setup), corpora.test, agreement_sets,
+                                       data, options.seeds, setup.steps));
+    const Diagnosis diagnosis = report_controls(r, options, setup, gpt, lm, runs, std::move(controls));
+
     const std::string quick_note =
         options.quick ? fmt::format(" (--quick: a tiny GPT and {} steps per run, numbers that only show the part runs)",
                                     setup.steps)
                       : "";
-    explain_extrapolation(r, unlabelled, data, setup.config, runs, quick_note);
-    report_findings(r, runs, zero_shot, setup.labelled, quick_note);
+    report_probe_extrapolation(r, runs, lm, diagnosis, quick_note);
+    report_findings(r, runs, zero_shot, setup.labelled, diagnosis, quick_note);
     plot_finetuning(r, options, runs);
-    r.takeaway(takeaway(runs, zero_shot, setup.labelled));
+    r.takeaway(takeaway(runs, zero_shot, setup.labelled, diagnosis));
 }
 
 }  // namespace lessons::pretrain_finetune

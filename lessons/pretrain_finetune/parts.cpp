@@ -16,7 +16,8 @@ const Lesson& lesson() {
           "The lecture-2 GPT, pre-trained on unlabelled farm sentences, learns the subject-number task from 16 or "
           "256 labels by a linear probe (the body frozen, only a 2-way linear head trained) or full fine-tuning, "
           "against the same GPT trained from scratch and "
-          "against asking the language model itself (zero-shot).",
+          "against asking the language model itself (zero-shot); then two pre-training controls, GPT-2's "
+          "initialisation and a corpus with k = 4-6 too, measure why the probe falls short at k = 4-6.",
           part2_gpt_finetuning}},
         {{"labels", "part 1: labelled training images per seed (class-balanced)", 300, 10, 8000}},
         FarmLanguage::used};

@@ -6,7 +6,10 @@
 //      fine-tuned on a few labels; the autoencoders' reconstructions;
 //   2. §2.8 the lecture-2 GPT pre-trained on the farm language (cached in
 //      --out/models), then the subject-number task with 16 and 256 labels:
-//      from scratch, linear probe, full fine-tuning, zero-shot.
+//      from scratch, linear probe, full fine-tuning, zero-shot; then the
+//      diagnosis of k = 4-6: the LM's own agreement per k beside each
+//      method's accuracy, and two pre-training controls (GPT-2's
+//      initialisation; k = 0-6 in the pre-training corpus, controls.h).
 // Both report the mean and the spread over seeds 0 … seeds-1 (default 3).
 #include "lessons/common/lesson.h"
 

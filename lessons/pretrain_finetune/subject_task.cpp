@@ -1,9 +1,13 @@
 #include "lessons/pretrain_finetune/subject_task.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <mutex>
 #include <stdexcept>
 
 #include "lessons/common/independent_runs.h"
+#include "lessons/common/progress.h"
 #include "nn/optim.h"
 
 namespace lessons::pretrain_finetune {
@@ -11,6 +15,12 @@ namespace {
 
 ag::Tensor as_tensor(const std::vector<double>& values) {
     return ag::Tensor::from({static_cast<int64_t>(values.size())}, values);
+}
+
+// The share of true values: an accuracy.
+double share(const std::vector<bool>& correct) {
+    const auto right = std::count(correct.begin(), correct.end(), true);
+    return static_cast<double>(right) / static_cast<double>(correct.size());
 }
 
 // Every parameter's numbers, to check afterwards that a frozen body did not move.
@@ -39,8 +49,21 @@ SubjectRun run_one(const MethodSpec& spec, const std::vector<farm::Sentence>& tr
     const auto before = snapshot(body);
     run.losses = train_subject_classifier(body, head, pack_prefixes(train_set), steps, spec.lr, train_body);
     run.body_unchanged = snapshot(body) == before;
-    run.in_distribution = subject_accuracy(body, head, data.in_distribution);
-    run.extrapolation = subject_accuracy(body, head, data.extrapolation);
+    // The two test sets' predictions, pooled (k = 1-3, k = 4-6) and split by k.
+    std::vector<int64_t> right(kTestKs, 0), seen(kTestKs, 0);
+    const auto score = [&](const std::vector<farm::Sentence>& prefixes, const PackedPrefixes& packed) {
+        const std::vector<bool> correct = subject_correct(body, head, packed);
+        for (size_t i = 0; i < prefixes.size(); ++i) {
+            const auto k = static_cast<size_t>(prefixes[i].k - 1);
+            right.at(k) += correct[i];
+            ++seen.at(k);
+        }
+        return share(correct);
+    };
+    run.in_distribution = score(data.test.in_distribution, data.in_distribution);
+    run.extrapolation = score(data.test.extrapolation, data.extrapolation);
+    for (int k = 0; k < kTestKs; ++k)  // NaN where the test sets hold no prefix of that k
+        run.per_k.push_back(seen[k] ? static_cast<double>(right[k]) / static_cast<double>(seen[k]) : std::nan(""));
     return run;
 }
 
@@ -87,16 +110,65 @@ std::vector<double> train_subject_classifier(nn::LanguageModel& body, nn::Classi
     return losses;
 }
 
-double subject_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead& head, const PackedPrefixes& prefixes) {
+std::vector<bool> subject_correct(const nn::LanguageModel& body, const nn::ClassifierHead& head,
+                                  const PackedPrefixes& prefixes) {
     ag::NoGradGuard no_graph;
     const std::vector<double> logits = head.forward(last_hidden(body, prefixes)).to_vector();  // [B, 2]
     const std::vector<double> labels = prefixes.labels.to_vector();
-    int64_t correct = 0;
+    std::vector<bool> correct;
     for (size_t b = 0; b < labels.size(); ++b) {
         const int predicted = logits[2 * b + 1] > logits[2 * b] ? 1 : 0;  // a tie reads as class 0, like argmax
-        correct += predicted == static_cast<int>(labels[b]);
+        correct.push_back(predicted == static_cast<int>(labels[b]));
     }
-    return static_cast<double>(correct) / static_cast<double>(labels.size());
+    return correct;
+}
+
+double subject_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead& head, const PackedPrefixes& prefixes) {
+    return share(subject_correct(body, head, prefixes));
+}
+
+std::vector<SubjectRun> train_subject_methods(const std::vector<MethodSpec>& methods, const SubjectData& data,
+                                              int seeds, int64_t steps, const nn::LMConfig& config,
+                                              const nn::Checkpoint& pretrained) {
+    Progress progress;
+    const auto total = static_cast<int64_t>(methods.size() * data.train_sets.size()) * seeds;
+    progress.begin(1, total);
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    int64_t done = 0, tokens = 0;
+    double loss_sum = 0;
+    auto runs = run_subject_methods(
+        methods, data, seeds, steps, config, pretrained, [&](const SubjectRun& run, int64_t run_tokens) {
+            tokens += run_tokens;
+            loss_sum += run.losses.back();
+            progress.step(1, ++done, run.losses.back(), static_cast<double>(tokens) / elapsed());
+        });
+    progress.epoch_done(1, loss_sum / static_cast<double>(total), static_cast<double>(tokens) / elapsed(), elapsed());
+    return runs;
+}
+
+std::map<std::pair<std::string, int64_t>, MethodAccuracy> method_accuracies(const std::vector<SubjectRun>& runs) {
+    struct Values {
+        std::vector<double> in_distribution, extrapolation;
+        std::vector<std::vector<double>> per_k = std::vector<std::vector<double>>(kTestKs);
+    };
+    std::map<std::pair<std::string, int64_t>, Values> values;
+    for (const SubjectRun& run : runs) {
+        Values& v = values[{run.spec.name, run.labelled}];
+        v.in_distribution.push_back(run.in_distribution);
+        v.extrapolation.push_back(run.extrapolation);
+        for (int k = 0; k < kTestKs; ++k) v.per_k[k].push_back(run.per_k.at(k));
+    }
+    std::map<std::pair<std::string, int64_t>, MethodAccuracy> out;
+    for (const auto& [key, v] : values) {
+        MethodAccuracy& a = out[key];
+        a.in_distribution = spread(v.in_distribution);
+        a.extrapolation = spread(v.extrapolation);
+        for (const auto& at_k : v.per_k) a.per_k.push_back(spread(at_k));
+    }
+    return out;
 }
 
 SubjectData make_subject_data(const std::vector<int64_t>& sizes, uint64_t train_seed, uint64_t test_seed,

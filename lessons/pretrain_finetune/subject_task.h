@@ -13,10 +13,13 @@
 //               singular vs plural verbs (the agreement test)
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "data/farm_language.h"
+#include "lessons/common/spread.h"
 #include "nn/autoencoder.h"
 #include "nn/checkpoint.h"
 #include "nn/language_model.h"
@@ -48,7 +51,10 @@ ag::Tensor last_hidden(const nn::LanguageModel& body, const PackedPrefixes& pref
 std::vector<double> train_subject_classifier(nn::LanguageModel& body, nn::ClassifierHead& head,
                                              const PackedPrefixes& train, int64_t steps, double lr, bool train_body);
 
-// Share of the prefixes whose label gets the larger logit (no graph).
+// Per prefix, in order: whether its label gets the larger logit (no graph).
+std::vector<bool> subject_correct(const nn::LanguageModel& body, const nn::ClassifierHead& head,
+                                  const PackedPrefixes& prefixes);
+// The share of them that are right.
 double subject_accuracy(const nn::LanguageModel& body, const nn::ClassifierHead& head, const PackedPrefixes& prefixes);
 
 enum class Method { Scratch, Probe, FullFineTune };
@@ -71,6 +77,7 @@ struct SubjectRun {
     int seed = 0;
     int64_t trainable = 0;                          // parameters the optimiser updates
     double in_distribution = 0, extrapolation = 0;  // test accuracy, k = 1-3 and k = 4-6
+    std::vector<double> per_k;                      // [k - 1]: the same predictions at k = 1 … 6 (NaN: no prefix)
     std::vector<double> losses;                     // training loss before each step
     bool body_unchanged = false;                    // every body parameter bitwise as it started
 };
@@ -92,6 +99,24 @@ std::vector<SubjectRun> run_subject_methods(const std::vector<MethodSpec>& metho
                                             int64_t steps, const nn::LMConfig& config, const nn::Checkpoint& pretrained,
                                             const std::function<void(const SubjectRun&, int64_t)>& on_done);
 
+// run_subject_methods with its progress on stderr: a step per run done,
+// then one summary line.
+std::vector<SubjectRun> train_subject_methods(const std::vector<MethodSpec>& methods, const SubjectData& data,
+                                              int seeds, int64_t steps, const nn::LMConfig& config,
+                                              const nn::Checkpoint& pretrained);
+
 constexpr uint64_t kHeadSeed = 1000;
+
+// k = 1 … 6: the test sets' k values (in distribution 1-3, extrapolation 4-6).
+constexpr int kTestKs = 6;
+
+// One method with one labelled-set size over the seeds: its accuracy at
+// k = 1-3, at k = 4-6 and at each k (per_k[k - 1]).
+struct MethodAccuracy {
+    Spread in_distribution, extrapolation;
+    std::vector<Spread> per_k;
+};
+// Every (method name, labelled-set size) of the runs.
+std::map<std::pair<std::string, int64_t>, MethodAccuracy> method_accuracies(const std::vector<SubjectRun>& runs);
 
 }  // namespace lessons::pretrain_finetune

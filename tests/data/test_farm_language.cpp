@@ -480,6 +480,58 @@ TEST_CASE("farm: the documented draw order reproduces the corpora", "[data][farm
     }
 }
 
+TEST_CASE("farm: corpora with k up to k_max follow the documented draws; k_max 3 is make_corpora",
+          "[data][farm][reproducible]") {
+    const Language language = GENERATE(Language::lecture(), Language::uniform());
+    INFO("the " << name_of(language) << " language");
+    // k_max = 3: make_corpora's sets, sentence for sentence
+    const farm::Corpora& standard = corpora_seed0(language);
+    const farm::Corpora three = farm::make_corpora_up_to(0, language, 3);
+    for (const auto& [a, b] : {std::pair{&standard.train, &three.train}, std::pair{&standard.valid, &three.valid},
+                               std::pair{&standard.test, &three.test}}) {
+        REQUIRE(a->size() == b->size());
+        for (std::size_t n = 0; n < a->size(); ++n)
+            if (a->at(n).ids != b->at(n).ids || a->at(n).k != b->at(n).k)
+                FAIL("sentence " << n << ": make_corpora \"" << farm::decode(a->at(n).ids)
+                                 << "\", make_corpora_up_to(3) \"" << farm::decode(b->at(n).ids) << "\"");
+    }
+    // k_max = 6: k = randint(7), then the same sentence draws
+    SpecDraws d{ag::Generator(7), language.is_uniform() ? 0.0 : kLectureExponent};
+    const farm::Corpora six = farm::make_corpora_up_to(7, language, 6);
+    for (std::size_t n = 0; n < 20000 + 50; ++n) {  // all of train, then 50 of valid
+        const int64_t k = d.randint(7);
+        const std::vector<int64_t> expected = spec_sentence(d, k);
+        const Sentence& s = n < 20000 ? six.train[n] : six.valid[n - 20000];
+        if (s.ids != expected || s.k != k)
+            FAIL("sentence " << n << ": expected \"" << farm::decode(expected) << "\", generated \""
+                             << farm::decode(s.ids) << "\"");
+    }
+    CHECK(six.valid.size() == 2000);
+    CHECK(six.test.size() == 2000);
+}
+
+TEST_CASE("farm: corpora with k up to 6 have k uniform over 0-6 and sentences of the grammar",
+          "[data][farm][corpora]") {
+    const Language language = GENERATE(Language::lecture(), Language::uniform());
+    INFO("the " << name_of(language) << " language");
+    const farm::Corpora c = farm::make_corpora_up_to(0, language, 6);
+    REQUIRE(c.train.size() == 20000);
+    CHECK(test::first_grammar_errors(c.train, false) == "");
+    std::vector<int64_t> counts(7, 0);
+    std::size_t longest = 0;
+    for (const Sentence& s : c.train) {
+        if (s.k < 0 || s.k > 6) FAIL("k = " << s.k << ", expected 0-6: " << farm::decode(s.ids));
+        ++counts[s.k];
+        longest = std::max(longest, s.ids.size());
+    }
+    INFO("k = 0..6 counts: " << test::counts_str(counts) << " (expected about 2857 each)");
+    CHECK(test::chi_square_uniform(counts) < chi2_bound(6));
+    CHECK(longest == 8 + 3 * 6);  // some k = 6 sentence has an object and an adverb
+    CHECK_THROWS_WITH(farm::make_corpora_up_to(0, language, -1), Catch::StartsWith("make_corpora_up_to: k_max = -1"));
+    CHECK_THROWS_WITH(farm::make_corpora_up_to(0, language, 11),
+                      "make_corpora_up_to: k_max = 11, expected 0 … 10 (a sentence of k PPs has up to 8 + 3k tokens)");
+}
+
 TEST_CASE("farm: same seed, same corpora, another seed, other corpora", "[data][farm][reproducible]") {
     const Language language = GENERATE(Language::lecture(), Language::uniform());
     INFO("the " << name_of(language) << " language");

@@ -108,6 +108,21 @@ TEST_CASE("farm_lm train: epochs, test perplexity, agreement, a checkpoint with 
     CHECK(ckpt.metadata.at("train_sentences") == "32");
 }
 
+TEST_CASE("farm_lm train --init gpt2: GPT-2's initialisation, recorded in the checkpoint's config",
+          "[lessons][farm_lm]") {
+    const auto dir = test::scratch_path("farm_lm_init");
+    std::filesystem::create_directories(dir);
+    const std::string checkpoint = (dir / "gpt2.safetensors").string();
+    const Result r = run_farm_lm(
+        {"train", "--model", "gpt", "--init", "gpt2", "--epochs", "1", "--limit", "32", "--out", checkpoint});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, StartsWith("farm_lm train: gpt, 111,360 parameters") && Contains("full attention, gpt2 init"));
+    const nn::LMConfig cfg = nn::LMConfig::from_json(nn::load_safetensors(checkpoint).metadata.at("config"));
+    CHECK(cfg.init == nn::Init::Gpt2);
+    std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("farm_lm eval: the same numbers as train, and JSON that reads back", "[lessons][farm_lm]") {
     const Trained& t = trained();
     REQUIRE(t.train.status == 0);
@@ -307,6 +322,8 @@ TEST_CASE("farm_lm: bad input is one line on stderr and exit status 2", "[lesson
         {{"train", "--model", "modern_lm", "--kv-heads", "3", "--out", "x"}, "n_kv_heads 3"},
         {{"train", "--model", "gpt", "--pos", "rope", "--out", "x"}, "learned positions"},
         {{"train", "--model", "modern_lm", "--pos", "absolute", "--out", "x"}, "absolute"},
+        {{"train", "--model", "gpt", "--init", "xavier", "--out", "x"},
+         "--init: init 'xavier': expected pytorch or gpt2"},
         {{"train", "--model", "modern_lm", "--lr", "-1", "--out", "x"}, "--lr: wants a number > 0"},
         {{"train", "--model", "modern_lm", "--out", (t.dir / "no" / "x").string()}, "does not exist"},
         {{"eval"}, "checkpoint is required"},

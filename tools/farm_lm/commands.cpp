@@ -58,7 +58,7 @@ struct InputError : std::runtime_error {
 // make_app() with its help and its check.
 struct Flags {
     // train
-    std::string model, pos, pairing, out;
+    std::string model, pos, pairing, init, out;
     int64_t kv_heads = 0, window = -1;  // 0 and -1: the model's own
     int64_t epochs = LmTrainOptions{}.epochs, warmup = 0;
     double lr = LmTrainOptions{}.lr;
@@ -163,6 +163,12 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
         ->type_name("W")
         ->transform(whole_number())
         ->check(counting(0));
+    train
+        ->add_option("--init", f.init,
+                     "the weights' initialisation: pytorch (default, PyTorch's layer defaults) or gpt2 "
+                     "(GPT-2's N(0, 0.02) for every weight matrix and embedding, biases 0)")
+        ->type_name("I")
+        ->check(parsed_by(nn::init_from_string));
     train->add_option("--epochs", f.epochs, "passes over the 20,000 training sentences (default 5)")
         ->type_name("N")
         ->transform(whole_number())
@@ -457,6 +463,7 @@ nn::LMConfig config_from(const Flags& f) {
         if (!f.pos.empty()) cfg.pos = nn::pos_encoding_from_string(f.pos);
         if (!f.pairing.empty()) cfg.rope_pairing = nn::rope_pairing_from_string(f.pairing);
         if (f.window >= 0) cfg.window = f.window;
+        if (!f.init.empty()) cfg.init = nn::init_from_string(f.init);
         cfg.validate();
     } catch (const std::invalid_argument& e) {  // the config's own checks
         throw UsageError(e.what());
