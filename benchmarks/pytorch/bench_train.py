@@ -23,7 +23,7 @@ A bad configuration can be 20x slower, so a row's timed loop stops after
     /usr/bin/python3 benchmarks/pytorch/bench_train.py                # everything
     /usr/bin/python3 benchmarks/pytorch/bench_train.py --model gpt --dtype float32 --threads 1 --steps 60
     /usr/bin/python3 benchmarks/pytorch/bench_train.py --model modern_lm --dtype float32 \\
-        --threads 1 --epochs-for-ppl 5                                # quality check
+        --threads 1 --epochs-for-ppl 5 [--language lecture]           # quality check
 
 Not part of the build or the tests; needs Debian's python3-torch.
 """
@@ -95,14 +95,14 @@ def worker(args):
         model.train()
         return math.exp(total / count)
 
-    corpora = farm_data.make_corpora(args.seed)
+    corpora = farm_data.make_corpora(args.seed, args.language)
     shuffle = random.Random(args.seed)
     results = []
 
     if args.epochs_for_ppl > 0:
         # Quality check: train whole epochs (a fresh shuffle each) and report
         # the test perplexity after each; also the true distribution's floor.
-        floor = farm_data.true_perplexity(corpora["test"])
+        floor = farm_data.true_perplexity(corpora["test"], args.language)
         for name in args.model:
             for dt in args.dtype:
                 dtype = getattr(torch, dt)
@@ -196,7 +196,7 @@ def run_worker(args, threads, env_extra):
            "--model", *args.model, "--dtype", *args.dtype, "--threads", str(threads),
            "--steps", str(args.steps), "--repeats", str(args.repeats),
            "--max-seconds", str(args.max_seconds),
-           "--epochs-for-ppl", str(args.epochs_for_ppl), "--seed", str(args.seed)]
+           "--epochs-for-ppl", str(args.epochs_for_ppl), "--seed", str(args.seed), "--language", args.language]
     out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout
     line = next(l for l in out.splitlines() if l.startswith("RESULT "))
     return json.loads(line[len("RESULT "):])
@@ -226,6 +226,8 @@ def main():
     p.add_argument("--epochs-for-ppl", type=int, default=0,
                    help="if > 0: train this many epochs and print test perplexity instead")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--language", default="uniform", choices=["uniform", "lecture"],
+                   help="the farm language (bench_train's is the uniform one)")
     p.add_argument("--json", help="write the results to this file")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()

@@ -291,12 +291,10 @@ std::string Report::to_json() const {
         }
         Json claims = Json::object();
         for (const auto& c : p.claims)
-            claims[c.key] = {{"statement", c.statement},
-                             {"lecture", cell_json(c.lecture)},
-                             {"ours", cell_json(c.ours)},
-                             {"reproduced", c.reproduced},
-                             {"reason", c.reason},
-                             {"kind", c.kind == ClaimKind::experiment ? "experiment" : "check"}};
+            claims[c.key] = {
+                {"statement", c.statement},  {"lecture", cell_json(c.lecture)},
+                {"ours", cell_json(c.ours)}, {"reproduced", c.reproduced},
+                {"reason", c.reason},        {"kind", c.kind == ClaimKind::experiment ? "experiment" : "check"}};
         Json items = Json::array();
         for (const auto& item : p.items) {
             using Kind = PartRecord::Item::Kind;
