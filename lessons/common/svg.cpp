@@ -156,21 +156,27 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
         const char* colour = s.guide ? kGuideColour : kPalette[data++ % std::size(kPalette)];
         const std::string dashes =
             s.guide ? fmt::format(" stroke-dasharray=\"{}\"", kGuideDashes[guides++ % std::size(kGuideDashes)]) : "";
+        const bool line = plot.lines || s.guide, dots = !s.guide && (plot.markers || !plot.lines);
+        const auto dot = [&](double x, double y, double radius) {
+            body += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"/>\n", x, y, radius, colour);
+        };
         std::string points;
         for (size_t k = 0; k < s.x.size(); ++k) {
             if (!std::isfinite(s.x[k]) || !std::isfinite(s.y[k])) continue;
             points += fmt::format("{:.1f},{:.1f} ", ax.px(s.x[k]), ay.px(s.y[k]));
-            if (plot.markers && !s.guide)
-                body += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", ax.px(s.x[k]),
-                                    ay.px(s.y[k]), colour);
+            if (dots) dot(ax.px(s.x[k]), ay.px(s.y[k]), plot.lines ? 3 : 4);
         }
-        body += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{}/>\n", points,
-                            colour, dashes);
+        if (line)
+            body += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{}/>\n",
+                                points, colour, dashes);
         const double ly = top + 10 + 18 * static_cast<double>(i);
-        body += fmt::format(
-            "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
-            "<text x=\"{5}\" y=\"{6}\">{7}</text>\n",
-            width - right + 10, width - right + 30, ly, colour, dashes, width - right + 36, ly + 4, escape(s.name));
+        if (line)
+            body +=
+                fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>",
+                            width - right + 10, width - right + 30, ly, colour, dashes);
+        else
+            dot(width - right + 20, ly, 4);
+        body += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", width - right + 36, ly + 4, escape(s.name));
     }
     save(path, body, width, height);
 }

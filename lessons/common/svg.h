@@ -9,6 +9,9 @@
 //     plot.series.push_back({"∝ T²", lengths, quadratic, true});  // a dashed guide
 //     svg::write(output_path(options, "loss.svg"), plot);
 //
+//     svg::LinePlot scatter{"Accuracy against weight", "weight", "accuracy"};
+//     scatter.lines = false;  // one dot per point
+//
 //     svg::HeatmapGrid masks{"Sliding-window masks", 2};
 //     masks.panels.push_back({"W = 3", mask_rows});
 //     svg::write(output_path(options, "masks.svg"), masks);
@@ -39,6 +42,9 @@ struct LinePlot {
     std::vector<Series> series;
     bool log_x = false, log_y = false;
     bool markers = false;  // draw each point as a dot too
+    // false: a scatter plot, each data point a dot and nothing joining
+    // them (markers or not), a dot in the legend; guides stay lines.
+    bool lines = true;
 };
 
 // One heat map: values[row][column], drawn row 0 at the top. Colour runs

@@ -387,19 +387,213 @@ void agreement_tables(Report& r, const Options& options, const std::array<Encodi
             rows);
 }
 
+// x as the page prints it, to 3 decimals: a table cell and the prose that
+// quotes it read the same.
+double three_decimals(double x) { return std::round(x * 1000) / 1000; }
+std::string decimals3(double x) { return fmt::format("{:.3f}", three_decimals(x)); }
+
+// "a", "a and b", "a, b and c".
+std::string and_list(const std::vector<std::string>& items) {
+    if (items.size() < 2) return items.empty() ? std::string() : items.front();
+    return fmt::format("{} and {}", fmt::join(items.begin(), items.end() - 1, ", "), items.back());
+}
+
+// "seed 1", "seeds 0 and 2".
+std::string seeds_named(const std::vector<int>& seeds) {
+    std::vector<std::string> names;
+    for (int s : seeds) names.push_back(std::to_string(s));
+    return (seeds.size() == 1 ? "seed " : "seeds ") + and_list(names);
+}
+
+// "r = 0.912", or why there is none.
+std::string correlation_text(double r) {
+    return std::isfinite(r) ? "r = " + decimals3(r) : std::string("no r (a column without spread)");
+}
+
+// The seeds where `holds(seed)` fails, then those where it holds.
+template <typename Holds>
+std::array<std::vector<int>, 2> seeds_by(int seeds, Holds holds) {
+    std::array<std::vector<int>, 2> split;  // [0]: fails, [1]: holds
+    for (int s = 0; s < seeds; ++s) split[holds(static_cast<size_t>(s)) ? 1 : 0].push_back(s);
+    return split;
+}
+
+// "0.555 and 0.409": one number of RoPE's diagnosis per seed.
+template <typename Number>
+std::string rope_numbers(const PositionDiagnosis& diagnosis, const std::vector<int>& seeds, Number number) {
+    std::vector<std::string> numbers;
+    for (int s : seeds) numbers.push_back(decimals3(number(diagnosis.at(kRope, s))));
+    return and_list(numbers);
+}
+
+// §7.3 what tells RoPE's seeds apart, one sentence: in split[0] RoPE is not
+// the lowest at k = 4-6, in split[1] it is. "RoPE seed 1, where RoPE is not
+// the lowest, keeps a subject weight of 0.876 at k = 4-6 and scores 0.971;
+// RoPE seeds 0 and 2, where RoPE is the lowest, keep subject weights of
+// 0.555 and 0.409 at k = 4-6 and score 0.367 and 0.367".
+std::string rope_seeds(const PositionDiagnosis& diagnosis, const std::array<std::vector<int>, 2>& split) {
+    const auto weight = [](const ModelDiagnosis& m) { return m.weight_beyond; };
+    const auto accuracy = [](const ModelDiagnosis& m) { return m.accuracy_beyond; };
+    std::vector<std::string> parts;
+    for (size_t lowest = 0; lowest < 2; ++lowest) {
+        const std::vector<int>& seeds = split[lowest];
+        if (seeds.empty()) continue;
+        const bool one = seeds.size() == 1;
+        parts.push_back(fmt::format(
+            "RoPE {}, where RoPE is {}the lowest, {} {} at k = 4-6 and {} {}", seeds_named(seeds), lowest ? "" : "not ",
+            one ? "keeps a subject weight of" : "keep subject weights of", rope_numbers(diagnosis, seeds, weight),
+            one ? "scores" : "score", rope_numbers(diagnosis, seeds, accuracy)));
+    }
+    return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+// One seed's accuracies at k = 4-6 from the highest down, and its subject
+// weights in that order: "in seed 1 the accuracies at k = 4-6 run none
+// 0.998 > RoPE 0.971 > learned 0.523, the subject weights in the same
+// order (0.981 > 0.876 > 0.519)".
+std::string seed_ranking(const PositionDiagnosis& diagnosis, int seed) {
+    std::vector<const ModelDiagnosis*> models;
+    for (size_t e = 0; e < kEncodings.size(); ++e) models.push_back(&diagnosis.at(e, seed));
+    std::stable_sort(models.begin(), models.end(), [](const ModelDiagnosis* a, const ModelDiagnosis* b) {
+        return a->accuracy_beyond > b->accuracy_beyond;
+    });
+    std::vector<std::string> accuracies, weights;
+    bool same_order = true;
+    for (size_t i = 0; i < models.size(); ++i) {
+        accuracies.push_back(
+            fmt::format("{} {}", kEncodings[models[i]->encoding].name, decimals3(models[i]->accuracy_beyond)));
+        weights.push_back(decimals3(models[i]->weight_beyond));
+        same_order = same_order && (i == 0 || models[i - 1]->weight_beyond > models[i]->weight_beyond);
+    }
+    return fmt::format("in seed {} the accuracies at k = 4-6 run {}, the subject weights {} ({})", seed,
+                       fmt::join(accuracies, " > "), same_order ? "in the same order" : "not in that order",
+                       fmt::join(weights, same_order ? " > " : ", "));
+}
+
+// s with its first letter capitalised and a full stop.
+std::string sentence(std::string s) {
+    if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+    return s + ".";
+}
+
+// Whether the subject weight at k = 4-6 sorts the models by their accuracy
+// there, as a sentence: "every model with a subject weight of at least
+// 0.767 at k = 4-6 scores at least 0.775 (6 models), every other one at
+// most 0.523 (3)".
+std::string split_text(const WeightExplains& x) {
+    if (x.below == 0) return "every model has the same subject weight at k = 4-6, so it cannot tell them apart";
+    const std::string split = fmt::format(
+        "every model with a subject weight of at least {} at k = 4-6 scores at least {} ({}), every other one at "
+        "most {} ({})",
+        decimals3(x.threshold), decimals3(x.lowest_above), count_of(x.above, "model"), decimals3(x.highest_below),
+        x.below);
+    return x.separates() ? split : "no weight sorts them; the best split: " + split;
+}
+
+// §7.3 diagnosis, every encoding and seed: how much any head looks at the
+// subject when the verb is predicted, and p(correct), per k; whether that
+// weight at k = 4-6 sorts the models by their accuracy there.
+void subject_attention(Report& r, const Options& options, const FarmRuns& runs, const PositionDiagnosis& diagnosis) {
+    const int trained_k = largest_k(runs.train);
+    std::vector<std::vector<Cell>> summary, weights, p_correct;
+    for (const ModelDiagnosis& m : diagnosis.models) {
+        const std::string& name = kEncodings[m.encoding].name;
+        summary.push_back({name, m.seed, three_decimals(m.weight_within), three_decimals(m.weight_beyond),
+                           three_decimals(m.p_beyond), three_decimals(m.accuracy_beyond)});
+        weights.push_back({name, m.seed});
+        p_correct.push_back({name, m.seed});
+        for (size_t i = 0; i < m.weight.size(); ++i) {
+            weights.back().emplace_back(three_decimals(m.weight[i]));
+            p_correct.back().emplace_back(three_decimals(m.p_correct[i]));
+        }
+    }
+    r.paragraph(
+        "Diagnosis, every model: at the position that predicts the verb, the largest attention weight any head of "
+        "any layer puts on the subject (token 2), mean over the prefixes (the subject weight), and p(correct) = "
+        "mass on the right verb number / mass on all 24 verb forms (0.5: cannot tell; below 0.5: follows the "
+        "attractors). Training sentences have k <= {}, so at k = {} and beyond the subject is {} or more tokens "
+        "back, a distance no training sentence puts between subject and verb.",
+        trained_k, trained_k + 1, 3 * (trained_k + 1));
+    r.table("position_diagnosis",
+            {"encoding", "seed", "subject weight k=1-3", "subject weight k=4-6", "p(correct) k=4-6", "accuracy k=4-6"},
+            summary);
+    const std::vector<std::string> per_k{"encoding", "seed", "k=1", "k=2", "k=3", "k=4", "k=5", "k=6"};
+    r.paragraph("The subject weight per k:");
+    r.table("subject_attention", per_k, weights);
+    r.paragraph("p(correct) per k:");
+    r.table("p_correct", per_k, p_correct);
+
+    svg::LinePlot per_seed{"Largest attention on the subject at the verb position, RoPE",
+                           "k (attractors; the subject is 3k positions back)", "max weight over layers and heads"};
+    per_seed.markers = true;
+    for (int seed = 0; seed < options.seeds; ++seed) {
+        const ModelDiagnosis& m = diagnosis.at(kRope, seed);
+        svg::Series series{fmt::format("RoPE seed {}", seed), {}, m.weight};
+        for (size_t k = 1; k <= m.weight.size(); ++k) series.x.push_back(static_cast<double>(k));
+        per_seed.series.push_back(std::move(series));
+    }
+    per_seed.series.push_back({fmt::format("trained up to k = {}", trained_k),
+                               {static_cast<double>(trained_k), static_cast<double>(trained_k)},
+                               {0, 1},
+                               true});
+    svg::write(output_path(options, "05_subject_attention.svg"), per_seed);
+    r.figure("05_subject_attention.svg",
+             "RoPE, seed by seed: the largest attention any head puts on the subject at the verb-predicting "
+             "position, per k");
+
+    r.paragraph(
+        "The lecture's reading: a learned table can learn \"look at position 2\", true at any length; without "
+        "positions the causal mask still lets a head find the sentence start; RoPE only knows \"3k back\".");
+
+    const WeightExplains& explains = diagnosis.explains;
+    const auto models = static_cast<int64_t>(diagnosis.models.size());
+    r.value("subject_weight_accuracy_correlation", explains.correlation);
+    r.value("subject_weight_split", explains.threshold);
+    r.value("accuracy_above_split", explains.lowest_above);
+    r.value("accuracy_below_split", explains.highest_below);
+    r.paragraph(
+        "Does the subject weight explain the accuracy beyond the training lengths? Over the {}, the subject weight "
+        "at k = 4-6 against the accuracy at k = 4-6 gives {}; {}.",
+        count_of(models, "model"), correlation_text(explains.correlation), split_text(explains));
+    svg::LinePlot scatter{"Accuracy against subject weight at k = 4-6, every model", "subject weight at k = 4-6",
+                          "accuracy at k = 4-6"};
+    scatter.lines = false;
+    for (size_t e = 0; e < kEncodings.size(); ++e) {
+        svg::Series series{kEncodings[e].name, {}, {}};
+        for (const ModelDiagnosis& m : diagnosis.models)
+            if (m.encoding == e) {
+                series.x.push_back(m.weight_beyond);
+                series.y.push_back(m.accuracy_beyond);
+            }
+        scatter.series.push_back(std::move(series));
+    }
+    if (explains.below > 0)
+        scatter.series.push_back(
+            {"split at " + decimals3(explains.threshold), {explains.threshold, explains.threshold}, {0, 1}, true});
+    svg::write(output_path(options, "05_weight_accuracy.svg"), scatter);
+    r.figure("05_weight_accuracy.svg",
+             "Every model (encoding and seed): accuracy at k = 4-6 against its subject weight there");
+    r.claim({"subject_weight_explains_k4_6",
+             "The models that still find the subject beyond the training lengths are the ones that still agree: the "
+             "subject weight at k = 4-6 sorts the models by their accuracy there.",
+             "", correlation_text(explains.correlation), explains.separates(), split_text(explains),
+             ClaimKind::experiment});
+}
+
 // The lecture's findings on k = 4-6 and ours, as claims: an order holds
-// when it holds on the means and in each seed (SeedOrder, spread.h).
+// when it holds on the means and in each seed (SeedOrder, spread.h); where
+// it does not, the reasons quote the diagnosis of the seeds it fails in.
 // Returns whether "RoPE extrapolates worst" held.
-bool compare_with_lecture(Report& r, const Options& options, const PositionEncodings& encodings) {
+bool compare_with_lecture(Report& r, const Options& options, const PositionEncodings& encodings,
+                          const PositionDiagnosis& diagnosis) {
     const std::array<EncodingRuns, 3>& all = encodings.encodings;
     const double learned = all[kLearned].mean46, none = all[kNone].mean46, rope = all[kRope].mean46;
     const auto at = [&](size_t e, size_t seed) { return all[e].beyond[seed]; };
-    const SeedOrder rope_worst = seed_order(rope < learned && rope < none, options.seeds, [&](size_t i) {
-        return at(kRope, i) < at(kLearned, i) && at(kRope, i) < at(kNone, i);
-    });
-    const SeedOrder lecture_order = seed_order(none > learned && learned > rope, options.seeds, [&](size_t i) {
-        return at(kNone, i) > at(kLearned, i) && at(kLearned, i) > at(kRope, i);
-    });
+    const auto rope_lowest = [&](size_t i) { return at(kRope, i) < at(kLearned, i) && at(kRope, i) < at(kNone, i); };
+    const auto in_order = [&](size_t i) { return at(kNone, i) > at(kLearned, i) && at(kLearned, i) > at(kRope, i); };
+    const SeedOrder rope_worst = seed_order(rope < learned && rope < none, options.seeds, rope_lowest);
+    const SeedOrder lecture_order = seed_order(none > learned && learned > rope, options.seeds, in_order);
+    const auto rope_split = seeds_by(options.seeds, rope_lowest), order_split = seeds_by(options.seeds, in_order);
     r.value("seeds_rope_lowest_k4_6", rope_worst.holding);
     r.paragraph(
         "Seed by seed, RoPE is the lowest of the three at k=4-6 in {} of {}. A finding below holds when it holds on "
@@ -409,29 +603,40 @@ bool compare_with_lecture(Report& r, const Options& options, const PositionEncod
 
     const std::string ours = fmt::format("none {:.3f}, learned {:.3f}, RoPE {:.3f}", none, learned, rope);
     const double lowest_other = std::min(learned, none);
+    std::string rope_reason = fmt::format("{}: RoPE's mean k=4-6 accuracy is {:.3f} {} the next lowest ({})",
+                                          rope_worst.str(), std::abs(lowest_other - rope),
+                                          rope < lowest_other ? "below" : "above", learned < none ? "learned" : "none");
+    if (!rope_split[0].empty()) rope_reason += "; " + rope_seeds(diagnosis, rope_split);
     r.claim({"rope_worst_at_k4_6",
              "RoPE extrapolates worst: beyond the training lengths (k = 4-6) its agreement accuracy is the lowest of "
              "the three encodings.",
              "RoPE's worst seed 0.000, learned 0.715, none 0.980 (the lecture's RoPE figure is its worst of 3 seeds)",
-             ours, rope_worst.clear(),
-             fmt::format("{}: RoPE's mean k=4-6 accuracy is {:.3f} {} the next lowest ({})", rope_worst.str(),
-                         std::abs(lowest_other - rope), rope < lowest_other ? "below" : "above",
-                         learned < none ? "learned" : "none"),
-             ClaimKind::experiment});
+             ours, rope_worst.clear(), rope_reason, ClaimKind::experiment});
+    std::vector<std::string> out_of_order;
+    for (int s : order_split[0]) out_of_order.push_back(seed_ranking(diagnosis, s));
     r.claim({"lecture_order_none_learned_rope", "Beyond the training lengths the order is none > learned > RoPE.",
-             "none 0.980 > learned 0.715 > RoPE's worst seed 0.000", ours, lecture_order.clear(), lecture_order.str(),
+             "none 0.980 > learned 0.715 > RoPE's worst seed 0.000", ours, lecture_order.clear(),
+             out_of_order.empty() ? lecture_order.str()
+                                  : fmt::format("{}: {}", lecture_order.str(), fmt::join(out_of_order, "; ")),
              ClaimKind::experiment});
-    r.claim({"worst_seed_is_rope", "The worst single seed at k = 4-6 is RoPE's.", 0.0, all[worst].min46, worst == kRope,
+    r.claim({"worst_seed_is_rope", "The worst single seed at k = 4-6 is RoPE's.", 0.0, three_decimals(all[worst].min46),
+             worst == kRope,
              worst == kRope ? fmt::format("RoPE's worst seed scores {:.3f}, of {}", all[worst].min46,
                                           count_of(options.seeds, "seed"))
                             : fmt::format("the worst seed is {}'s ({:.3f}; RoPE's worst {:.3f})",
                                           kEncodings[worst].name, all[worst].min46, all[kRope].min46),
              ClaimKind::experiment});
-    if (!rope_worst.clear() || !lecture_order.clear())
-        r.paragraph(
-            "Why ours may differ: beyond the training lengths nothing constrains the models, so each initialisation "
-            "extrapolates its own way (the lecture's own RoPE seeds range down to 0.000); ours come from a different "
-            "generator, engine and data than the lecture's PyTorch runs.");
+    if (!rope_worst.clear() || !lecture_order.clear()) {
+        std::string why;
+        if (!rope_split[0].empty()) why += " " + sentence(rope_seeds(diagnosis, rope_split));
+        for (int s : order_split[0])
+            if (rope_lowest(static_cast<size_t>(s)))  // out of order, but not for RoPE: learned against none
+                why += " " + sentence(seed_ranking(diagnosis, s));
+        why += " " +
+               sentence(fmt::format("Over all {}, {}", count_of(static_cast<int64_t>(diagnosis.models.size()), "model"),
+                                    split_text(diagnosis.explains)));
+        r.paragraph("Why ours differs:{}", why);
+    }
     if (options.seeds < 8)
         r.paragraph(
             "{} a small sample, whichever way it came out: the verdicts above hold for the seeds run, not for the "
@@ -439,60 +644,6 @@ bool compare_with_lecture(Report& r, const Options& options, const PositionEncod
             "run).",
             options.seeds == 1 ? std::string("One seed is") : fmt::format("{} seeds are", options.seeds));
     return rope_worst.clear();
-}
-
-// §7.3 diagnosis, seed 0: how much any head looks at the subject when the
-// verb is predicted, and p(correct), per k.
-void subject_attention(Report& r, const Options& options, const FarmRuns& runs,
-                       const std::array<EncodingRuns, 3>& all) {
-    std::array<std::vector<double>, 3> weight;  // [encoding][k - 1]
-    for (size_t e = 0; e < kEncodings.size(); ++e)
-        weight[e] = subject_attention_per_k(*all[e].models[0].model, runs.agreement);
-    const int trained_k = largest_k(runs.train);
-    svg::LinePlot plot{"Largest attention on the subject at the verb-predicting position (seed 0)",
-                       "k (attractors; the subject is 3k positions back)", "max weight over layers and heads"};
-    plot.markers = true;
-    for (size_t e = 0; e < kEncodings.size(); ++e) {
-        svg::Series series{kEncodings[e].name, {}, weight[e]};
-        for (size_t k = 1; k <= weight[e].size(); ++k) series.x.push_back(static_cast<double>(k));
-        plot.series.push_back(std::move(series));
-    }
-    std::vector<std::vector<Cell>> rows;
-    for (size_t i = 0; i < runs.agreement.size(); ++i) {
-        const int k = static_cast<int>(i) + 1;
-        std::vector<Cell> row{k, 3 * k, k <= trained_k ? "yes" : "no"};
-        for (size_t e = 0; e < kEncodings.size(); ++e) {
-            row.emplace_back(weight[e][i]);
-            row.emplace_back(all[e].scores[0][i].p_correct);
-        }
-        rows.push_back(std::move(row));
-    }
-    r.paragraph(
-        "Diagnosis (seed 0): at the position that predicts the verb, the largest attention weight any head of any "
-        "layer puts on the subject (token 2), mean over the prefixes, and p(correct) = mass on the right verb number "
-        "/ mass on all 24 verb forms (0.5: cannot tell; below 0.5: follows the attractors):");
-    r.table("subject_attention",
-            {"k", "distance 3k", "distance seen in training", "learned: weight", "learned: p(correct)", "none: weight",
-             "none: p(correct)", "RoPE: weight", "RoPE: p(correct)"},
-            rows);
-    std::vector<std::string> changes;
-    for (size_t e = 0; e < kEncodings.size(); ++e) {
-        const double within = mean_over_k(weight[e], 1, 3), beyond = mean_over_k(weight[e], 4, 6);
-        r.value("subject_weight_k1_3_" + kEncodings[e].name, within);
-        r.value("subject_weight_k4_6_" + kEncodings[e].name, beyond);
-        changes.push_back(fmt::format("{} {:.3f} -> {:.3f}", kEncodings[e].name, within, beyond));
-    }
-    r.paragraph("Mean weight on the subject, k=1-3 -> k=4-6: {}.", fmt::join(changes, ", "));
-    r.paragraph(
-        "The subject is always token 2, the verb-predicting position 3k tokens later; training sentences have k <= "
-        "{}, so RoPE, which sees only relative distances, has never had to find the subject {} or more tokens back.",
-        trained_k, 3 * (trained_k + 1));
-    r.paragraph(
-        "The lecture's reading: a learned table can learn \"look at position 2\", true at any length; without "
-        "positions the causal mask still lets a head find the sentence start; RoPE only knows \"3k back\".");
-    svg::write(output_path(options, "05_subject_attention.svg"), plot);
-    r.figure("05_subject_attention.svg",
-             "Largest attention on the subject at the verb-predicting position, per k and encoding (seed 0)");
 }
 
 // §7.3 the learned rows no training input reaches, and what they do at k=4-6.
@@ -597,17 +748,28 @@ void part3_positions(Report& r, const Options& options) {
         for (size_t e = 0; e < kEncodings.size(); ++e)
             r.paragraph("{} seed {}: {}", kEncodings[e].name, seed, all[e].models[static_cast<size_t>(seed)].status);
     agreement_tables(r, options, all);
-    const bool rope_worst = compare_with_lecture(r, options, encodings);
-    subject_attention(r, options, runs, all);
+    const PositionDiagnosis diagnosis = diagnose_positions(encodings, runs);
+    subject_attention(r, options, runs, diagnosis);
+    const bool rope_worst = compare_with_lecture(r, options, encodings, diagnosis);
     untrained_positions(r, options, runs, all);
     const std::string why =
         "the farm subject sits at an absolute position (token 2), which RoPE can only reach as an unseen relative "
         "distance beyond the training lengths";
-    r.takeaway(rope_worst ? "relative positions are not better everywhere: " + why +
-                                "; judge extrapolation over several seeds and with a diagnosis."
-                          : "beyond the training lengths each seed extrapolates its own way, and RoPE was not the "
-                            "worst in every seed here. The lecture's reason remains a hypothesis to test (" +
-                                why + "): judge extrapolation over several seeds and with a diagnosis.");
+    const WeightExplains& explains = diagnosis.explains;
+    if (rope_worst)
+        r.takeaway("relative positions are not better everywhere: " + why +
+                   "; judge extrapolation over several seeds and with a diagnosis.");
+    else if (explains.separates())
+        r.takeaway(fmt::format(
+            "RoPE was not the worst in every seed; beyond the training lengths the models that still find the "
+            "subject still agree, whatever their encoding (a subject weight of at least {} at k = 4-6: accuracy at "
+            "least {}; below it: at most {}). Judge extrapolation over several seeds and with a diagnosis.",
+            decimals3(explains.threshold), decimals3(explains.lowest_above), decimals3(explains.highest_below)));
+    else
+        r.takeaway(fmt::format(
+            "RoPE was not the worst in every seed, and the subject weight at k = 4-6 does not sort the models by "
+            "their accuracy ({}): judge extrapolation over several seeds and with a diagnosis that tells them apart.",
+            correlation_text(explains.correlation)));
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 #include "lessons/modern_transformer/position_diagnosis.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <stdexcept>
 
 #include "data/batching.h"
@@ -40,6 +43,90 @@ std::vector<double> subject_attention_per_k(const nn::LanguageModel& model,
         per_k.push_back(total / static_cast<double>(set.size()));
     }
     return per_k;
+}
+
+namespace {
+
+// Pearson's r = Σ(x - x̄)(y - ȳ) / sqrt(Σ(x - x̄)² · Σ(y - ȳ)²).
+double correlation(const std::vector<double>& x, const std::vector<double>& y) {
+    const auto n = static_cast<double>(x.size());
+    const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n, my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+    double sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+        syy += (y[i] - my) * (y[i] - my);
+    }
+    return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : std::numeric_limits<double>::quiet_NaN();
+}
+
+WeightExplains weight_explains(const std::vector<ModelDiagnosis>& models) {
+    std::vector<double> weight, accuracy;
+    for (const ModelDiagnosis& m : models) {
+        weight.push_back(m.weight_beyond);
+        accuracy.push_back(m.accuracy_beyond);
+    }
+    WeightExplains result;
+    result.correlation = correlation(weight, accuracy);
+    // The models by weight, heaviest first (ties in the table's order);
+    // the first `above` of them are above the split.
+    std::vector<size_t> order(models.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+    const auto split = [&](size_t above) {
+        WeightExplains s = result;
+        s.threshold = weight[order[above - 1]];
+        s.above = static_cast<int>(above);
+        s.below = static_cast<int>(order.size() - above);
+        s.lowest_above = std::numeric_limits<double>::infinity();
+        s.highest_below = -s.lowest_above;
+        for (size_t i = 0; i < order.size(); ++i) {
+            const double a = accuracy[order[i]];
+            if (i < above)
+                s.lowest_above = std::min(s.lowest_above, a);
+            else
+                s.highest_below = std::max(s.highest_below, a);
+        }
+        if (s.below == 0) s.highest_below = std::numeric_limits<double>::quiet_NaN();
+        return s;
+    };
+    result = split(order.size());
+    for (size_t above = 1; above < order.size(); ++above) {
+        if (weight[order[above - 1]] == weight[order[above]]) continue;  // equal weights stay on one side
+        const WeightExplains s = split(above);
+        if (result.below == 0 || s.lowest_above - s.highest_below > result.lowest_above - result.highest_below)
+            result = s;
+    }
+    return result;
+}
+
+}  // namespace
+
+const ModelDiagnosis& PositionDiagnosis::at(size_t encoding, int seed) const {
+    for (const ModelDiagnosis& m : models)
+        if (m.encoding == encoding && m.seed == seed) return m;
+    throw std::out_of_range("PositionDiagnosis::at: no such encoding and seed");
+}
+
+PositionDiagnosis diagnose_positions(const PositionEncodings& encodings, const FarmRuns& runs) {
+    PositionDiagnosis result;
+    const std::array<EncodingRuns, 3>& all = encodings.encodings;
+    const size_t seeds = all[0].models.size();
+    for (size_t seed = 0; seed < seeds; ++seed)
+        for (size_t e = 0; e < all.size(); ++e) {
+            ModelDiagnosis m;
+            m.encoding = e;
+            m.seed = static_cast<int>(seed);
+            m.weight = subject_attention_per_k(*all[e].models[seed].model, runs.agreement);
+            for (const AgreementResult& a : all[e].scores[seed]) m.p_correct.push_back(a.p_correct);
+            m.weight_within = mean_over_k(m.weight, 1, 3);
+            m.weight_beyond = mean_over_k(m.weight, 4, 6);
+            m.p_beyond = mean_over_k(m.p_correct, 4, 6);
+            m.accuracy_beyond = all[e].beyond[seed];
+            result.models.push_back(std::move(m));
+        }
+    result.explains = weight_explains(result.models);
+    return result;
 }
 
 PositionRows untouched_position_rows(const nn::LanguageModel& trained, uint64_t init_seed, int64_t steps,

@@ -8,6 +8,7 @@
 #include "data/farm_language.h"
 #include "lessons/common/training.h"
 #include "lessons/modern_transformer/farm_runs.h"
+#include "lessons/modern_transformer/position_encodings.h"
 #include "nn/language_model.h"
 
 namespace lessons::modern_transformer {
@@ -21,6 +22,47 @@ constexpr int64_t kSubject = 2;
 // number there needs some head to look at it.
 std::vector<double> subject_attention_per_k(const nn::LanguageModel& model,
                                             const std::vector<std::vector<farm::Sentence>>& sets);
+
+// The diagnosis of one model, one encoding and seed of part 3: where it
+// looks when it predicts the verb, and how sure it is.
+struct ModelDiagnosis {
+    size_t encoding = 0;  // index into kEncodings
+    int seed = 0;
+    std::vector<double> weight;                   // [k - 1]: subject_attention_per_k
+    std::vector<double> p_correct;                // [k - 1]: the agreement test's p(correct)
+    double weight_within = 0, weight_beyond = 0;  // mean weight over k = 1-3 and over k = 4-6
+    double p_beyond = 0;                          // mean p(correct) over k = 4-6
+    double accuracy_beyond = 0;                   // mean accuracy over k = 4-6 (EncodingRuns::beyond)
+};
+
+// Whether the weight on the subject beyond the training lengths explains
+// the accuracy there, over the models (every encoding and seed): the
+// lecture's reading (§7.3) is that a model must find the subject to get
+// the verb's number right, so the models that keep looking at it at
+// k = 4-6 should be the ones that still agree.
+struct WeightExplains {
+    // Pearson's r of weight_beyond against accuracy_beyond over the models;
+    // NaN when either has no spread.
+    double correlation = 0;
+    // The models split by weight_beyond: every model with a weight of at
+    // least `threshold` scores at least lowest_above, every other one at
+    // most highest_below. Of the splits between two distinct weights, the
+    // one with the largest lowest_above - highest_below (the weight
+    // separates the models when that is positive); with no such split
+    // (every weight equal) all models are above and highest_below is NaN.
+    double threshold = 0, lowest_above = 0, highest_below = 0;
+    int above = 0, below = 0;
+    bool separates() const { return below > 0 && lowest_above > highest_below; }
+};
+
+struct PositionDiagnosis {
+    std::vector<ModelDiagnosis> models;  // seed by seed, each in kEncodings' order (the agreement table's)
+    WeightExplains explains;
+    const ModelDiagnosis& at(size_t encoding, int seed) const;
+};
+
+// The diagnosis of every model of `encodings`, measured on runs.agreement.
+PositionDiagnosis diagnose_positions(const PositionEncodings& encodings, const FarmRuns& runs);
 
 // Learned position rows that never received a gradient. A row gets one only
 // when some training input sits at its position; otherwise each AdamW step

@@ -431,6 +431,23 @@ TEST_CASE("svg: guides are grey, without markers, each with its own dashes in th
     std::filesystem::remove(path);
 }
 
+TEST_CASE("svg: a scatter plot draws its points as dots, nothing joining them; guides stay lines", "[lessons][svg]") {
+    const auto path = test::scratch_path("scatter.svg");
+    lessons::svg::LinePlot plot{"t", "weight", "accuracy"};
+    plot.lines = false;
+    plot.series.push_back({"a", {0.1, 0.5, 0.9}, {0.2, 0.4, 1.0}});
+    plot.series.push_back({"b", {0.3, 0.7}, {0.5, std::nan("")}});
+    plot.series.push_back({"threshold", {0.6, 0.6}, {0, 1}, true});
+    lessons::svg::write(path, plot);
+    const std::string text = test::read_text(path);
+    CHECK(test::occurrences(text, "<circle") == 3 + 1 + 2);  // the finite points, and a dot in the legend per series
+    CHECK(test::occurrences(text, "<polyline") == 1);        // the guide alone
+    CHECK(test::occurrences(text, "stroke-dasharray=\"8 4\"") == 2);  // the guide and its legend entry
+    CHECK(test::occurrences(text, "stroke=\"#1f77b4\"") == 0);        // no line in the first series' colour
+    CHECK(test::occurrences(text, "fill=\"#1f77b4\"") == 3 + 1);
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("svg: a log axis has enough ticks to read a value off", "[lessons][svg]") {
     const auto path = test::scratch_path("log.svg");
     lessons::svg::LinePlot plot{"t", "T", "ms"};
