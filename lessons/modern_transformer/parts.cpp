@@ -576,8 +576,7 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
     r.claim({"subject_weight_explains_k4_6",
              "The models that still find the subject beyond the training lengths are the ones that still agree: the "
              "subject weight at k = 4-6 sorts the models by their accuracy there.",
-             "", correlation_text(explains.correlation), explains.separates(), split_text(explains),
-             ClaimKind::experiment});
+             "", correlation_text(explains.correlation), explains.separates(), split_text(explains)});
 }
 
 // The lecture's findings on k = 4-6 and ours, as claims: an order holds

@@ -281,7 +281,10 @@ void check_diagnosis(const lessons::PartRecord& part, int seeds) {
     const Split split = check_split(part, d);
 
     const auto& explains = part.claim("subject_weight_explains_k4_6");
-    CHECK(explains.kind == lessons::ClaimKind::experiment);
+    // A diagnosis of ours, not one of the lecture's findings: a check.
+    CHECK(explains.kind == lessons::ClaimKind::check);
+    for (const char* key : {"rope_worst_at_k4_6", "lecture_order_none_learned_rope", "worst_seed_is_rope"})
+        CHECK(part.claim(key).kind == lessons::ClaimKind::experiment);
     CHECK(explains.ours.str() == (std::isnan(r) ? "no r (a column without spread)" : "r = " + three(r)));
     CHECK(explains.reproduced == split.separates());
     check_quotes("the subject-weight claim's reason", explains.reason, split_numbers(split));
