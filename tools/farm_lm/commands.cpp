@@ -210,7 +210,7 @@ std::unique_ptr<CLI::App> make_app(Flags& f) {
         ->check(text_value())
         ->check(output_file());
     data_seed(eval);
-    language(eval, "the one the checkpoint was trained on, else lecture");
+    language(eval, "the one farm_lm train recorded in the checkpoint, else lecture");
     limit(eval);
     threads(eval);
 
