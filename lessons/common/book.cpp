@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lessons/common/encode.h"
+#include "lessons/common/math.h"
 #include "lessons/common/svg.h"
 #include "nn/atomic_file.h"
 #include "nn/json_strict.h"
@@ -37,11 +38,14 @@ table { border-collapse: collapse; font-size: .9rem; }
 th, td { padding: .2rem .6rem; border-bottom: 1px solid #e3e3e3; text-align: left; vertical-align: top; }
 th { border-bottom: 2px solid #bbb; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 caption { text-align: left; font-weight: 600; padding: .2rem 0; }
-figure { margin: 1.25rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figure { margin: 1.25rem 0; } figure svg { display: block; box-sizing: border-box; max-width: 100%; height: auto; border: 1px solid #eee; }
+details { margin: .2rem 0 .1rem; } summary { cursor: pointer; color: #555; font-size: .9rem; }
+details p { margin: .35rem 0; } .verdict { margin: .2rem 0; }
+math { font-size: 1.05em; } math[display="block"] { margin: .6rem 0; }
 .value code, td code { background: #f4f4f6; padding: 0 .25rem; border-radius: 3px; }
 .claim { border-left: 4px solid #999; padding: .4rem .8rem; margin: 1rem 0; background: #fafafa; }
 .claim.reproduced { border-color: #2e7d32; } .claim.not-reproduced { border-color: #b26a00; }
-.outcome { font-weight: 600; } .reproduced .outcome { color: #2e7d32; } .not-reproduced .outcome { color: #8a5300; }
+.outcome { font-weight: 600; margin-right: .3rem; } .reproduced .outcome { color: #2e7d32; } .not-reproduced .outcome { color: #8a5300; }
 .takeaway { border: 1px solid #cfd8e3; background: #f3f7fb; padding: .6rem .9rem; border-radius: 4px; }
 .missing { color: #a00; }
 @media (max-width: 600px) { body { font-size: 15px; padding: .75rem .75rem 2rem; } h1 { font-size: 1.3rem; }
@@ -66,35 +70,33 @@ std::string read_file(const fs::path& path) {
     return text.str();
 }
 
-std::string cell_html(const Cell& cell, bool scientific) { return escape(cell.str(scientific)); }
-
-std::string table_html(const Table& t) {
-    std::vector<bool> scientific(t.columns.size(), false);
-    for (const auto& row : t.rows)
-        for (size_t c = 0; c < row.size(); ++c)
-            if (row[c].needs_scientific()) scientific[c] = true;
-    std::string html = fmt::format("<div class=\"table\"><table id=\"table-{}\">\n<thead><tr>", escape(t.name));
-    for (const auto& c : t.columns) html += "<th>" + escape(c) + "</th>";
+std::string table_html(const Table& t, const std::string& id) {
+    const std::vector<std::vector<std::string>> texts = printed_cells(t);
+    std::string html =
+        fmt::format("<div class=\"table\"><table{}>\n<thead><tr>", id.empty() ? "" : " id=\"" + escape(id) + "\"");
+    for (const auto& c : t.columns) html += "<th>" + math::html(c) + "</th>";
     html += "</tr></thead>\n<tbody>\n";
-    for (const auto& row : t.rows) {
+    for (size_t r = 0; r < t.rows.size(); ++r) {
         html += "<tr>";
-        for (size_t c = 0; c < row.size(); ++c)
-            html += fmt::format("<td{}>{}</td>", row[c].is_number() ? " class=\"num\"" : "",
-                                cell_html(row[c], scientific[c]));
+        for (size_t c = 0; c < t.rows[r].size(); ++c)
+            html += fmt::format("<td{}>{}</td>", t.rows[r][c].is_number() ? " class=\"num\"" : "", escape(texts[r][c]));
         html += "</tr>\n";
     }
     return html + "</tbody></table></div>\n";
 }
 
+// The figure drawn in the page itself (its text is text, which the browser
+// test can measure), with a link to the file.
 std::string figure_html(const Figure& f, const fs::path& out_dir) {
-    const std::string svg = read_file(out_dir / f.file);
-    if (svg.empty())
+    std::string svg = read_file(out_dir / f.file);
+    const size_t start = svg.find("<svg");
+    if (start == std::string::npos)
         return fmt::format("<p class=\"missing\">Figure {} was not found in {}.</p>\n", escape(f.file),
                            escape(out_dir.string()));
-    return fmt::format(
-        "<figure><img src=\"data:image/svg+xml;base64,{}\" alt=\"{}\">"
-        "<figcaption>{} <a href=\"{}\">({})</a></figcaption></figure>\n",
-        encode::base64(svg), escape(f.caption), escape(f.caption), escape(f.file), escape(f.file));
+    svg.erase(0, start);  // an XML prolog has no place inside HTML
+    svg.insert(4, fmt::format(" role=\"img\" aria-label=\"{}\"", escape(math::plain(f.caption))));
+    return fmt::format("<figure>{}<figcaption>{} <a href=\"{}\">({})</a></figcaption></figure>\n", svg,
+                       math::html(f.caption), escape(f.file), escape(f.file));
 }
 
 // The lesson part that covers an exercise's sections ("§6.4, §4.7"): the
@@ -124,39 +126,46 @@ std::string readable_time(std::string iso) {
 
 std::string outcome(bool reproduced) { return reproduced ? "reproduced" : "not reproduced"; }
 
+// The verdict in view; the finding as stated, both figures, the rule and
+// the evidence folded under it (<details>: no script needed).
 std::string claim_html(const Claim& c) {
     const std::string lecture = c.lecture.str();
+    std::string fold = "<p>The finding: " + math::html(c.statement) + "</p>\n";
+    fold += fmt::format("<p>Lecture: <strong>{}</strong> · ours: <strong>{}</strong></p>\n",
+                        lecture.empty() ? "no number given" : escape(lecture), escape(c.ours.str()));
+    if (!c.reason.empty()) fold += "<p>How it was decided: " + math::html(c.reason) + "</p>\n";
+    if (!c.evidence.columns.empty()) fold += table_html(c.evidence, "");
     return fmt::format(
-        "<div class=\"claim {}\" id=\"claim-{}\"><p>{}</p>"
-        "<p>lecture: <strong>{}</strong> · ours: <strong>{}</strong> · <span class=\"outcome\">{}</span>{}</p>"
-        "</div>\n",
-        c.reproduced ? "reproduced" : "not-reproduced", escape(c.key), escape(c.statement),
-        lecture.empty() ? "(no figure)" : escape(lecture), escape(c.ours.str()), outcome(c.reproduced),
-        c.reason.empty() ? "" : ": " + escape(c.reason));
+        "<div class=\"claim {}\" id=\"claim-{}\"><p class=\"verdict\"><span class=\"outcome\">{}</span> {}</p>\n"
+        "<details><summary>How this was tested</summary>\n{}</details></div>\n",
+        c.reproduced ? "reproduced" : "not-reproduced", escape(c.key), outcome(c.reproduced),
+        math::html(c.verdict.empty() ? c.statement : c.verdict), fold);
 }
 
 std::string part_html(const PartRecord& p, const fs::path& out_dir) {
     std::string html = fmt::format("<section id=\"part-{}\">\n<h2>Part {} · {} · {}</h2>\n<p class=\"shows\">{}</p>\n",
-                                   p.number, p.number, escape(p.section), escape(p.title), escape(p.shows));
+                                   p.number, p.number, escape(p.section), math::html(p.title), math::html(p.shows));
     using Kind = PartRecord::Item::Kind;
     for (size_t i = 0; i < p.items.size();) {
         const PartRecord::Item& item = p.items[i];
-        if (item.kind == Kind::Value) {  // a run of named values reads as one small table
-            html += "<div class=\"table\"><table class=\"values\"><tbody>\n";
+        if (item.kind == Kind::Value) {  // a run of labelled values reads as one small table
+            std::string rows;
             for (; i < p.items.size() && p.items[i].kind == Kind::Value; ++i) {
-                const auto& [key, cell] = p.values[p.items[i].index];
-                html += fmt::format("<tr><td><code>{}</code></td><td class=\"num\">{}</td></tr>\n", escape(key),
-                                    cell_html(cell, false));
+                const size_t v = p.items[i].index;
+                if (p.value_labels[v].empty()) continue;  // data only
+                rows += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td></tr>\n", math::html(p.value_labels[v]),
+                                    escape(p.values[v].second.str()));
             }
-            html += "</tbody></table></div>\n";
+            if (!rows.empty())
+                html += "<div class=\"table\"><table class=\"values\"><tbody>\n" + rows + "</tbody></table></div>\n";
             continue;
         }
         switch (item.kind) {
             case Kind::Paragraph:
-                html += "<p>" + escape(p.paragraphs[item.index]) + "</p>\n";
+                html += "<p>" + math::html(p.paragraphs[item.index]) + "</p>\n";
                 break;
             case Kind::Table:
-                html += table_html(p.tables[item.index]);
+                html += table_html(p.tables[item.index], "table-" + p.tables[item.index].name);
                 break;
             case Kind::Figure:
                 html += figure_html(p.figures[item.index], out_dir);
@@ -170,7 +179,7 @@ std::string part_html(const PartRecord& p, const fs::path& out_dir) {
         ++i;
     }
     if (!p.takeaway.empty())
-        html += "<p class=\"takeaway\"><strong>Takeaway:</strong> " + escape(p.takeaway) + "</p>\n";
+        html += "<p class=\"takeaway\"><strong>Takeaway:</strong> " + math::html(p.takeaway) + "</p>\n";
     return html + "</section>\n";
 }
 
@@ -229,7 +238,8 @@ std::vector<LessonEntry> read_course(const fs::path& out_dir) {
                     entry.claims.push_back(
                         {key, c.value("statement", ""), cell_from(c.value("lecture", Json(""))),
                          cell_from(c.value("ours", Json(""))), c.value("reproduced", false), c.value("reason", ""),
-                         c.value("kind", "check") == "experiment" ? ClaimKind::experiment : ClaimKind::check});
+                         c.value("kind", "check") == "experiment" ? ClaimKind::experiment : ClaimKind::check,
+                         c.value("verdict", "")});
                 lesson.parts.push_back(std::move(entry));
             }
             lesson.readable = true;
@@ -298,7 +308,7 @@ std::string course_page(const fs::path& out_dir) {
                     "<tr class=\"{}\"><td><a href=\"{}\">{} part {}</a></td><td>{}</td><td>{}</td><td>{}</td>"
                     "<td>{}</td><td class=\"outcome\">{}</td></tr>\n",
                     c.reproduced ? "reproduced" : "not-reproduced", escape(anchor), escape(lesson.name.substr(0, 2)),
-                    part.number, kind_of(c), escape(c.statement),
+                    part.number, kind_of(c), math::html(c.verdict.empty() ? c.statement : c.verdict),
                     escape(c.lecture.str().empty() ? "—" : c.lecture.str()), escape(c.ours.str()),
                     outcome(c.reproduced));
             }

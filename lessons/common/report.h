@@ -6,10 +6,17 @@
 //   r.section(1, "§1", "title", "what it shows")   (run_parts calls it)
 //   r.paragraph("one paragraph, {} fmt-style", x);  wrapped when rendered
 //   r.table("name", {"col", …}, {{cell, …}, …});    aligned on the terminal
-//   r.value("key", 1.5e-11);                        a named number
+//   r.value("key", 1.5e-11);                        a named number (data: JSON, terminal)
+//   r.value("key", 1.5e-11, "largest error");       … also on the page, under its label
+//   r.log("loaded from out/models/…");              the terminal only (status, file names)
 //   r.figure("03_loss.svg", "caption");              an SVG written to --out
-//   r.claim({"key", "the lecture's finding", lecture, ours, reproduced, "why"});
+//   r.claim({"key", "the lecture's finding", lecture, ours, reproduced, "the rule",
+//            ClaimKind::experiment, "the verdict: one sentence"});
 //   r.takeaway("one line to remember");
+//
+// Prose (paragraphs, a part's summary, claims, captions, takeaways, table
+// headers) may hold formulas between dollar signs (math.h): MathML on the
+// page, plain text on the terminal.
 //
 // The JSON written by to_json() (keys keep the order they were recorded in):
 //
@@ -18,11 +25,13 @@
 //    "run": {"started": "2026-12-01T11:19:10Z", "seconds": 12.5},
 //    "parts": {"1": {"section": "§1", "title": "…", "shows": "…",
 //                    "values": {"loss": 0.69…, "gradcheck": true},
+//                    "labels": {"loss": "the loss"},
 //                    "tables": {"graph": {"columns": ["#", "op"],
 //                                         "rows": [[1, "matmul"], …]}},
 //                    "claims": {"key": {"statement": "…", "lecture": 1.7e-16,
 //                                       "ours": 2.2e-16, "reproduced": true,
-//                                       "reason": "…"}},
+//                                       "reason": "…", "kind": "check",
+//                                       "verdict": "…", "evidence": {…}}},
 //                    "items": [{"paragraph": "…"}, {"table": "graph"},
 //                              {"value": "loss"}, {"figure": "00_graph.svg",
 //                              "caption": "…"}, {"claim": "key"}],
@@ -67,10 +76,15 @@ struct Cell {
     bool is_number() const;
     double number() const;  // a whole or real number as double; throws otherwise
     // As printed: reals to 6 significant digits, in scientific notation
-    // below 1e-4, from 1e6 on, or when asked (to match a table column).
+    // below 1e-4, from 1e6 on, or when asked (to match a table column);
+    // whole numbers with thousands separators (8,030,261,248).
     std::string str(bool scientific = false) const;
     bool needs_scientific() const;
 };
+
+// 8030261248 -> "8,030,261,248"; "-1234.5" -> "-1,234.5" (digits before
+// the point grouped by three; other text as it is).
+std::string with_separators(std::string number);
 
 struct Table {
     std::string name;
@@ -80,6 +94,14 @@ struct Table {
     const Cell& at(size_t row, const std::string& column) const;
 };
 
+// Every cell of `t` as the terminal and the page print it: one format per
+// column. A column holding real numbers prints all its numbers (whole ones
+// too) with one count of decimals, enough for three significant digits of
+// its smallest nonzero value and at most six (0.9993, 1.0000, 0.7800), or
+// in scientific notation throughout when one of them needs it; whole
+// numbers alone keep no decimals. Thousands are separated (12,345.6).
+std::vector<std::vector<std::string>> printed_cells(const Table& t);
+
 // One of the lecture's findings that a part tests: the lecture's figure
 // (where it gives one; "" where it does not), ours, and the outcome. A
 // finding that does not reproduce says why: it is a result, not an error.
@@ -88,15 +110,28 @@ struct Table {
 // own). The course page and the README count the two apart.
 enum class ClaimKind { check, experiment };
 
+//
+// The page shows the verdict, one sentence a student can read aloud (what
+// was tested, ours against the lecture's, the outcome), and folds the rest
+// under it: the finding as stated, both figures, the rule that decided the
+// outcome and the evidence (a table of seeds).
+inline constexpr size_t kVerdictWords = 30;
+
 struct Claim {
     std::string key;        // unique within the part, like a value's
     std::string statement;  // the finding: "a 3:1 GQA model is as good as MHA"
-    Cell lecture = "";      // the lecture's figure
+    Cell lecture = "";      // the lecture's figure ("": it gives none)
     Cell ours = "";         // our figure
     bool reproduced = false;
-    std::string reason;  // why (not), with the margin
+    std::string reason;  // the rule that decided it, with the margin (folded)
     ClaimKind kind = ClaimKind::check;
+    std::string verdict = "";  // one sentence, at most kVerdictWords words
+    Table evidence = {};       // optional (no columns: none): the figures behind it, per seed
 };
+
+// Words as a reader counts them: runs of characters between spaces, in
+// the text as the terminal prints it (a formula's plain form).
+size_t word_count(std::string_view text);
 
 // An SVG figure written to the output folder, shown inline on the page.
 struct Figure {
@@ -110,6 +145,7 @@ struct PartRecord {
     int number = 0;
     std::string section, title, shows;
     std::vector<std::pair<std::string, Cell>> values;
+    std::vector<std::string> value_labels;  // one per value; "": not on the page
     std::vector<Table> tables;
     std::vector<std::string> paragraphs;
     std::vector<Figure> figures;
@@ -153,9 +189,15 @@ public:
     }
     // Keys and table names are unique within a part (a repeat throws).
     void table(std::string name, std::vector<std::string> columns, std::vector<std::vector<Cell>> rows);
-    void value(std::string key, double x);
+    // A value with a label is shown on the page under it; one without is
+    // data only (the JSON and the terminal).
+    void value(std::string key, double x, std::string label = "");
+    // A line for the terminal only: what the run is doing, file names.
+    void log(std::string_view line);
     void figure(std::string file, std::string caption);
-    void claim(Claim claim);  // a key already used in the part throws
+    // A key already used in the part, or a verdict over kVerdictWords
+    // words, throws std::logic_error.
+    void claim(Claim claim);
     void takeaway(std::string line);
 
     // Set by run_lesson when the parts are done.
@@ -176,7 +218,7 @@ public:
 
 private:
     PartRecord& current();  // throws before the first section()
-    void record(std::string key, Cell cell);
+    void record(std::string key, Cell cell, std::string label);
     void print(std::string_view line);
     void add_item(PartRecord::Item::Kind kind, size_t index);
 

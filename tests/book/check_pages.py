@@ -4,12 +4,14 @@ wrote (NN_<name>.html and index.html) loaded in headless Chromium.
 
     python3 tests/book/check_pages.py OUT_DIR SCREENSHOT_DIR
 
-For each page: no console error, no broken link, anchor or image, every
-figure rendered with a nonzero size, one claim on the page for every claim
-in the lesson's report (NN_<name>.json; on index.html one row for every claim
-of every report, and one exercise row for every exercise in grade.json).
-A screenshot of each page (and of index.html at a phone's width) goes to
-SCREENSHOT_DIR. Exit status 0 when every page passes, 1 otherwise, 2 when
+For each page, at 1280 and at 700 px: no console error, no broken link,
+anchor or image, every figure drawn with a nonzero size inside its column and
+none of its text below 11 px, every formula laid out, no verdict over 30
+words, no internal name (a report's snake_case key, a cached model's file)
+in the text, one claim on the page for every claim in the lesson's report
+(NN_<name>.json; on index.html one row for every claim of every report, and
+one exercise row for every exercise in grade.json). A screenshot of each
+page at both widths (and of index.html at a phone's) goes to SCREENSHOT_DIR. Exit status 0 when every page passes, 1 otherwise, 2 when
 the folder or Chromium is missing.
 
 The checks run in a small page of our own that loads the page under test in
@@ -32,7 +34,7 @@ CHECKER = """<!DOCTYPE html>
 <script>
 const query = new URLSearchParams(location.search);
 const frame = document.createElement('iframe');
-frame.style.width = '1000px';
+frame.style.width = (query.get('width') || '1000') + 'px';
 frame.style.height = '2000px';
 function read(url) {  // the text of a file:// URL, or null
   try {
@@ -56,6 +58,34 @@ frame.onload = () => {
     if (!img.complete || img.naturalWidth === 0) problems.push('image not rendered: ' + img.alt);
     else if (box.width <= 0 || box.height <= 0) problems.push('image of zero size: ' + img.alt);
   }
+  // Figures: inline SVGs, each within its column, no text drawn below 11 px.
+  const figures = Array.from(doc.querySelectorAll('figure svg'));
+  for (const svg of figures) {
+    const box = svg.getBoundingClientRect(), column = svg.closest('figure').parentElement.getBoundingClientRect();
+    const name = svg.getAttribute('aria-label') || 'a figure';
+    if (box.width <= 0 || box.height <= 0) problems.push('figure of zero size: ' + name);
+    if (box.right > column.right + 0.5 || box.left < column.left - 0.5)
+      problems.push('figure overflows its column (' + Math.round(box.width) + ' px in ' + Math.round(column.width) + '): ' + name);
+    const scale = svg.viewBox.baseVal && svg.viewBox.baseVal.width ? box.width / svg.viewBox.baseVal.width : 1;
+    let smallest = Infinity, sample = '';
+    for (const text of svg.querySelectorAll('text')) {
+      if (!text.textContent.trim()) continue;
+      const size = parseFloat(frame.contentWindow.getComputedStyle(text).fontSize) * scale;
+      if (size < smallest) { smallest = size; sample = text.textContent.trim().slice(0, 30); }
+    }
+    if (smallest < 11) problems.push('figure text at ' + smallest.toFixed(1) + ' px ("' + sample + '"): ' + name);
+  }
+  // Formulas: MathML the browser laid out (a box of nonzero size).
+  for (const math of doc.querySelectorAll('math')) {
+    const box = math.getBoundingClientRect();
+    if (box.width <= 0 || box.height <= 0) problems.push('formula not rendered: ' + math.textContent.slice(0, 40));
+  }
+  // A verdict is one sentence a student reads aloud.
+  for (const verdict of doc.querySelectorAll('.verdict')) {
+    const words = verdict.textContent.trim().split(/\s+/).filter(w => w).length - 
+                  verdict.querySelector('.outcome').textContent.trim().split(/\s+/).length;
+    if (words > 30) problems.push('a verdict of ' + words + ' words: ' + verdict.textContent.slice(0, 60));
+  }
   const page = frame.src.split('#')[0];
   for (const a of doc.querySelectorAll('a[href]')) {
     const href = a.getAttribute('href'), url = new URL(href, frame.src);
@@ -67,7 +97,8 @@ frame.onload = () => {
   }
   document.getElementById('result').textContent = JSON.stringify({
     title: doc.title,
-    images: images.length,
+    images: images.length + figures.length,
+    text: doc.body.textContent,
     claims: doc.querySelectorAll('div.claim, tr.reproduced, tr.not-reproduced').length,
     exercises: doc.querySelectorAll('tr.exercise').length,
     problems: problems,
@@ -119,6 +150,26 @@ def expected(out, page):
     return claims, exercises, figures
 
 
+# The widths every page is checked and photographed at: a laptop's window
+# and a half-screen one.
+WIDTHS = (1280, 700)
+
+# What only a program should read: a recorded value's, table's or claim's
+# key (snake_case, as the report's JSON has them), a cached model's file.
+CACHE_FILE = re.compile(r"[a-z_]+-[0-9a-f]{16}\.safetensors|\.safetensors")
+
+
+def internal_names(out, page, text):
+    """The report's keys and cache file names that appear in the page's text."""
+    reports = sorted(out.glob("[0-9][0-9]_*.json")) if page.name == "index.html" else [page.with_suffix(".json")]
+    keys = set()
+    for report in reports:
+        for part in json.loads(report.read_text(encoding="utf-8"))["parts"].values():
+            keys.update(part["values"]), keys.update(part["tables"]), keys.update(part["claims"])
+    found = sorted(k for k in keys if "_" in k and re.search(r"(?<![\w-])" + re.escape(k) + r"(?![\w-])", text))
+    return found + sorted(set(CACHE_FILE.findall(text)))
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
@@ -139,12 +190,14 @@ def main():
         checker.write_text(CHECKER, encoding="utf-8")
         for page in pages:
             url = page.as_uri()
-            dom = run(browser, ["--virtual-time-budget=10000", "--dump-dom",
-                                checker.as_uri() + "?page=" + urllib.parse.quote(url, safe="")]).stdout
-            found = re.search(r'<pre id="result">(.*?)</pre>', dom, re.DOTALL)
-            result = json.loads(html.unescape(found.group(1))) if found and found.group(1) != "no result" \
-                else {"problems": ["the checker saw no result (the page did not load)"]}
-            problems = list(result.get("problems", []))
+            problems, result = [], {}
+            for width in WIDTHS:
+                dom = run(browser, ["--virtual-time-budget=10000", "--dump-dom",
+                                    checker.as_uri() + f"?width={width}&page=" + urllib.parse.quote(url, safe="")]).stdout
+                found = re.search(r'<pre id="result">(.*?)</pre>', dom, re.DOTALL)
+                result = json.loads(html.unescape(found.group(1))) if found and found.group(1) != "no result" \
+                    else {"problems": ["the checker saw no result (the page did not load)"]}
+                problems += [f"at {width} px: {p}" for p in result.get("problems", [])]
             problems += ["console: " + line for line in console_errors(browser, url)]
             claims, exercises, figures = expected(out, page)
             if result.get("claims", claims) != claims:
@@ -153,12 +206,14 @@ def main():
                 problems.append(f"{result['exercises']} exercise rows shown, {exercises} in grade.json")
             if result.get("images", figures) < figures:
                 problems.append(f"{result['images']} images shown, {figures} figures in the report")
-            shot = shots / (page.stem + ".png")
-            run(browser, ["--window-size=1000,2400", "--screenshot=" + str(shot), url])
+            problems += [f"an internal name on the page: {name}" for name in internal_names(out, page, result.get("text", ""))]
+            for width in WIDTHS:
+                shot = shots / f"{page.stem}-{width}.png"
+                run(browser, [f"--window-size={width},2400", "--screenshot=" + str(shot), url])
+                if not shot.exists() or shot.stat().st_size == 0:
+                    problems.append(f"no screenshot at {width} px")
             if page.name == "index.html":
                 run(browser, ["--window-size=390,844", "--screenshot=" + str(shots / "index-phone.png"), url])
-            if not shot.exists() or shot.stat().st_size == 0:
-                problems.append("no screenshot")
             status = "ok" if not problems else "FAILED"
             print(f"{page.name:<28} {status}: {result.get('images', 0)} figures, {result.get('claims', 0)} claims"
                   + (f", {result.get('exercises', 0)} exercises" if page.name == "index.html" else ""))

@@ -17,6 +17,7 @@
 
 #include "lesson_helpers.h"
 #include "lessons/common/book.h"
+#include "lessons/common/math.h"
 #include "lessons/common/report.h"
 #include "tests/occurrences.h"
 
@@ -35,11 +36,14 @@ struct Recorded {
         report.section(1, "§4.6", "Matrix <form> & pairs", "shows \"both\" pairings");
         report.paragraph("Rotations keep norms: |R q| = |q| for every position {}.", 3);
         report.table("norms", {"position", "|Rq| - |q|"}, {{0, 0.0}, {1, 2.2e-16}});
-        report.value("worst", 2.2e-16);
+        report.value("worst", 2.2e-16, "the largest change of a norm");
+        report.value("data_only", 7.0);
+        report.log("loaded from out/models/model-0123456789abcdef.safetensors");
         report.figure("02_angles.svg", "angles < 2π");
         report.claim({"norms_kept", "a rotation keeps the norm", 1.7e-16, 2.2e-16, true, "both at rounding level"});
         report.claim({"gqa_as_good", "GQA 2:1 is as good as MHA", "", 6.48, false, "0.3 worse, 3x the seed spread",
-                      lessons::ClaimKind::experiment});
+                      lessons::ClaimKind::experiment, "GQA's perplexity is 0.3 above MHA's: not as good, here",
+                      lessons::Table{"seeds", {"seed", "GQA"}, {{0, 6.4}, {1, 6.56}}}});
         report.takeaway("RoPE turns pairs & keeps <norms>.");
     }
     ~Recorded() { std::fclose(printed); }
@@ -57,8 +61,9 @@ TEST_CASE("report: items keep their order, claims keep both figures", "[lessons]
     const Recorded r;
     const auto& part = r.report.part(1);
     using Kind = lessons::PartRecord::Item::Kind;
-    REQUIRE(part.items.size() == 6);
-    const Kind kinds[] = {Kind::Paragraph, Kind::Table, Kind::Value, Kind::Figure, Kind::Claim, Kind::Claim};
+    REQUIRE(part.items.size() == 7);
+    const Kind kinds[] = {Kind::Paragraph, Kind::Table, Kind::Value, Kind::Value,
+                          Kind::Figure,    Kind::Claim, Kind::Claim};
     for (size_t i = 0; i < part.items.size(); ++i) CHECK(part.items[i].kind == kinds[i]);
     CHECK(part.claim("gqa_as_good").ours.number() == 6.48);
     CHECK_FALSE(part.claim("gqa_as_good").reproduced);
@@ -69,21 +74,38 @@ TEST_CASE("report: items keep their order, claims keep both figures", "[lessons]
     CHECK(p.at("claims").at("norms_kept").at("lecture") == 1.7e-16);
     CHECK(p.at("claims").at("gqa_as_good").at("lecture") == "");
     CHECK(p.at("claims").at("gqa_as_good").at("reason") == "0.3 worse, 3x the seed spread");
-    CHECK(p.at("items").at(3).at("figure") == "02_angles.svg");
-    CHECK(p.at("items").at(5).at("claim") == "gqa_as_good");
+    CHECK(p.at("claims").at("gqa_as_good").at("verdict") == "GQA's perplexity is 0.3 above MHA's: not as good, here");
+    CHECK(p.at("claims").at("gqa_as_good").at("evidence").at("rows").at(1).at(1) == 6.56);
+    CHECK(p.at("labels").at("worst") == "the largest change of a norm");
+    CHECK_FALSE(p.at("labels").contains("data_only"));
+    CHECK(p.at("values").at("data_only") == 7.0);
+    CHECK(p.at("items").at(4).at("figure") == "02_angles.svg");
+    CHECK(p.at("items").at(6).at("claim") == "gqa_as_good");
     CHECK(p.at("shows") == "shows \"both\" pairings");
 
-    // A claim that does not reproduce reads as a result, not as a failure.
+    // A claim that does not reproduce reads as a result, not as a failure:
+    // the outcome and the verdict, then the finding, the figures and the rule.
     const std::string out = r.output();
-    CHECK_THAT(out, Contains("claim: GQA 2:1 is as good as MHA"));
-    CHECK_THAT(out, Contains("lecture (no figure) · ours 6.48 · not reproduced: 0.3 worse, 3x the seed spread"));
-    CHECK_THAT(out, Contains("lecture 1.70e-16 · ours 2.20e-16 · reproduced: both at rounding level"));
+    CHECK_THAT(out, Contains("  not reproduced: GQA's perplexity is 0.3 above MHA's: not as good, here\n"
+                             "    the finding: GQA 2:1 is as good as MHA\n"
+                             "    lecture gives no number · ours 6.48\n"
+                             "    how it was decided: 0.3 worse, 3x the seed spread\n"
+                             "    seed   GQA\n"));
+    CHECK_THAT(out, Contains("  reproduced: a rotation keeps the norm\n    lecture 1.70e-16 · ours 2.20e-16\n"));
+    CHECK_THAT(out, Contains("loaded from out/models/model-0123456789abcdef.safetensors"));
+    CHECK_THAT(out, Contains("  the largest change of a norm = 2.20e-16"));
     CHECK(out.find("FAILED") == std::string::npos);
 
     Report again(r.printed);
     again.section(1, "§0", "t", "s");
     again.claim({"k", "s", "", 1, true, ""});
     CHECK_THROWS_AS(again.claim({"k", "s", "", 1, true, ""}), std::logic_error);  // a key twice
+    // A verdict is one sentence a student reads aloud: 31 words is one too many.
+    std::string long_verdict;
+    for (int w = 0; w < 31; ++w) long_verdict += (w ? " " : "") + std::string("word");
+    CHECK_THROWS_AS(again.claim({"long", "s", "", 1, true, "", lessons::ClaimKind::check, long_verdict}),
+                    std::logic_error);
+    again.claim({"thirty", "s", "", 1, true, "", lessons::ClaimKind::check, long_verdict.substr(5)});
 }
 
 TEST_CASE("report: a paragraph is wrapped to the width, words kept whole", "[lessons][report]") {
@@ -128,20 +150,27 @@ TEST_CASE("book: a lesson page shows every item, escaped, with figures inline", 
     CHECK_THAT(html, Contains("<h2>Part 1 · §4.6 · Matrix &lt;form&gt; &amp; pairs</h2>"));
     CHECK_THAT(html, Contains("shows &quot;both&quot; pairings"));
     CHECK_THAT(html, Contains("<p>Rotations keep norms: |R q| = |q| for every position 3.</p>"));
-    CHECK(test::occurrences(html, "<tr>") == 4);  // the table's header and two rows; the value's row
+    // the table's header and two rows, the labelled value's row, the evidence's header and two rows
+    CHECK(test::occurrences(html, "<tr>") == 7);
     CHECK_THAT(html, Contains("<td class=\"num\">2.20e-16</td>"));
-    CHECK_THAT(html, Contains("<tr><td><code>worst</code></td><td class=\"num\">2.20e-16</td></tr>"));
-    // the figure as a data URL (the page stands alone) and a link to the file
-    CHECK_THAT(html, Contains("<img src=\"data:image/svg+xml;base64,PHN2ZyB4bWxucz0i"));
-    CHECK_THAT(html, Contains("alt=\"angles &lt; 2π\""));
+    CHECK_THAT(html, Contains("<tr><td>the largest change of a norm</td><td class=\"num\">2.20e-16</td></tr>"));
+    // data only and the terminal's status lines stay off the page
+    CHECK(html.find("data_only") == std::string::npos);
+    CHECK(html.find("safetensors") == std::string::npos);
+    // the figure drawn in the page (the page stands alone) and a link to the file
+    CHECK_THAT(html, Contains("<figure><svg role=\"img\" aria-label=\"angles &lt; 2π\" xmlns="));
     CHECK_THAT(html, Contains("<a href=\"02_angles.svg\">"));
     CHECK_THAT(html, Contains("<div class=\"claim reproduced\" id=\"claim-norms_kept\">"));
     CHECK_THAT(html, Contains("<div class=\"claim not-reproduced\" id=\"claim-gqa_as_good\">"));
-    CHECK_THAT(html, Contains("lecture: <strong>(no figure)</strong> · ours: <strong>6.48</strong> · "
-                              "<span class=\"outcome\">not reproduced</span>: 0.3 worse"));
+    // the verdict in view, the rest folded
+    CHECK_THAT(html, Contains("<p class=\"verdict\"><span class=\"outcome\">not reproduced</span> GQA's "));
+    CHECK_THAT(html, Contains("<details><summary>How this was tested</summary>\n<p>The finding: GQA 2:1 is as good "
+                              "as MHA</p>\n<p>Lecture: <strong>no number given</strong> · ours: "
+                              "<strong>6.48</strong></p>\n<p>How it was decided: 0.3 worse, 3x the seed spread</p>"));
+    CHECK_THAT(html, Contains("<td class=\"num\">6.40</td>"));  // one precision down the evidence's column
     CHECK_THAT(html, Contains("<strong>Takeaway:</strong> RoPE turns pairs &amp; keeps &lt;norms&gt;."));
     CHECK(html.find("<script") == std::string::npos);
-    CHECK(test::occurrences(html, "http") == 0);  // nothing from the network (the SVG's namespace is inside its base64)
+    CHECK(test::occurrences(html, "http") == 1);  // nothing from the network: the one is the SVG's namespace
 
     std::filesystem::remove(out / "02_angles.svg");
     CHECK_THAT(lessons::book::lesson_page(r.report, out), Contains("Figure 02_angles.svg was not found"));
@@ -174,8 +203,9 @@ TEST_CASE("book: the course page lists the lessons, every claim and the scoreboa
     CHECK_THAT(html, Contains("<td>05_broken</td><td colspan=\"6\" class=\"missing\">the report does not read</td>"));
     CHECK_THAT(html, Contains("<p>Of the lecture's 1 experiment on trained models, 0 reproduced; of the 1 check "
                               "(identities, arithmetic and this repository's own additions), 1 holds.</p>"));
-    CHECK_THAT(html, Contains("<a href=\"02_rope.html#part-1\">02 part 1</a></td><td>experiment</td><td>GQA 2:1 is as "
-                              "good as MHA"));
+    CHECK_THAT(html,
+               Contains("<a href=\"02_rope.html#part-1\">02 part 1</a></td><td>experiment</td><td>GQA's perplexity "
+                        "is 0.3 above MHA's"));
     // an exercise links to the part of its section's chapter; one with no lesson part is plain text
     CHECK_THAT(html, Contains("<td>rope_by_hand</td><td><a href=\"02_rope.html#part-1\">§4.3</a></td><td>passed</td>"));
     CHECK_THAT(html, Contains("<td>autoencoder</td><td>§2.4</td><td>not started</td>"));
@@ -345,4 +375,57 @@ TEST_CASE("book: a report that is not a regular file or repeats a key does not r
     CHECK(course[1].unreadable_because == "not a regular file");
     CHECK_FALSE(course[2].readable);
     CHECK_THAT(course[2].unreadable_because, Contains("duplicate key \"title\""));
+}
+
+TEST_CASE("math: a formula is MathML on the page and plain text on the terminal", "[lessons][book]") {
+    namespace math = lessons::math;
+    const std::string theta = "each pair turns by $\\theta_i = 10000^{-2(i-1)/d}$, for i < d";
+    CHECK(math::html(theta) ==
+          "each pair turns by <math><mrow><msub><mi>θ</mi><mi>i</mi></msub><mo>=</mo><msup><mn>10000</mn>"
+          "<mrow><mo>−</mo><mn>2</mn><mo>(</mo><mi>i</mi><mo>−</mo><mn>1</mn><mo>)</mo><mo>/</mo><mi>d</mi></mrow>"
+          "</msup></mrow></math>, for i &lt; d");
+    CHECK(math::plain(theta) == "each pair turns by θᵢ = 10000^(−2(i−1)/d), for i < d");
+    CHECK(math::plain("$R_j^\\top R_t = R_{t-j}$") == "RⱼᵀRₜ = Rₜ₋ⱼ");
+    CHECK(math::plain("$W_{kv}$") == "W_(kv)");
+    CHECK(math::plain("$\\frac{a+b}{2}$ and $\\sqrt{x}$") == "(a+b)/2 and √x");
+    CHECK(math::html("$$x^2$$") == "<math display=\"block\"><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></math>");
+    CHECK(math::html("$\\mathrm{RMSNorm}(x)$") ==
+          "<math><mrow><mi mathvariant=\"normal\">RMSNorm</mi><mo>(</mo><mi>x</mi><mo>)</mo></mrow></math>");
+    CHECK(math::plain("costs \\$5") == "costs $5");
+    CHECK(math::plain("no formula") == "no formula");
+    // A typo fails the lesson that wrote it, naming the command.
+    CHECK_THROWS_WITH(math::html("$\\thetta$"), Contains("\\thetta"));
+    CHECK_THROWS_AS(math::html("an unclosed $x"), std::invalid_argument);
+    CHECK_THROWS_AS(math::html("$x^{2$"), std::invalid_argument);
+    CHECK_THROWS_AS(math::html("$x}$"), std::invalid_argument);
+    CHECK_THROWS_AS(math::html("$x^$"), std::invalid_argument);
+    // and so does a report that records one
+    std::FILE* printed = std::tmpfile();
+    Report report(printed);
+    report.section(1, "§0", "t", "s");
+    CHECK_THROWS_AS(report.paragraph("$\\nope$"), std::invalid_argument);
+    std::fclose(printed);
+}
+
+TEST_CASE("report: one precision per column, thousands separated", "[lessons][report]") {
+    const lessons::Table t{
+        "t",
+        {"accuracy", "parameters", "perplexity", "tiny"},
+        {{0.999333, 8030261248LL, 2.5261, 3.2e-11}, {1.0, 99648, 0.00116, 1.5e-9}, {0.78, 4096, 2.52, 0.0}}};
+    const auto cells = lessons::printed_cells(t);
+    CHECK(cells[0][0] == "0.9993");
+    CHECK(cells[1][0] == "1.0000");
+    CHECK(cells[2][0] == "0.7800");
+    CHECK(cells[0][1] == "8,030,261,248");
+    CHECK(cells[1][1] == "99,648");
+    CHECK(cells[2][1] == "4,096");
+    CHECK(cells[0][2] == "2.52610");  // five decimals: 0.00116 needs them for three digits
+    CHECK(cells[1][2] == "0.00116");
+    CHECK(cells[0][3] == "3.20e-11");  // scientific throughout
+    CHECK(cells[2][3] == "0");
+    CHECK(lessons::with_separators("-1234.5") == "-1,234.5");
+    CHECK(lessons::with_separators("1e+06") == "1e+06");
+    CHECK(lessons::with_separators("999") == "999");
+    CHECK(lessons::Cell(12345678).str() == "12,345,678");
+    CHECK(lessons::word_count("GQA is $h_q/h_{kv}$ times smaller") == 5);
 }

@@ -248,7 +248,7 @@ TEST_CASE("report: tables are aligned and recorded", "[lessons][report]") {
     const test::LessonRun run(toy_lesson(), options);
     const std::string out = run.output();
     // header, rule and rows of table "t" have the same width; numbers right-aligned
-    CHECK_THAT(out, Catch::Contains("  name    x\n  ----  ---\n  a     1.5\n  b\"q     2\n"));
+    CHECK_THAT(out, Catch::Contains("  name    x\n  ----  ---\n  a     1.5\n  b\"q   2.0\n"));
     const auto& part = run.report.part(1);
     CHECK(part.title == "Records");
     CHECK(part.value("seeds").number() == 1);
@@ -366,10 +366,11 @@ TEST_CASE("run_lesson: --json writes every recorded value", "[lessons][json]") {
           "\"settings\":{\"seeds\":3,\"quick\":false,\"threads\":" +
               std::to_string(ag::num_threads()) +
               "},\"parts\":{\"1\":{\"section\":\"§0\",\"title\":\"Records\",\"shows\":\"records what a part can "
-              "record\",\"values\":{\"seeds\":3.0},\"tables\":{\"t\":"
+              "record\",\"values\":{\"seeds\":3.0},\"labels\":{},\"tables\":{\"t\":"
               "{\"columns\":[\"name\",\"x\"],\"rows\":[[\"a\",1.5],[\"b\\\"q\",2]]}},\"claims\":{\"fine\":"
               "{\"statement\":\"a toy finding\",\"lecture\":\"\",\"ours\":1,\"reproduced\":true,\"reason\":\"it "
-              "holds\",\"kind\":\"check\"}},\"items\":[{\"value\":\"seeds\"},{\"claim\":\"fine\"},{\"table\":\"t\"}],"
+              "holds\",\"kind\":\"check\",\"verdict\":\"\"}},\"items\":[{\"value\":\"seeds\"},{\"claim\":\"fine\"},{"
+              "\"table\":\"t\"}],"
               "\"takeaway\":\"done\"}}}");
 }
 
