@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "lessons/common/course.h"
 #include "lessons/common/encode.h"
 #include "lessons/common/math.h"
 #include "lessons/common/svg.h"
@@ -41,6 +42,7 @@ caption { text-align: left; font-weight: 600; padding: .2rem 0; }
 figure { margin: 1.25rem 0; } figure svg { display: block; box-sizing: border-box; max-width: 100%; height: auto; border: 1px solid #eee; }
 details { margin: .2rem 0 .1rem; } summary { cursor: pointer; color: #555; font-size: .9rem; }
 details p { margin: .35rem 0; } .verdict { margin: .2rem 0; }
+section.lesson h3 { margin: 1.2rem 0 .2rem; font-size: 1.05rem; } ul.parts { margin: .2rem 0; padding-left: 1.2rem; }
 math { font-size: 1.05em; } math[display="block"] { margin: .6rem 0; }
 .value code, td code { background: #f4f4f6; padding: 0 .25rem; border-radius: 3px; }
 .claim { border-left: 4px solid #999; padding: .4rem .8rem; margin: 1rem 0; background: #fafafa; }
@@ -194,16 +196,39 @@ Cell cell_from(const Json& v) {
 
 }  // namespace
 
+namespace {
+
+// The settings a run was made with, for people: "3 seeds · full size ·
+// 2 threads · the lecture's farm language · --labels 300".
+std::string settings_text(const std::vector<std::pair<std::string, Cell>>& settings) {
+    std::vector<std::string> shown;
+    for (const auto& [key, cell] : settings) {
+        if (key == "seeds" && cell.is_number())
+            shown.push_back(count_of(static_cast<int64_t>(cell.number()), "seed"));
+        else if (key == "quick")
+            shown.push_back(cell.str() == "yes" ? "quick settings (--quick)" : "full size");
+        else if (key == "threads" && cell.is_number())
+            shown.push_back(count_of(static_cast<int64_t>(cell.number()), "thread"));
+        else if (key == "language")
+            shown.push_back(cell.str() == "lecture" ? "the lecture's farm language"
+                                                    : "the " + cell.str() + " farm language (--language)");
+        else
+            shown.push_back("--" + key + " " + cell.str());  // a lesson's own flag, as typed
+    }
+    return fmt::format("{}", fmt::join(shown, " · "));
+}
+
+}  // namespace
+
 std::string lesson_page(const Report& report, const fs::path& out_dir) {
-    std::vector<std::string> settings;
-    for (const auto& [key, cell] : report.settings()) settings.push_back(escape(key + " " + cell.str()));
+    const std::vector<std::string> settings{escape(settings_text(report.settings()))};
     std::string body = "<nav><a href=\"index.html\">← the lesson book</a></nav>\n<header>\n";
     body += fmt::format(
         "<h1>Lesson {}: {}</h1>\n<p class=\"meta\">lecture 4 {} · {}{}</p>\n</header>\n", escape(report.name()),
         escape(report.title()), escape(report.lecture_section()), fmt::join(settings, ", "),
-        report.run().started.empty()
-            ? ""
-            : fmt::format(" · ran {} for {:.1f} s", escape(report.run().started), report.run().seconds));
+        report.run().started.empty() ? ""
+                                     : fmt::format(" · ran {} UTC for {:.1f} s",
+                                                   escape(readable_time(report.run().started)), report.run().seconds));
     for (const PartRecord& p : report.parts()) body += part_html(p, out_dir);
     return page(fmt::format("Lesson {}: {}", report.name(), report.title()), body);
 }
@@ -232,14 +257,19 @@ std::vector<LessonEntry> read_course(const fs::path& out_dir) {
             lesson.seconds = run.value("seconds", 0.0);
             const Json parts = j.value("parts", Json::object());  // items() must not outlive what it walks
             for (const auto& [number, part] : parts.items()) {
-                LessonEntry::Part entry{std::stoi(number), part.value("section", ""), {}};
+                LessonEntry::Part entry{std::stoi(number), part.value("section", ""), part.value("title", ""), {}};
+                for (const char* key : {"title", "shows", "takeaway"}) lesson.words += word_count(part.value(key, ""));
+                for (const auto& item : part.value("items", Json::array()))
+                    if (item.contains("paragraph")) lesson.words += word_count(item.value("paragraph", ""));
                 const Json claims = part.value("claims", Json::object());
-                for (const auto& [key, c] : claims.items())
+                for (const auto& [key, c] : claims.items()) {
+                    lesson.words += word_count(c.value("verdict", ""));
                     entry.claims.push_back(
                         {key, c.value("statement", ""), cell_from(c.value("lecture", Json(""))),
                          cell_from(c.value("ours", Json(""))), c.value("reproduced", false), c.value("reason", ""),
                          c.value("kind", "check") == "experiment" ? ClaimKind::experiment : ClaimKind::check,
                          c.value("verdict", "")});
+                }
                 lesson.parts.push_back(std::move(entry));
             }
             lesson.readable = true;
@@ -285,88 +315,202 @@ std::string share(int of, int total) { return total == 0 ? "—" : fmt::format("
 
 }  // namespace
 
+namespace {
+
+// "#part-N" of the lesson's part that covers `section` (course::covers),
+// else its first part in the same chapter; "" when the lesson has not run
+// or has no such part.
+std::string part_anchor(const std::vector<LessonEntry>& course, const std::string& lesson, const std::string& section) {
+    for (const LessonEntry& l : course) {
+        if (l.name != lesson || !l.readable) continue;
+        const std::string chapter = section.substr(0, section.find('.'));
+        for (const bool whole_chapter : {false, true})
+            for (const LessonEntry::Part& p : l.parts)
+                if (course::covers(p.section, whole_chapter ? chapter : section) ||
+                    (whole_chapter && p.section.rfind(chapter, 0) == 0 &&
+                     (p.section.size() == chapter.size() || p.section[chapter.size()] == '.')))
+                    return fmt::format("{}.html#part-{}", lesson, p.number);
+    }
+    return {};
+}
+
+// A link when the target exists, else the text alone.
+std::string link_or_text(const std::string& href, const std::string& text_html) {
+    return href.empty() ? text_html : fmt::format("<a href=\"{}\">{}</a>", escape(href), text_html);
+}
+
+// The exercises' results from grade --json, by number ("" when not graded).
+std::map<int, std::string> grade_results(const fs::path& out_dir, bool& unreadable) {
+    std::map<int, std::string> results;
+    const fs::path grade = out_dir / "grade.json";
+    unreadable = false;
+    if (!fs::exists(grade)) return results;
+    try {
+        if (!fs::is_regular_file(grade)) throw std::runtime_error("not a regular file");
+        const Json g = nn::parse_strict_json(read_file(grade));
+        for (const Json& e : g.at("exercises"))
+            results[e.value("number", 0)] = fmt::format("{} ({} of {} tests)", e.value("status", ""),
+                                                        e.value("tests_passed", 0), e.value("tests_registered", 0));
+    } catch (const std::exception&) {
+        unreadable = true;
+        results.clear();
+    }
+    return results;
+}
+
+// How to work through the book: the first thing a student reads.
+constexpr const char* kReadingOrder = R"(<section id="start">
+<h2>How to work through this book</h2>
+<ol>
+<li>Read the lecture's section (named under each lesson below), then run its lesson:
+<code>build/release/lessons/02_rope</code> prints as it goes and writes its page here.</li>
+<li>Read the lesson's page beside the lecture. Each finding the lecture states is tested: a green
+<em>reproduced</em> or an amber <em>not reproduced</em> with the measured reason; open
+<em>How this was tested</em> under it for the rule and the seeds.</li>
+<li>Do the lesson's exercises: write the body of each function in the file named below, then run
+<code>build/release/tests/exercises/grade N</code> until it passes (its message says what was expected).</li>
+<li>Read the lesson's code in the folder named below: each part is one file, named after the lecture's idea.</li>
+</ol>
+<p>Each lesson's running time at full size is under its name; add <code>--quick</code> for a run of seconds. Lessons 01, 03 and 05 train small models the first time and keep them in <code>out/models/</code>.</p>
+</section>
+)";
+
+}  // namespace
+
 std::string course_page(const fs::path& out_dir) {
     const std::vector<LessonEntry> course = read_course(out_dir);
-    std::string lessons, claims;
     std::map<std::string, std::string> section_page;  // "§4.6" and "§4" -> "02_rope.html#part-1"
-    FindingCounts counts;
-    for (const LessonEntry& lesson : course) {
-        if (!lesson.readable) {
-            lessons +=
-                fmt::format("<tr><td>{}</td><td colspan=\"6\" class=\"missing\">the report does not read</td></tr>\n",
-                            escape(lesson.name));
-            continue;
-        }
-        FindingCounts lesson_counts;
+    for (const LessonEntry& lesson : course)
         for (const LessonEntry::Part& part : lesson.parts) {
             const std::string anchor = fmt::format("{}.html#part-{}", lesson.name, part.number);
             section_page.emplace(part.section, anchor);
             section_page.emplace(part.section.substr(0, part.section.find_first_of(".-")), anchor);
+        }
+    const auto entry_of = [&](const std::string& name) -> const LessonEntry* {
+        for (const LessonEntry& l : course)
+            if (l.name == name) return &l;
+        return nullptr;
+    };
+
+    // Every lesson of the course, run or not, with its parts and exercises.
+    std::string lessons;
+    for (const course::LessonGuide& guide : course::lessons()) {
+        const LessonEntry* run = entry_of(guide.name);
+        const bool readable = run && run->readable;
+        std::string exercises;
+        for (const course::Exercise& e : course::exercises())
+            if (course::lesson_of(e).name == guide.name)
+                exercises += fmt::format("{}<a href=\"#{}\"><code>{}_{}</code></a>", exercises.empty() ? "" : ", ",
+                                         e.id(), e.id(), escape(e.name));
+        lessons += fmt::format("<section class=\"lesson\" id=\"lesson-{}\">\n<h3>{}{}</h3>\n", escape(guide.name),
+                               link_or_text(readable ? guide.name + ".html" : "", escape(guide.name)),
+                               readable ? ": " + math::html(run->title) : "");
+        if (readable) {
+            lessons += "<ul class=\"parts\">";
+            for (const LessonEntry::Part& p : run->parts)
+                lessons += fmt::format("<li><a href=\"{}.html#part-{}\">Part {}</a> · {} · {}</li>", escape(guide.name),
+                                       p.number, p.number, escape(p.section), math::html(p.title));
+            lessons += "</ul>\n";
+        }
+        FindingCounts found;
+        if (readable)
+            for (const LessonEntry::Part& p : run->parts)
+                for (const Claim& c : p.claims) found.add(c);
+        std::string facts = fmt::format("Lecture {} · exercises: {} · code: <code>{}</code>", escape(guide.sections),
+                                        exercises.empty() ? "none" : exercises, escape(guide.folder));
+        if (!run)
+            facts += " · <span class=\"missing\">not run yet</span>";
+        else if (!readable)
+            facts += " · <span class=\"missing\">its report does not read</span>";
+        else
+            facts += fmt::format(
+                " · reading about {} min · running {:.0f} s (last run {} UTC) · experiments reproduced: {} · checks "
+                "holding: {}",
+                std::max<size_t>(1, (run->words + 199) / 200), run->seconds, escape(readable_time(run->started)),
+                share(found.experiments_reproduced, found.experiments), share(found.checks_holding, found.checks));
+        lessons += "<p class=\"meta\">" + facts + "</p>\n</section>\n";
+    }
+    // Reports in out_dir that the course does not list (an older program's).
+    for (const LessonEntry& lesson : course) {
+        bool listed = false;
+        for (const course::LessonGuide& g : course::lessons()) listed |= g.name == lesson.name;
+        if (!listed)
+            lessons += fmt::format("<p class=\"missing\">{}: {}</p>\n", escape(lesson.name),
+                                   lesson.readable ? "not a lesson of this course" : "the report does not read");
+    }
+
+    std::string body =
+        "<header><h1>Pre-training, Fine-tuning &amp; Modern Transformers: the lesson book</h1>\n"
+        "<p class=\"meta\">One page per lesson, written when the lesson runs; this page lists the latest run of "
+        "each.</p></header>\n";
+    body += kReadingOrder;
+    body += "<h2 id=\"lessons\">Lessons, in reading order</h2>\n" + lessons +
+            "<p class=\"meta\">Reading time: the page's words at 200 a minute. Running time: the latest run, as "
+            "measured.</p>\n";
+
+    // The lecture's goals, pitfalls and exercises, each where it is shown.
+    std::string topics;
+    for (const course::Topic& t : course::topics()) {
+        const std::string anchor = part_anchor(course, t.lesson, t.section);
+        topics += fmt::format(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", escape(t.label), escape(t.text),
+            link_or_text(anchor, escape(t.lesson.substr(0, 2) + " " + t.section)), escape(course::to_string(t.shown)),
+            t.exercise == 0 ? std::string("—") : fmt::format("<a href=\"#ex{0:02d}\">ex{0:02d}</a>", t.exercise));
+    }
+    body +=
+        "<h2 id=\"goals\">What the lecture asks you to learn, and where</h2>\n<p>Its learning goals (§0.1), common "
+        "pitfalls (§9) and exercises (§10), each linked to the lesson part that shows it.</p>\n"
+        "<div class=\"table\"><table><thead><tr><th>topic</th><th>what</th><th>where</th><th>how</th>"
+        "<th>practise</th></tr></thead><tbody>\n" +
+        topics + "</tbody></table></div>\n";
+
+    // Every exercise, graded or not.
+    bool grade_unreadable = false;
+    const std::map<int, std::string> results = grade_results(out_dir, grade_unreadable);
+    std::string rows;
+    for (const course::Exercise& e : course::exercises()) {
+        const std::string link = part_for(section_page, e.section);
+        const auto result = results.find(e.number);
+        rows += fmt::format(
+            "<tr class=\"exercise\" id=\"{}\"><td "
+            "class=\"num\">{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td>"
+            "<td>{}</td></tr>\n",
+            e.id(), e.number, escape(e.name), escape(e.file()), link_or_text(link, escape(e.section)),
+            result == results.end() ? "not graded yet" : escape(result->second));
+    }
+    body +=
+        "<h2 id=\"exercises\">Exercises</h2>\n<p>Write the body of each function in its file, then run "
+        "<code>build/release/tests/exercises/grade N</code> (or <code>grade</code> for all of them; "
+        "<code>grade --json out/grade.json</code> puts the results here).</p>\n";
+    if (grade_unreadable) body += "<p class=\"missing\">grade.json does not read.</p>\n";
+    body +=
+        "<div class=\"table\"><table><thead><tr><th>#</th><th>exercise</th><th>your file</th><th>lecture</th>"
+        "<th>result</th></tr></thead><tbody>\n" +
+        rows + "</tbody></table></div>\n";
+
+    // Every claim across the lessons.
+    std::string claims;
+    FindingCounts counts;
+    for (const LessonEntry& lesson : course)
+        for (const LessonEntry::Part& part : lesson.parts) {
+            const std::string anchor = fmt::format("{}.html#part-{}", lesson.name, part.number);
             for (const Claim& c : part.claims) {
-                lesson_counts.add(c), counts.add(c);
+                counts.add(c);
                 claims += fmt::format(
-                    "<tr class=\"{}\"><td><a href=\"{}\">{} part {}</a></td><td>{}</td><td>{}</td><td>{}</td>"
-                    "<td>{}</td><td class=\"outcome\">{}</td></tr>\n",
+                    "<tr class=\"{}\"><td><a href=\"{}\">{} part {}</a></td><td>{}</td><td>{}</td>"
+                    "<td class=\"outcome\">{}</td></tr>\n",
                     c.reproduced ? "reproduced" : "not-reproduced", escape(anchor), escape(lesson.name.substr(0, 2)),
                     part.number, kind_of(c), math::html(c.verdict.empty() ? c.statement : c.verdict),
-                    escape(c.lecture.str().empty() ? "—" : c.lecture.str()), escape(c.ours.str()),
                     outcome(c.reproduced));
             }
         }
-        lessons += fmt::format(
-            "<tr><td><a href=\"{}.html\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{:.1f} s</td>"
-            "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-            escape(lesson.name), escape(lesson.name), escape(lesson.title), escape(lesson.section),
-            escape(readable_time(lesson.started)), lesson.seconds,
-            share(lesson_counts.experiments_reproduced, lesson_counts.experiments),
-            share(lesson_counts.checks_holding, lesson_counts.checks));
-    }
-    const int total = counts.experiments + counts.checks;
-    std::string body =
-        "<header><h1>Pre-training, Fine-tuning &amp; Modern Transformers: the lesson book</h1>\n"
-        "<p class=\"meta\">Each lesson writes its page when it runs; this page lists the latest run of each.</p>"
-        "</header>\n";
-    body += "<h2 id=\"lessons\">Lessons</h2>\n";
-    body += course.empty()
-                ? "<p>No lesson has run with this output folder yet.</p>\n"
-                : "<div class=\"table\"><table><thead><tr><th>lesson</th><th>title</th><th>lecture</th>"
-                  "<th>last run (UTC)</th><th>time</th><th>experiments reproduced</th><th>checks holding</th></tr>"
-                  "</thead><tbody>\n" +
-                      lessons + "</tbody></table></div>\n";
     body +=
         fmt::format("<h2 id=\"findings\">The lecture's findings, tested</h2>\n<p>{}</p>\n", escape(counts.sentence()));
-    if (total > 0)
+    if (counts.experiments + counts.checks > 0)
         body +=
-            "<div class=\"table\"><table><thead><tr><th>where</th><th>kind</th><th>finding</th><th>lecture</th>"
-            "<th>ours</th><th>outcome</th></tr></thead><tbody>\n" +
+            "<div class=\"table\"><table><thead><tr><th>where</th><th>kind</th><th>verdict</th><th>outcome</th></tr>"
+            "</thead><tbody>\n" +
             claims + "</tbody></table></div>\n";
-
-    const fs::path grade = out_dir / "grade.json";
-    if (fs::exists(grade)) {
-        body += "<h2 id=\"exercises\">Exercises</h2>\n";
-        try {
-            const Json g = Json::parse(read_file(grade));
-            std::string rows;
-            for (const Json& e : g.at("exercises")) {
-                const std::string section = e.value("section", "");
-                const std::string link = part_for(section_page, section);
-                rows += fmt::format(
-                    "<tr class=\"exercise\"><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td "
-                    "class=\"num\">{} / "
-                    "{}</td></tr>\n",
-                    e.value("number", 0), escape(e.value("name", "")),
-                    link.empty() ? escape(section)
-                                 : fmt::format("<a href=\"{}\">{}</a>", escape(link), escape(section)),
-                    escape(e.value("status", "")), e.value("tests_passed", 0), e.value("tests_registered", 0));
-            }
-            body +=
-                "<div class=\"table\"><table><thead><tr><th>#</th><th>exercise</th><th>lecture</th><th>result</th>"
-                "<th>tests</th></tr></thead><tbody>\n" +
-                rows + "</tbody></table></div>\n";
-        } catch (const std::exception&) {
-            body += "<p class=\"missing\">grade.json does not read.</p>\n";
-        }
-    }
     return page("The lesson book", body);
 }
 

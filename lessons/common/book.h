@@ -6,10 +6,12 @@
 //                        tables, figures inline, each claim as "lecture /
 //                        ours / outcome", the takeaway
 //   out/NN_<name>.json   the same report as data (Report::to_json)
-//   out/index.html       every lesson with when it last ran and how long it
-//                        took, the table of every claim across the lessons,
-//                        and the exercise scoreboard when grade --json wrote
-//                        out/grade.json
+//   out/index.html       the course page: how to work through the book, every
+//                        lesson with its parts, exercises, code, reading and
+//                        running time, the lecture's goals, pitfalls and
+//                        exercises each linked to the part that shows it, the
+//                        exercises (with their results when grade --json wrote
+//                        out/grade.json) and every claim across the lessons
 //
 // Pages are self-contained (styles inline, figures as data: URLs, no
 // network, no script), so they open from file:// and print.
@@ -36,10 +38,11 @@ struct LessonEntry {
     std::string unreadable_because;  // then why
     struct Part {
         int number = 0;
-        std::string section;
+        std::string section, title;
         std::vector<Claim> claims;
     };
     std::vector<Part> parts;
+    size_t words = 0;  // the page's prose, what a student reads
 };
 
 // The two counts every summary of the findings gives: the lecture's

@@ -10,7 +10,7 @@ none of its text below 11 px, every formula laid out, no verdict over 30
 words, no internal name (a report's snake_case key, a cached model's file)
 in the text, one claim on the page for every claim in the lesson's report
 (NN_<name>.json; on index.html one row for every claim of every report, and
-one exercise row for every exercise in grade.json). A screenshot of each
+a result for every exercise in grade.json). A screenshot of each
 page at both widths (and of index.html at a phone's) goes to SCREENSHOT_DIR. Exit status 0 when every page passes, 1 otherwise, 2 when
 the folder or Chromium is missing.
 
@@ -98,9 +98,14 @@ frame.onload = () => {
   document.getElementById('result').textContent = JSON.stringify({
     title: doc.title,
     images: images.length + figures.length,
-    text: doc.body.textContent,
+    text: (() => {  // the page's words, without what is code (a file or a flag to type)
+      const copy = doc.body.cloneNode(true);
+      for (const code of copy.querySelectorAll('code')) code.remove();
+      return copy.textContent;
+    })(),
     claims: doc.querySelectorAll('div.claim, tr.reproduced, tr.not-reproduced').length,
-    exercises: doc.querySelectorAll('tr.exercise').length,
+    exercises: Array.from(doc.querySelectorAll('tr.exercise'))
+                   .filter(row => !row.lastElementChild.textContent.includes('not graded yet')).length,
     problems: problems,
   });
 };
@@ -203,7 +208,7 @@ def main():
             if result.get("claims", claims) != claims:
                 problems.append(f"{result['claims']} claims shown, {claims} in the reports")
             if result.get("exercises", exercises) != exercises:
-                problems.append(f"{result['exercises']} exercise rows shown, {exercises} in grade.json")
+                problems.append(f"{result['exercises']} exercises shown graded, {exercises} in grade.json")
             if result.get("images", figures) < figures:
                 problems.append(f"{result['images']} images shown, {figures} figures in the report")
             problems += [f"an internal name on the page: {name}" for name in internal_names(out, page, result.get("text", ""))]

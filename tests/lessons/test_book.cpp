@@ -17,6 +17,7 @@
 
 #include "lesson_helpers.h"
 #include "lessons/common/book.h"
+#include "lessons/common/course.h"
 #include "lessons/common/math.h"
 #include "lessons/common/report.h"
 #include "tests/occurrences.h"
@@ -180,13 +181,19 @@ TEST_CASE("book: a lesson page shows every item, escaped, with figures inline", 
 TEST_CASE("book: the course page lists the lessons, every claim and the scoreboard", "[lessons][book]") {
     const auto out = test::scratch_path("book_course");
     std::filesystem::create_directories(out);
-    CHECK_THAT(lessons::book::course_page(out), Contains("No lesson has run with this output folder yet."));
+    // Before any lesson ran: the way in, every lesson and every exercise already.
+    const std::string empty = lessons::book::course_page(out);
+    CHECK_THAT(empty, Contains("How to work through this book"));
+    CHECK(test::occurrences(empty, "not run yet") == lessons::course::lessons().size());
+    CHECK(test::occurrences(empty, "<tr class=\"exercise\"") == lessons::course::exercises().size());
+    CHECK(test::occurrences(empty, "not graded yet") == lessons::course::exercises().size());
+    CHECK_THAT(empty, Contains("<code>exercises/ex07_wrong_rope.cpp</code>"));
 
     Recorded r;
     r.report.set_run({"2026-12-01T11:19:10Z", 12.25});
     lessons::book::write_pages(r.report, out);
     for (const char* file : {"02_rope.json", "02_rope.html", "index.html"}) CHECK(std::filesystem::exists(out / file));
-    test::write_text(out / "05_broken.json", "{ not json");
+    test::write_text(out / "07_broken.json", "{ not json");
     test::write_text(out / "grade.json",
                      R"({"exercises": [{"number": 1, "name": "rope_by_hand", "section": "§4.3", "status": "passed",
                              "tests_passed": 5, "tests_registered": 5},
@@ -195,23 +202,55 @@ TEST_CASE("book: the course page lists the lessons, every claim and the scoreboa
                             {"number": 18, "name": "autoencoder", "section": "§2.4", "status": "not started",
                              "tests_passed": 0, "tests_registered": 9}]})");
     const std::string html = lessons::book::course_page(out);
-    CHECK_THAT(html, Contains("<a href=\"02_rope.html\">02_rope</a>"));
-    CHECK_THAT(html, Contains("<td>2026-12-01 11:19</td>"));
-    CHECK_THAT(html, Contains("12.2 s"));
+    CHECK_THAT(html, Contains("<h3><a href=\"02_rope.html\">02_rope</a>: RoPE: rotary positions</h3>"));
+    CHECK_THAT(html, Contains("<li><a href=\"02_rope.html#part-1\">Part 1</a> · §4.6 · Matrix &lt;form&gt; &amp; "
+                              "pairs</li>"));
+    CHECK_THAT(html, Contains("running 12 s (last run 2026-12-01 11:19 UTC)"));
     // experiments reproduced, checks holding: none of the one experiment, the one check
-    CHECK_THAT(html, Contains("<td class=\"num\">0 of 1</td><td class=\"num\">1 of 1</td>"));
-    CHECK_THAT(html, Contains("<td>05_broken</td><td colspan=\"6\" class=\"missing\">the report does not read</td>"));
+    CHECK_THAT(html, Contains("experiments reproduced: 0 of 1 · checks holding: 1 of 1"));
+    CHECK(test::occurrences(html, "not run yet") == lessons::course::lessons().size() - 1);
+    CHECK_THAT(html, Contains("<p class=\"missing\">07_broken: the report does not read</p>"));
     CHECK_THAT(html, Contains("<p>Of the lecture's 1 experiment on trained models, 0 reproduced; of the 1 check "
                               "(identities, arithmetic and this repository's own additions), 1 holds.</p>"));
     CHECK_THAT(html,
                Contains("<a href=\"02_rope.html#part-1\">02 part 1</a></td><td>experiment</td><td>GQA's perplexity "
                         "is 0.3 above MHA's"));
-    // an exercise links to the part of its section's chapter; one with no lesson part is plain text
-    CHECK_THAT(html, Contains("<td>rope_by_hand</td><td><a href=\"02_rope.html#part-1\">§4.3</a></td><td>passed</td>"));
-    CHECK_THAT(html, Contains("<td>autoencoder</td><td>§2.4</td><td>not started</td>"));
-    // of several sections, the one a part is about, before any chapter
-    CHECK_THAT(html, Contains("<td>rolling_cache</td><td><a href=\"02_rope.html#part-1\">§5.1, §4.6</a></td>"));
+    // Every exercise with its file, its lecture section linked to the part of its chapter (one with no lesson
+    // part is plain text), and its result where grade.json has one.
+    CHECK_THAT(html,
+               Contains("<td><code>rope_by_hand</code></td><td><code>exercises/ex01_rope_by_hand.cpp</code></td><td><a "
+                        "href=\"02_rope.html#part-1\">§4.4</a></td><td>passed (5 of 5 tests)</td>"));
+    CHECK_THAT(
+        html,
+        Contains("<td><code>autoencoder</code></td><td><code>exercises/ex18_autoencoder.cpp</code></td><td>§2.4</td>"
+                 "<td>not started (0 of 9 tests)</td>"));
+    CHECK_THAT(
+        html, Contains("<td><code>rope_frequencies</code></td><td><code>exercises/ex02_rope_frequencies.cpp</code></td>"
+                       "<td><a href=\"02_rope.html#part-1\">§4.5</a></td><td>not graded yet</td>"));
+    // The lecture's goals, pitfalls and exercises: linked where the lesson ran, text where it did not.
+    CHECK_THAT(html, Contains("<td>exercise 1</td><td>RoPE by hand"));
+    CHECK_THAT(html, Contains("<a href=\"02_rope.html#part-1\">02 §4.4</a></td><td>computed</td>"));
+    CHECK_THAT(html, Contains("<td>01 §2.7</td><td>stated</td>"));
+    test::write_text(out / "grade.json", "{ not json");
+    CHECK_THAT(lessons::book::course_page(out), Contains("grade.json does not read."));
     std::filesystem::remove_all(out);
+}
+
+TEST_CASE("course: a part covers a section of its own, or one in its range", "[lessons][book]") {
+    using lessons::course::covers;
+    CHECK(covers("§2.3-2.5", "§2.4"));
+    CHECK(covers("§2.3-2.5", "§2.5"));
+    CHECK_FALSE(covers("§2.3-2.5", "§2.6"));
+    CHECK(covers("§3.2, §7.1", "§7.1"));
+    CHECK_FALSE(covers("§3.2, §7.1", "§7.2"));
+    CHECK(covers("§9", "§9"));
+    CHECK_FALSE(covers("§9", "§9.2"));
+    CHECK_FALSE(covers("§4.2", "§4"));
+    CHECK(covers("§3, §7", "§7"));
+    CHECK_FALSE(covers("no section", "§1"));
+    // every exercise goes with a lesson that follows its chapter
+    for (const auto& e : lessons::course::exercises()) CHECK_NOTHROW(lessons::course::lesson_of(e));
+    CHECK(lessons::course::lesson_of(lessons::course::exercises().at(2)).name == "03_gqa");  // §5.3, §6.4
 }
 
 TEST_CASE("book: the README's findings table is made from the reports' claims", "[lessons][book]") {
