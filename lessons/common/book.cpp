@@ -317,21 +317,28 @@ std::string share(int of, int total) { return total == 0 ? "—" : fmt::format("
 
 namespace {
 
-// "#part-N" of the lesson's part that covers `section` (course::covers),
-// else its first part in the same chapter; "" when the lesson has not run
-// or has no such part.
-std::string part_anchor(const std::vector<LessonEntry>& course, const std::string& lesson, const std::string& section) {
+// The lesson's part that covers `section` (course::covers), else its
+// first part in the same chapter; nullptr when the lesson has not run or
+// has no such part.
+const LessonEntry::Part* find_part(const std::vector<LessonEntry>& course, const std::string& lesson,
+                                   const std::string& section) {
     for (const LessonEntry& l : course) {
         if (l.name != lesson || !l.readable) continue;
         const std::string chapter = section.substr(0, section.find('.'));
-        for (const bool whole_chapter : {false, true})
-            for (const LessonEntry::Part& p : l.parts)
-                if (course::covers(p.section, whole_chapter ? chapter : section) ||
-                    (whole_chapter && p.section.rfind(chapter, 0) == 0 &&
-                     (p.section.size() == chapter.size() || p.section[chapter.size()] == '.')))
-                    return fmt::format("{}.html#part-{}", lesson, p.number);
+        for (const LessonEntry::Part& p : l.parts)
+            if (course::covers(p.section, section)) return &p;
+        for (const LessonEntry::Part& p : l.parts)
+            if (p.section.rfind(chapter, 0) == 0 &&
+                (p.section.size() == chapter.size() || p.section[chapter.size()] == '.'))
+                return &p;
     }
-    return {};
+    return nullptr;
+}
+
+// "02_rope.html#part-4" of that part, or "".
+std::string part_anchor(const std::vector<LessonEntry>& course, const std::string& lesson, const std::string& section) {
+    const LessonEntry::Part* p = find_part(course, lesson, section);
+    return p ? fmt::format("{}.html#part-{}", lesson, p->number) : "";
 }
 
 // A link when the target exists, else the text alone.
@@ -368,7 +375,7 @@ constexpr const char* kReadingOrder = R"(<section id="start">
 <em>reproduced</em> or an amber <em>not reproduced</em> with the measured reason; open
 <em>How this was tested</em> under it for the rule and the seeds.</li>
 <li>Do the lesson's exercises: write the body of each function in the file named below, then run
-<code>build/release/tests/exercises/grade N</code> until it passes (its message says what was expected).</li>
+<code>./grade N</code> until it passes (its message says what was expected).</li>
 <li>Read the lesson's code in the folder named below: each part is one file, named after the lecture's idea.</li>
 </ol>
 <p>Each lesson's running time at full size is under its name; add <code>--quick</code> for a run of seconds. Lessons 01, 03 and 05 train small models the first time and keep them in <code>out/models/</code>.</p>
@@ -560,17 +567,30 @@ std::string languages_markdown(const std::vector<LessonEntry>& lecture, const st
            rows;
 }
 
+std::string topics_markdown(const std::vector<LessonEntry>& course) {
+    std::string table = "| topic | what | where | how | exercise |\n|---|---|---|---|---|\n";
+    for (const course::Topic& t : course::topics()) {
+        const LessonEntry::Part* p = find_part(course, t.lesson, t.section);
+        table += fmt::format(
+            "| {} | {} | {} | {} | {} |\n", t.label, markdown_cell(t.text),
+            p ? fmt::format("{} part {} ({})", t.lesson.substr(0, 2), p->number, markdown_cell(p->section))
+              : fmt::format("{} (not run)", t.lesson.substr(0, 2)),
+            course::to_string(t.shown), t.exercise == 0 ? std::string("—") : fmt::format("ex{:02d}", t.exercise));
+    }
+    return table;
+}
+
 std::string findings_markdown(const std::vector<LessonEntry>& course) {
     std::string table = count_findings(course).sentence() +
-                        "\n\n| where | kind | finding | lecture | ours | outcome |\n|---|---|---|---|---|---|\n";
+                        "\n\n| where | kind | verdict | lecture | ours | outcome |\n|---|---|---|---|---|---|\n";
     for (const LessonEntry& lesson : course)
         for (const LessonEntry::Part& part : lesson.parts)
             for (const Claim& c : part.claims)
-                table += fmt::format("| {} part {} ({}) | {} | {} | {} | {} | {}{} |\n", lesson.name.substr(0, 2),
-                                     part.number, markdown_cell(part.section), kind_of(c), markdown_cell(c.statement),
+                table += fmt::format("| {} part {} ({}) | {} | {} | {} | {} | {} |\n", lesson.name.substr(0, 2),
+                                     part.number, markdown_cell(part.section), kind_of(c),
+                                     markdown_cell(math::plain(c.verdict.empty() ? c.statement : c.verdict)),
                                      markdown_cell(c.lecture.str().empty() ? "—" : c.lecture.str()),
-                                     markdown_cell(c.ours.str()), outcome(c.reproduced),
-                                     c.reason.empty() ? "" : ": " + markdown_cell(c.reason));
+                                     markdown_cell(c.ours.str()), outcome(c.reproduced));
     return table;
 }
 

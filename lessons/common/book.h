@@ -27,7 +27,7 @@ namespace lessons::book {
 // on the page).
 std::string lesson_page(const Report& report, const std::filesystem::path& out_dir);
 
-// What the course page and the README's findings table read: every lesson
+// What the course page and the findings tables read: every lesson
 // report (NN_<name>.json) in out_dir, in order, with its parts' claims.
 struct LessonEntry {
     std::string name, title, section;  // "02_rope", …, "§4 RoPE"
@@ -59,10 +59,14 @@ struct FindingCounts {
 FindingCounts count_findings(const std::vector<LessonEntry>& course);
 std::vector<LessonEntry> read_course(const std::filesystem::path& out_dir);
 
-// Every claim across the lessons as a Markdown table (the README's
-// findings): the two counts, then where, kind, finding, lecture, ours,
-// outcome.
+// Every claim across the lessons as a Markdown table (docs/findings.md): the two counts, then where, kind, finding,
+// lecture, ours, outcome.
 std::string findings_markdown(const std::vector<LessonEntry>& course);
+
+// The lecture's learning goals, pitfalls and exercises (course.h) as a
+// Markdown table (docs/lessons.md): each with the lesson part of `course`
+// that shows it and how.
+std::string topics_markdown(const std::vector<LessonEntry>& course);
 
 // The lecture's experiments on trained models under both farm languages
 // (docs/reference_figures.md): one row per experiment claim of `lecture`
@@ -83,6 +87,10 @@ inline constexpr Markers kLanguages{
     "<!-- languages: generated from two runs' reports by tools/findings --uniform; edit the lessons, not this table "
     "-->",
     "<!-- end of languages -->"};
+inline constexpr Markers kTopics{
+    "<!-- topics: generated from lessons/common/course.cpp and the lessons' reports by tools/findings; edit those, "
+    "not this table -->",
+    "<!-- end of topics -->"};
 std::string with_generated(const std::string& text, const Markers& markers, const std::string& table);
 
 // The course page from every lesson report (NN_<name>.json) in out_dir and

@@ -107,7 +107,7 @@ std::vector<std::vector<std::string>> printed_cells(const Table& t);
 // finding that does not reproduce says why: it is a result, not an error.
 // What a claim tests: one of the lecture's experiments on trained models,
 // or a check (an identity, arithmetic, or an addition of this repository's
-// own). The course page and the README count the two apart.
+// own). The course page and the findings table count the two apart.
 enum class ClaimKind { check, experiment };
 
 //

@@ -253,7 +253,7 @@ TEST_CASE("course: a part covers a section of its own, or one in its range", "[l
     CHECK(lessons::course::lesson_of(lessons::course::exercises().at(2)).name == "03_gqa");  // §5.3, §6.4
 }
 
-TEST_CASE("book: the README's findings table is made from the reports' claims", "[lessons][book]") {
+TEST_CASE("book: the findings table is made from the reports' claims", "[lessons][book]") {
     const auto out = test::scratch_path("book_findings");
     std::filesystem::create_directories(out);
     Recorded r;
@@ -267,11 +267,10 @@ TEST_CASE("book: the README's findings table is made from the reports' claims", 
     CHECK(table ==
           "Of the lecture's 1 experiment on trained models, 0 reproduced; of the 1 check (identities, arithmetic and "
           "this repository's own additions), 1 holds.\n\n"
-          "| where | kind | finding | lecture | ours | outcome |\n|---|---|---|---|---|---|\n"
-          "| 02 part 1 (§4.6) | check | a rotation keeps the norm | 1.70e-16 | 2.20e-16 | reproduced: both at rounding "
-          "level |\n"
-          "| 02 part 1 (§4.6) | experiment | GQA 2:1 is as good as MHA | — | 6.48 | not reproduced: 0.3 worse, 3x the "
-          "seed spread |\n");
+          "| where | kind | verdict | lecture | ours | outcome |\n|---|---|---|---|---|---|\n"
+          "| 02 part 1 (§4.6) | check | a rotation keeps the norm | 1.70e-16 | 2.20e-16 | reproduced |\n"
+          "| 02 part 1 (§4.6) | experiment | GQA's perplexity is 0.3 above MHA's: not as good, here | — | 6.48 | not "
+          "reproduced |\n");
 
     const std::string readme = std::string("# Title\n\ntext\n") + lessons::book::kFindings.begin +
                                "\n| old | table |\n" + lessons::book::kFindings.end + "\nmore\n";
@@ -291,13 +290,19 @@ struct FindingsRun {
     int status = 0;
     std::string out, err;
 };
-FindingsRun run_findings(const std::filesystem::path& out, const std::filesystem::path& readme,
+// The topics table goes to `findings` + ".topics", made with its markers
+// when it is not there yet.
+FindingsRun run_findings(const std::filesystem::path& out, const std::filesystem::path& findings,
                          const std::string& more = "") {
     const auto printed = test::scratch_path("findings_printed");
     std::filesystem::create_directories(printed);
+    const std::filesystem::path topics = findings.string() + ".topics";
+    if (!std::filesystem::exists(topics))
+        test::write_text(topics, std::string("# Lessons\n") + lessons::book::kTopics.begin + "\n" +
+                                     lessons::book::kTopics.end + "\n");
     const std::string command =
-        fmt::format("{} --out '{}' --readme '{}' {} > '{}' 2> '{}'", FINDINGS_PROGRAM, out.string(), readme.string(),
-                    more, (printed / "out").string(), (printed / "err").string());
+        fmt::format("{} --out '{}' --findings '{}' --lessons '{}' {} > '{}' 2> '{}'", FINDINGS_PROGRAM, out.string(),
+                    findings.string(), topics.string(), more, (printed / "out").string(), (printed / "err").string());
     const int status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::read_text(printed / "out"),
             test::read_text(printed / "err")};
@@ -305,7 +310,7 @@ FindingsRun run_findings(const std::filesystem::path& out, const std::filesystem
 
 }  // namespace
 
-TEST_CASE("findings: the README's table from the reports, or one line, exit 2 and the README untouched",
+TEST_CASE("findings: the docs' tables from the reports, or one line, exit 2 and the files untouched",
           "[lessons][book]") {
     const auto out = test::scratch_path("findings_out");
     std::filesystem::create_directories(out);
@@ -335,6 +340,13 @@ TEST_CASE("findings: the README's table from the reports, or one line, exit 2 an
     CHECK_THAT(good.out, Contains("2 findings from 1 lessons"));
     CHECK_THAT(test::read_text(readme),
                Contains("| 02 part 1 (§4.6) | check | a rotation keeps the norm |") && !Contains("| old |"));
+    // and the lecture's goals, pitfalls and exercises, each with the part that shows it
+    const std::string topics = test::read_text(readme.string() + ".topics");
+    CHECK_THAT(topics, Contains("| exercise 1 | RoPE by hand: the score of q at t and k at j depends on t - j | 02 "
+                                "part 1 (§4.6) | computed | ex01 |"));
+    CHECK_THAT(topics, Contains("| learning goal 2 | the modern LLM pipeline: pre-training → mid-training → "
+                                "post-training | 01 (not run) | stated | — |"));
+    CHECK(test::occurrences(topics, "\n| ") == lessons::course::topics().size() + 1);  // and the header
 }
 
 namespace {
@@ -398,7 +410,7 @@ TEST_CASE("findings --uniform: the lecture's experiments under both languages, i
 }
 
 TEST_CASE("book: a report that is not a regular file or repeats a key does not read, and says why", "[lessons][book]") {
-    // tools/findings refuses to write the README's table then: the
+    // tools/findings refuses to write the findings table then: the
     // lesson's rows would vanish from it. A FIFO is never opened (the read
     // would block); a repeated key would let one claim hide another.
     const auto out = test::scratch_path("book_unreadable");

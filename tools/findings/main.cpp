@@ -1,11 +1,13 @@
-// findings: the README's table of the lecture's findings, generated from
-// the lessons' reports (out/NN_<name>.json, lessons/common/book.h).
+// findings: the tables the docs draw from the lessons' reports
+// (out/NN_<name>.json, lessons/common/book.h): the lecture's findings
+// (docs/findings.md) and its learning goals, pitfalls and exercises with
+// the part that shows each (docs/lessons.md).
 //
-//   build/release/tools/findings/findings [--out DIR] [--readme FILE]
+//   build/release/tools/findings/findings [--out DIR] [--findings FILE] [--lessons FILE]
 //                                         [--uniform DIR [--reference FILE]]
 //
-// Run it after a full run of the lessons; it rewrites the lines between the
-// README's findings markers. With --uniform, the folder of a second full run
+// Run it after a full run of the lessons; it rewrites the lines between each
+// file's markers. With --uniform, the folder of a second full run
 // on the uniform language (--language uniform), it also rewrites the table
 // of the lecture's experiments under both languages in docs/reference_figures.md.
 // No report with a claim in a folder, a report that does not read (its rows
@@ -49,10 +51,13 @@ std::string read_text(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string out = "out", readme = "README.md", uniform, reference = "docs/reference_figures.md";
-    CLI::App app("The README's findings table from the lessons' reports", "findings");
+    std::string out = "out", findings = "docs/findings.md", topics = "docs/lessons.md", uniform,
+                reference = "docs/reference_figures.md";
+    CLI::App app("The docs' tables of findings and topics from the lessons' reports", "findings");
     app.add_option("--out", out, "the lessons' output folder (default out)")->check(CLI::ExistingDirectory);
-    app.add_option("--readme", readme, "the file to update (default README.md)")
+    app.add_option("--findings", findings, "the findings table's file (default docs/findings.md)")
+        ->check(CLI::ExistingFile & lessons::output_file());
+    app.add_option("--lessons", topics, "the topics table's file (default docs/lessons.md)")
         ->check(CLI::ExistingFile & lessons::output_file());
     CLI::Option* uniform_option =
         app.add_option("--uniform", uniform,
@@ -69,12 +74,19 @@ int main(int argc, char** argv) {
     if (claims == 0 || (!uniform.empty() && read_reports(uniform, uniform_course) == 0)) return 2;
     // Every table is made before any file is written: a run on the wrong
     // language leaves both files as they were.
-    std::string new_readme, new_reference;
+    std::string new_findings, new_topics, new_reference;
     try {
-        new_readme = lessons::book::with_generated(read_text(readme), lessons::book::kFindings,
-                                                   lessons::book::findings_markdown(course));
+        new_findings = lessons::book::with_generated(read_text(findings), lessons::book::kFindings,
+                                                     lessons::book::findings_markdown(course));
     } catch (const std::exception& e) {
-        fmt::print(stderr, "findings: {}: {}\n", readme, e.what());
+        fmt::print(stderr, "findings: {}: {}\n", findings, e.what());
+        return 2;
+    }
+    try {
+        new_topics = lessons::book::with_generated(read_text(topics), lessons::book::kTopics,
+                                                   lessons::book::topics_markdown(course));
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "findings: {}: {}\n", topics, e.what());
         return 2;
     }
     if (!uniform.empty()) try {
@@ -85,8 +97,10 @@ int main(int argc, char** argv) {
             return 2;
         }
     try {
-        lessons::book::write_atomically(readme, new_readme);
-        fmt::print("{}: {} findings from {} lessons\n", readme, claims, course.size());
+        lessons::book::write_atomically(findings, new_findings);
+        fmt::print("{}: {} findings from {} lessons\n", findings, claims, course.size());
+        lessons::book::write_atomically(topics, new_topics);
+        fmt::print("{}: the lecture's goals, pitfalls and exercises\n", topics);
         if (!uniform.empty()) {
             lessons::book::write_atomically(reference, new_reference);
             fmt::print("{}: the lecture's experiments under both languages\n", reference);
