@@ -14,6 +14,7 @@
 // would vanish from the table), a run on the other language, or no markers:
 // one line on stderr, exit status 2, every file untouched.
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -74,28 +75,29 @@ int main(int argc, char** argv) {
     if (claims == 0 || (!uniform.empty() && read_reports(uniform, uniform_course) == 0)) return 2;
     // Every table is made before any file is written: a run on the wrong
     // language leaves both files as they were.
-    std::string new_findings, new_topics, new_reference;
-    try {
-        new_findings = lessons::book::with_generated(read_text(findings), lessons::book::kFindings,
-                                                     lessons::book::findings_markdown(course));
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "findings: {}: {}\n", findings, e.what());
-        return 2;
-    }
-    try {
-        new_topics = lessons::book::with_generated(read_text(topics), lessons::book::kTopics,
-                                                   lessons::book::topics_markdown(course));
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "findings: {}: {}\n", topics, e.what());
-        return 2;
-    }
-    if (!uniform.empty()) try {
-            new_reference = lessons::book::with_generated(read_text(reference), lessons::book::kLanguages,
-                                                          lessons::book::languages_markdown(course, uniform_course));
+    // `file` with its table between `markers` made anew, or "" after one
+    // line on stderr (no markers, a run on the other language).
+    const auto generated = [](const std::string& file, const lessons::book::Markers& markers,
+                              const std::function<std::string()>& table) {
+        try {
+            return lessons::book::with_generated(read_text(file), markers, table());
         } catch (const std::exception& e) {
-            fmt::print(stderr, "findings: {}: {}\n", reference, e.what());
-            return 2;
+            fmt::print(stderr, "findings: {}: {}\n", file, e.what());
+            return std::string();
         }
+    };
+    const std::string new_findings =
+        generated(findings, lessons::book::kFindings, [&] { return lessons::book::findings_markdown(course); });
+    if (new_findings.empty()) return 2;
+    const std::string new_topics =
+        generated(topics, lessons::book::kTopics, [&] { return lessons::book::topics_markdown(course); });
+    if (new_topics.empty()) return 2;
+    std::string new_reference;
+    if (!uniform.empty()) {
+        new_reference = generated(reference, lessons::book::kLanguages,
+                                  [&] { return lessons::book::languages_markdown(course, uniform_course); });
+        if (new_reference.empty()) return 2;
+    }
     try {
         lessons::book::write_atomically(findings, new_findings);
         fmt::print("{}: {} findings from {} lessons\n", findings, claims, course.size());
