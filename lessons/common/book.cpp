@@ -147,6 +147,17 @@ std::string claim_html(const Claim& c) {
 std::string part_html(const PartRecord& p, const fs::path& out_dir) {
     std::string html = fmt::format("<section id=\"part-{}\">\n<h2>Part {} · {} · {}</h2>\n<p class=\"shows\">{}</p>\n",
                                    p.number, p.number, escape(p.section), math::html(p.title), math::html(p.shows));
+    // Where to go from here: the exercises that practise it, the code that computes it.
+    std::vector<std::string> practise, code;
+    for (const course::Exercise& e : course::exercises_for(p.section))
+        practise.push_back(
+            fmt::format("<a href=\"index.html#{}\"><code>{}_{}</code></a>", e.id(), e.id(), escape(e.name)));
+    for (const std::string& file : p.sources) code.push_back("<code>" + escape(file) + "</code>");
+    if (!practise.empty() || !code.empty())
+        html += fmt::format("<p class=\"meta\">{}{}{}</p>\n",
+                            practise.empty() ? "" : fmt::format("Exercises: {}", fmt::join(practise, ", ")),
+                            !practise.empty() && !code.empty() ? " · " : "",
+                            code.empty() ? "" : fmt::format("Code: {}", fmt::join(code, ", ")));
     using Kind = PartRecord::Item::Kind;
     for (size_t i = 0; i < p.items.size();) {
         const PartRecord::Item& item = p.items[i];
@@ -257,7 +268,11 @@ std::vector<LessonEntry> read_course(const fs::path& out_dir) {
             lesson.seconds = run.value("seconds", 0.0);
             const Json parts = j.value("parts", Json::object());  // items() must not outlive what it walks
             for (const auto& [number, part] : parts.items()) {
-                LessonEntry::Part entry{std::stoi(number), part.value("section", ""), part.value("title", ""), {}};
+                LessonEntry::Part entry{std::stoi(number),
+                                        part.value("section", ""),
+                                        part.value("title", ""),
+                                        part.value("sources", std::vector<std::string>{}),
+                                        {}};
                 for (const char* key : {"title", "shows", "takeaway"}) lesson.words += word_count(part.value(key, ""));
                 for (const auto& item : part.value("items", Json::array()))
                     if (item.contains("paragraph")) lesson.words += word_count(item.value("paragraph", ""));
@@ -415,8 +430,12 @@ std::string course_page(const fs::path& out_dir) {
         if (readable) {
             lessons += "<ul class=\"parts\">";
             for (const LessonEntry::Part& p : run->parts)
-                lessons += fmt::format("<li><a href=\"{}.html#part-{}\">Part {}</a> · {} · {}</li>", escape(guide.name),
-                                       p.number, p.number, escape(p.section), math::html(p.title));
+                lessons += fmt::format(
+                    "<li><a href=\"{}.html#part-{}\">Part {}</a> · {} · {}{}</li>", escape(guide.name), p.number,
+                    p.number, escape(p.section), math::html(p.title),
+                    p.sources.empty()
+                        ? ""
+                        : fmt::format(" · <code>{}</code>", escape(fmt::format("{}", fmt::join(p.sources, ", ")))));
             lessons += "</ul>\n";
         }
         FindingCounts found;

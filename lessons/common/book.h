@@ -39,6 +39,7 @@ struct LessonEntry {
     struct Part {
         int number = 0;
         std::string section, title;
+        std::vector<std::string> sources;
         std::vector<Claim> claims;
     };
     std::vector<Part> parts;

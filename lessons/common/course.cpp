@@ -187,6 +187,20 @@ bool covers(const std::string& part_sections, const std::string& section) {
     return false;
 }
 
+std::vector<Exercise> exercises_for(const std::string& part_sections) {
+    std::vector<Exercise> found;
+    for (const Exercise& e : exercises())
+        for (size_t start = 0; start < e.section.size();) {
+            const size_t end = std::min(e.section.find(',', start), e.section.size());
+            if (covers(part_sections, e.section.substr(start, end - start))) {
+                found.push_back(e);
+                break;
+            }
+            start = e.section.find_first_not_of(' ', end + 1);
+        }
+    return found;
+}
+
 const LessonGuide& lesson_of(const Exercise& e) {
     const std::string first = e.section.substr(0, e.section.find(','));
     const std::string chapter = first.substr(0, first.find('.'));

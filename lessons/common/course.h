@@ -60,4 +60,8 @@ const LessonGuide& lesson_of(const Exercise& e);
 // "§9") covers `section` ("§2.4"): one of its sections or ranges holds it.
 bool covers(const std::string& part_sections, const std::string& section);
 
+// The exercises that practise what a part with sections `part_sections`
+// covers: those with one of their sections among them.
+std::vector<Exercise> exercises_for(const std::string& part_sections);
+
 }  // namespace lessons::course

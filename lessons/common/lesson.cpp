@@ -31,7 +31,7 @@ void run_parts(const Lesson& lesson, const Options& given, Report& report) {
     for (int n = 1; n <= static_cast<int>(lesson.parts.size()); ++n) {
         if (options.part != 0 && options.part != n) continue;
         const Part& part = lesson.parts[static_cast<size_t>(n - 1)];
-        report.section(n, part.section, part.title, part.shows);
+        report.section(n, part.section, part.title, part.shows, part.sources);
         part.run(report, options);
     }
 }

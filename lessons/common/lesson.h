@@ -17,6 +17,9 @@ struct Part {
     std::string title;
     std::string shows;  // one sentence: what this part shows
     std::function<void(Report&, const Options&)> run;
+    // The files that compute it, from the repository's top folder
+    // ("lessons/rope/rotation.cpp"): the page names them, the code to read.
+    std::vector<std::string> sources{};
 };
 
 // Whether a lesson trains or measures on the farm language, and so takes

@@ -265,16 +265,19 @@ void Report::lesson(std::string name, std::string title, std::string section,
     print(fmt::format("settings: {}", fmt::join(shown, ", ")));
 }
 
-void Report::section(int number, std::string section, std::string title, std::string shows) {
+void Report::section(int number, std::string section, std::string title, std::string shows,
+                     std::vector<std::string> sources) {
     print("");
-    print(fmt::format("== Part {} · {} · {} ==", number, section, title));
+    print(fmt::format("== Part {} · {} · {} ==", number, section, math::plain(title)));
     for (const std::string& line : wrap(math::plain(shows), width_)) print(line);
+    if (!sources.empty()) print(fmt::format("code: {}", fmt::join(sources, ", ")));
     print("");
     PartRecord part;
     part.number = number;
     part.section = std::move(section);
     part.title = std::move(title);
     part.shows = std::move(shows);
+    part.sources = std::move(sources);
     parts_.push_back(std::move(part));
 }
 
@@ -409,6 +412,7 @@ std::string Report::to_json() const {
         parts[std::to_string(p.number)] = {{"section", p.section},
                                            {"title", p.title},
                                            {"shows", p.shows},
+                                           {"sources", p.sources},
                                            {"values", members_json(p.values)},
                                            {"labels", std::move(labels)},
                                            {"tables", std::move(tables)},

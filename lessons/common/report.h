@@ -24,6 +24,7 @@
 //    "settings": {"seeds": 1, "quick": false, …},
 //    "run": {"started": "2026-12-01T11:19:10Z", "seconds": 12.5},
 //    "parts": {"1": {"section": "§1", "title": "…", "shows": "…",
+//                    "sources": ["lessons/autograd_recap/mlp.cpp"],
 //                    "values": {"loss": 0.69…, "gradcheck": true},
 //                    "labels": {"loss": "the loss"},
 //                    "tables": {"graph": {"columns": ["#", "op"],
@@ -144,6 +145,7 @@ struct Figure {
 struct PartRecord {
     int number = 0;
     std::string section, title, shows;
+    std::vector<std::string> sources;  // the files that compute it
     std::vector<std::pair<std::string, Cell>> values;
     std::vector<std::string> value_labels;  // one per value; "": not on the page
     std::vector<Table> tables;
@@ -178,7 +180,8 @@ public:
     void lesson(std::string name, std::string title, std::string section,
                 std::vector<std::pair<std::string, Cell>> settings);
     // Starts part `number`: its header and one sentence on what it shows.
-    void section(int number, std::string section, std::string title, std::string shows);
+    void section(int number, std::string section, std::string title, std::string shows,
+                 std::vector<std::string> sources = {});
 
     // One paragraph (wrapped to the terminal's width when printed). Without
     // arguments the text is taken as it is: braces need no doubling.

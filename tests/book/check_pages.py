@@ -8,7 +8,8 @@ For each page, at 1280 and at 700 px: no console error, no broken link,
 anchor or image, every figure drawn with a nonzero size inside its column and
 none of its text below 11 px, every formula laid out, no verdict over 30
 words, no internal name (a report's snake_case key, a cached model's file)
-in the text, one claim on the page for every claim in the lesson's report
+in the text, every part naming the code files that compute it (files of this
+repository), one claim on the page for every claim in the lesson's report
 (NN_<name>.json; on index.html one row for every claim of every report, and
 a result for every exercise in grade.json). A screenshot of each
 page at both widths (and of index.html at a phone's) goes to SCREENSHOT_DIR. Exit status 0 when every page passes, 1 otherwise, 2 when
@@ -175,6 +176,22 @@ def internal_names(out, page, text):
     return found + sorted(set(CACHE_FILE.findall(text)))
 
 
+REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
+
+
+def missing_sources(page):
+    """Parts of the page's lesson that name no code, or code that is not in the repository."""
+    if page.name == "index.html":
+        return []
+    problems = []
+    for number, part in json.loads(page.with_suffix(".json").read_text(encoding="utf-8"))["parts"].items():
+        if not part.get("sources"):
+            problems.append(f"part {number} names no code file")
+        problems += [f"part {number}'s code {source} is not in the repository"
+                     for source in part.get("sources", []) if not (REPOSITORY / source).is_file()]
+    return problems
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
@@ -212,6 +229,7 @@ def main():
             if result.get("images", figures) < figures:
                 problems.append(f"{result['images']} images shown, {figures} figures in the report")
             problems += [f"an internal name on the page: {name}" for name in internal_names(out, page, result.get("text", ""))]
+            problems += missing_sources(page)
             for width in WIDTHS:
                 shot = shots / f"{page.stem}-{width}.png"
                 run(browser, [f"--window-size={width},2400", "--screenshot=" + str(shot), url])

@@ -34,7 +34,7 @@ struct Recorded {
     Report report{printed};
     Recorded() {
         report.lesson("02_rope", "RoPE: rotary positions", "§4 回顾", {{"seeds", 1}});
-        report.section(1, "§4.6", "Matrix <form> & pairs", "shows \"both\" pairings");
+        report.section(1, "§4.6", "Matrix <form> & pairs", "shows \"both\" pairings", {"lessons/rope/rotation.cpp"});
         report.paragraph("Rotations keep norms: |R q| = |q| for every position {}.", 3);
         report.table("norms", {"position", "|Rq| - |q|"}, {{0, 0.0}, {1, 2.2e-16}});
         report.value("worst", 2.2e-16, "the largest change of a norm");
@@ -150,6 +150,10 @@ TEST_CASE("book: a lesson page shows every item, escaped, with figures inline", 
     CHECK_THAT(html, Contains("lecture 4 §4 回顾"));  // UTF-8 passes through
     CHECK_THAT(html, Contains("<h2>Part 1 · §4.6 · Matrix &lt;form&gt; &amp; pairs</h2>"));
     CHECK_THAT(html, Contains("shows &quot;both&quot; pairings"));
+    // where to go from here: the exercise on §4.6 and the code of the part
+    CHECK_THAT(html,
+               Contains("<p class=\"meta\">Exercises: <a href=\"index.html#ex11\"><code>ex11_rope_apply</code></a> · "
+                        "Code: <code>lessons/rope/rotation.cpp</code></p>"));
     CHECK_THAT(html, Contains("<p>Rotations keep norms: |R q| = |q| for every position 3.</p>"));
     // the table's header and two rows, the labelled value's row, the evidence's header and two rows
     CHECK(test::occurrences(html, "<tr>") == 7);
@@ -204,7 +208,7 @@ TEST_CASE("book: the course page lists the lessons, every claim and the scoreboa
     const std::string html = lessons::book::course_page(out);
     CHECK_THAT(html, Contains("<h3><a href=\"02_rope.html\">02_rope</a>: RoPE: rotary positions</h3>"));
     CHECK_THAT(html, Contains("<li><a href=\"02_rope.html#part-1\">Part 1</a> · §4.6 · Matrix &lt;form&gt; &amp; "
-                              "pairs</li>"));
+                              "pairs · <code>lessons/rope/rotation.cpp</code></li>"));
     CHECK_THAT(html, Contains("running 12 s (last run 2026-12-01 11:19 UTC)"));
     // experiments reproduced, checks holding: none of the one experiment, the one check
     CHECK_THAT(html, Contains("experiments reproduced: 0 of 1 · checks holding: 1 of 1"));
@@ -251,6 +255,15 @@ TEST_CASE("course: a part covers a section of its own, or one in its range", "[l
     // every exercise goes with a lesson that follows its chapter
     for (const auto& e : lessons::course::exercises()) CHECK_NOTHROW(lessons::course::lesson_of(e));
     CHECK(lessons::course::lesson_of(lessons::course::exercises().at(2)).name == "03_gqa");  // §5.3, §6.4
+    // a part's exercises: any of an exercise's sections in the part's
+    const auto names = [](const std::string& sections) {
+        std::string out;
+        for (const auto& e : lessons::course::exercises_for(sections)) out += e.id() + " ";
+        return out;
+    };
+    CHECK(names("§6.4") == "ex03 ex16 ");
+    CHECK(names("§3.2, §7.1") == "ex08 ex09 ex12 ex13 ");
+    CHECK(names("§9") == "");
 }
 
 TEST_CASE("book: the findings table is made from the reports' claims", "[lessons][book]") {

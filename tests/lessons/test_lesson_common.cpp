@@ -366,7 +366,7 @@ TEST_CASE("run_lesson: --json writes every recorded value", "[lessons][json]") {
           "\"settings\":{\"seeds\":3,\"quick\":false,\"threads\":" +
               std::to_string(ag::num_threads()) +
               "},\"parts\":{\"1\":{\"section\":\"§0\",\"title\":\"Records\",\"shows\":\"records what a part can "
-              "record\",\"values\":{\"seeds\":3.0},\"labels\":{},\"tables\":{\"t\":"
+              "record\",\"sources\":[],\"values\":{\"seeds\":3.0},\"labels\":{},\"tables\":{\"t\":"
               "{\"columns\":[\"name\",\"x\"],\"rows\":[[\"a\",1.5],[\"b\\\"q\",2]]}},\"claims\":{\"fine\":"
               "{\"statement\":\"a toy finding\",\"lecture\":\"\",\"ours\":1,\"reproduced\":true,\"reason\":\"it "
               "holds\",\"kind\":\"check\",\"verdict\":\"\"}},\"items\":[{\"value\":\"seeds\"},{\"claim\":\"fine\"},{"
