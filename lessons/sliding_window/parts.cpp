@@ -290,9 +290,17 @@ void part3_receptive_field(Report& r, const Options& options) {
         "attention is causal.",
         W - 1, changed);
     svg::HeatmapGrid figure{fmt::format("Outputs that moved when token {} changed (W = {}, seed 0)", changed, W), 1};
-    figure.x_label = "position";
-    figure.y_label = "layer L = 1 … 4";
-    figure.panels.push_back({"1 = moved", moved_map, 0.0, 1.0, true});
+    figure.x_label = "position (dark: its output moved)";
+    figure.y_label = "after layer L";
+    svg::Heatmap moved{"outlined: the last position a layer reaches, 1 + L(W-1)", moved_map, 0.0, 1.0};
+    for (int64_t t = 0; t < T; ++t) moved.x_ticks.push_back(std::to_string(t));
+    for (size_t l = 0; l < moved_map.size(); ++l) {
+        moved.y_ticks.push_back(fmt::format("L = {}", l + 1));
+        const int64_t edge = changed + static_cast<int64_t>(l + 1) * (W - 1);  // §6.3 L(W-1) further right
+        if (edge < T) moved.marked.push_back({l, static_cast<size_t>(edge)});
+    }
+    moved.marked_label = "the edge L(W-1) past the changed token";
+    figure.panels.push_back(std::move(moved));
     svg::write(output_path(options, "04_receptive_field.svg"), figure);
     r.figure("04_receptive_field.svg", "Which outputs moved after each layer when token 1 changed (W = 4, seed 0)");
     const bool exact = exact_layers == measured_layers;

@@ -551,3 +551,58 @@ TEST_CASE("svg: data that cannot be drawn is refused with the file's name", "[le
     CHECK_THROWS_WITH(lessons::svg::write("/nonexistent/dir/x.svg", lessons::svg::LinePlot{}),
                       Catch::Contains("cannot write"));
 }
+
+TEST_CASE("svg: error bars, reference lines and named categories", "[lessons][svg]") {
+    const auto path = test::scratch_path("dots.svg");
+    lessons::svg::LinePlot dots{"Test error over seeds", "method", "test error"};
+    dots.x_categories = {"from scratch", "autoencoder"};
+    dots.lines = false;
+    dots.series.push_back({"mean, min-max", {0, 1}, {0.18, 0.15}, false, {0.17, 0.14}, {0.19, 0.16}});
+    dots.references.push_back({0.5, "chance"});
+    lessons::svg::write(path, dots);
+    const std::string text = test::read_text(path);
+    // a bar per point, the reference's label, every category named on the axis
+    CHECK(test::occurrences(text, "class=\"error-bar\"") == 2);
+    CHECK_THAT(text, Catch::Contains(">chance<"));
+    CHECK_THAT(text, Catch::Contains(">from scratch<") && Catch::Contains(">autoencoder<"));
+    // what cannot be drawn is refused
+    auto wrong = dots;
+    wrong.series[0].low = {0.17};
+    CHECK_THROWS_WITH(lessons::svg::write(path, wrong), Catch::Contains("1 low and 2 high"));
+    wrong = dots;
+    wrong.series[0].x = {0, 2};
+    CHECK_THROWS_WITH(lessons::svg::write(path, wrong), Catch::Contains("none of the 2 categories"));
+    wrong = dots;
+    wrong.series[0].low = {0.2, 0.14};  // a bar that runs down from below its top
+    CHECK_THROWS_WITH(lessons::svg::write(path, wrong), Catch::Contains("error bar 0"));
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("svg: heat-map ticks, marked cells, and no figure wider than a page's column", "[lessons][svg]") {
+    const auto path = test::scratch_path("ticks.svg");
+    lessons::svg::HeatmapGrid grid{"Moved outputs", 1};
+    lessons::svg::Heatmap map{"after each layer", {{0, 1, 1}, {0, 1, 1}}, 0.0, 1.0};
+    map.x_ticks = {"p0", "p1", "p2"};
+    map.y_ticks = {"L = 1", "L = 2"};
+    map.marked = {{0, 2}};
+    map.marked_label = "the edge";
+    grid.panels.push_back(map);
+    lessons::svg::write(path, grid);
+    const std::string text = test::read_text(path);
+    CHECK_THAT(text, Catch::Contains(">p2<") && Catch::Contains(">L = 2<") && Catch::Contains(">the edge<"));
+    CHECK(test::occurrences(text, "stroke=\"#ff7f0e\"") >= 1);  // the marked cell's outline
+    auto wrong = grid;
+    wrong.panels[0].x_ticks = {"p0"};
+    CHECK_THROWS_WITH(lessons::svg::write(path, wrong), Catch::Contains("3 columns and 1 x ticks"));
+    wrong = grid;
+    wrong.panels[0].marked = {{2, 0}};
+    CHECK_THROWS_WITH(lessons::svg::write(path, wrong), Catch::Contains("outside its"));
+    // a long title and many panels still fit the 640 px a page's column gives a figure
+    lessons::svg::HeatmapGrid wide{std::string(200, 'w'), 12};
+    for (int p = 0; p < 12; ++p) wide.panels.push_back({"p", {{0, 1}, {1, 0}}});
+    lessons::svg::write(path, wide);
+    const std::string wide_text = test::read_text(path);
+    const double width = std::stod(wide_text.substr(wide_text.find("width=\"") + 7));
+    CHECK(width <= lessons::svg::kWidth);
+    std::filesystem::remove(path);
+}
