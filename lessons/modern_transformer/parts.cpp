@@ -64,7 +64,11 @@ RecipeCounts parameter_counts(Report& r) {
              fmt::format("module and formula {} in every group (embeddings, attention, FFN, norms, head), for "
                          "ModernLM ({}) and for GPT ({}; the lecture: 111,360)",
                          module_equals_formula ? "agree" : "differ", thousands(counts.modern_total),
-                         thousands(counts.gpt_total))});
+                         thousands(counts.gpt_total)),
+             ClaimKind::check,
+             fmt::format("ModernLM's {} parameters, counted on the built model, are what the formula gives ({}): {}.",
+                         thousands(counts.modern_total), thousands(counts.modern_formula.total()),
+                         module_equals_formula ? "they agree" : "they differ")});
 
     const int64_t total = llama.total();
     r.paragraph("Llama-3 8B (d = {}, {} layers, {}/{} heads, FFN {}, V = {}, untied head): {:.2f}B parameters.",
@@ -88,24 +92,36 @@ RecipeCounts parameter_counts(Report& r) {
     r.paragraph("Attention is small because of GQA (§5): W_k and W_v are {} × {}, {:.2f} of W_q's {} × {}.",
                 llama_cfg.d_model, kv, kv_over_q, llama_cfg.d_model, llama_cfg.d_model);
     const bool size_reproduced = rounds_to(static_cast<double>(total) / 1e9, 8.03, 2);
-    r.claim({"llama3_8b_params", "Llama-3 8B has 8.03B parameters.", 8.03e9, total, size_reproduced,
-             fmt::format("the formula gives {}, {:.2f}B", thousands(total), static_cast<double>(total) / 1e9)});
-    const auto split = [&](std::string key, std::string statement, double lecture, double ours, int decimals) {
+    r.claim(
+        {"llama3_8b_params", "Llama-3 8B has 8.03B parameters.", 8.03e9, total, size_reproduced,
+         fmt::format("the formula gives {}, {:.2f}B", thousands(total), static_cast<double>(total) / 1e9),
+         ClaimKind::check,
+         fmt::format("The parameter formula gives Llama-3 8B {:.2f} billion parameters, the lecture's 8.03 billion.",
+                     static_cast<double>(total) / 1e9)});
+    const auto split = [&](std::string key, std::string statement, double lecture, double ours, int decimals,
+                           const std::string& verdict_lead) {
         r.claim({std::move(key), std::move(statement), lecture, ours, rounds_to(ours, lecture, decimals),
                  fmt::format("{:.2f}% of the formula's total: {:.{}f}% at the lecture's precision", 100.0 * ours,
-                             100.0 * ours, decimals - 2)});
+                             100.0 * ours, decimals - 2),
+                 ClaimKind::check,
+                 fmt::format("{}: {:.{}f}% by the formula, the lecture's {:.{}f}%.", verdict_lead, 100.0 * ours,
+                             decimals - 2, 100.0 * lecture, decimals - 2)});
     };
-    split("llama3_ffn_share", "The feed-forward networks hold 70.2% of Llama-3 8B's parameters.", 0.702, ffn_share, 3);
-    split("llama3_attention_share", "Attention holds only 16.7% of Llama-3 8B's parameters.", 0.167, attention_share,
-          3);
+    split("llama3_ffn_share", "The feed-forward networks hold 70.2% of Llama-3 8B's parameters.", 0.702, ffn_share, 3,
+          "The feed-forward networks hold Llama-3 8B's largest share");
+    split("llama3_attention_share", "Attention holds only 16.7% of Llama-3 8B's parameters.", 0.167, attention_share, 3,
+          "Attention holds a small share of Llama-3 8B");
     split("llama3_embeddings_head_share",
           "The 128K vocabulary makes the embeddings and the output layer about 13% of Llama-3 8B.", 0.13,
-          embeddings_head_share, 2);
+          embeddings_head_share, 2, "The embeddings and the output layer hold Llama-3 8B's third share");
     r.claim({"llama3_kv_quarter_of_q", "GQA makes Llama-3 8B's W_k and W_v a quarter of W_q.", 0.25, kv_over_q,
              kv_over_q == 0.25,
              fmt::format("{} KV heads of {} dimensions against {} query heads: {} × {} against {} × {}",
                          llama_cfg.n_kv_heads, llama_cfg.head_dim(), llama_cfg.n_heads, llama_cfg.d_model, kv,
-                         llama_cfg.d_model, llama_cfg.d_model)});
+                         llama_cfg.d_model, llama_cfg.d_model),
+             ClaimKind::check,
+             fmt::format("Llama-3 8B's $W_k$ and $W_v$ are {} × {}, {:.2f} of $W_q$'s size, the lecture's quarter.",
+                         llama_cfg.d_model, kv, kv_over_q)});
     return counts;
 }
 
@@ -128,19 +144,22 @@ void rmsnorm_vs_layernorm(Report& r) {
              row("x - mean(x)", example.centred), row("RMSNorm(x - mean(x))", example.rms_centred)});
     r.value("rmsnorm_output_mean", ag::mean(example.rms).item());
     // The lecture's answers to exercise 9, to 3 decimals.
-    const auto exercise9 = [&](std::string key, std::string statement, const Tensor& ours,
+    const auto exercise9 = [&](std::string key, std::string statement, const std::string& name, const Tensor& ours,
                                const std::vector<double>& lecture) {
         const std::vector<double> values = ours.to_vector();
         bool same = values.size() == lecture.size();
         for (size_t i = 0; same && i < values.size(); ++i) same = rounds_to(values[i], lecture[i], 3);
         const auto vector = [](const std::vector<double>& v) { return fmt::format("[{:.3f}]", fmt::join(v, ", ")); };
         r.claim({std::move(key), std::move(statement), vector(lecture), vector(values), same,
-                 same ? "every entry equal to the lecture's 3 decimals" : "some entry differs at 3 decimals"});
+                 same ? "every entry equal to the lecture's 3 decimals" : "some entry differs at 3 decimals",
+                 ClaimKind::check,
+                 fmt::format("{} of $x = [1, 2, 3, 4]$ is {}: {} the lecture's, to 3 decimals.", name, vector(values),
+                             same ? "the same as" : "not")});
     };
     exercise9("exercise9_rmsnorm", "RMSNorm of x = [1, 2, 3, 4] only rescales: [0.365, 0.730, 1.095, 1.461].",
-              example.rms, {0.365, 0.730, 1.095, 1.461});
+              "RMSNorm", example.rms, {0.365, 0.730, 1.095, 1.461});
     exercise9("exercise9_layernorm", "LayerNorm of x = [1, 2, 3, 4] centres it: [-1.342, -0.447, 0.447, 1.342].",
-              example.layer, {-1.342, -0.447, 0.447, 1.342});
+              "LayerNorm", example.layer, {-1.342, -0.447, 0.447, 1.342});
 
     const double centred_gap = identity.centred_gap, uncentred_gap = identity.uncentred_gap;
     r.paragraph("On 1,000 rows of d = {} (entries N(2, 3²)) with a random gain g and β = 0:", d);
@@ -153,7 +172,11 @@ void rmsnorm_vs_layernorm(Report& r) {
          "", centred_gap, centred_gap < 1e-12,
          fmt::format("RMSNorm of the centred rows equals LayerNorm to {} ({} 1e-12); without the centring they "
                      "differ by up to {}",
-                     Cell(centred_gap).str(true), centred_gap < 1e-12 ? "below" : "above", Cell(uncentred_gap).str())});
+                     Cell(centred_gap).str(true), centred_gap < 1e-12 ? "below" : "above", Cell(uncentred_gap).str()),
+         ClaimKind::check,
+         fmt::format("On rows of zero mean RMSNorm equals LayerNorm to {}; on the rows as they are they differ by up "
+                     "to {:.3g}.",
+                     Cell(centred_gap).str(true), uncentred_gap)});
 
     const nn::LayerNorm layer_norm(d);
     const nn::RMSNorm rms_norm(d);
@@ -216,7 +239,11 @@ void swiglu_hidden_size(Report& r) {
              "11,008, Llama 2 7B's hidden size.",
              11008, llama2_hidden, llama2_hidden == 11008,
              fmt::format("8·{}/3 = {:.1f} rounds up to {}", llama_cfg.d_model,
-                         swiglu_matching_hidden(llama_cfg.d_model), thousands(llama2_hidden))});
+                         swiglu_matching_hidden(llama_cfg.d_model), thousands(llama2_hidden)),
+             ClaimKind::check,
+             fmt::format("$d_{{ff}} = 8d/3$ at $d = 4096$, rounded up to a multiple of 256, gives {}, Llama 2 7B's "
+                         "11,008.",
+                         thousands(llama2_hidden))});
 }
 
 void part1_recipe(Report& r, const Options&) {
@@ -251,7 +278,7 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
     std::array<int64_t, 2> params{};
     for (size_t m = 0; m < result.models.size(); ++m) {
         const RecipeRun& model = result.models[m];
-        r.paragraph("{} seed 0: {}", model.name, model.run.status);
+        r.log(fmt::format("{} seed 0: {}", model.name, model.run.status));
         ppl[m] = spread(model.test_perplexity);
         params[m] = model.parameters;
         rows.push_back({model.name, params[m], ppl[m].mean, ppl[m].min, ppl[m].max, kLecturePerplexity[m],
@@ -325,12 +352,18 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
              "99,648 against 111,360", fmt::format("{} against {}", thousands(params[1]), thousands(params[0])),
              params[1] < params[0],
              fmt::format("{} fewer: no biases, no LayerNorm β, GQA's smaller W_k and W_v, no position table",
-                         thousands(params[0] - params[1]))});
+                         thousands(params[0] - params[1])),
+             ClaimKind::check,
+             fmt::format("ModernLM has {} parameters against GPT's {}, as the lecture counts them.",
+                         thousands(params[1]), thousands(params[0]))});
     r.claim({"perplexity_comparable", "With fewer parameters ModernLM's test perplexity is on par with GPT's.",
              "2.5262 against 2.5305", fmt::format("{:.4f} against {:.4f}", ppl[1].mean, ppl[0].mean), order.clear(),
              fmt::format("{}: the mean gap {:+.4f} against a quarter of GPT's mean distance above the floor, {:.4f}",
                          order.str(), gap, quarter),
-             ClaimKind::experiment});
+             ClaimKind::experiment,
+             fmt::format("ModernLM's test perplexity {:.4f} against GPT's {:.4f} (the lecture: 2.5262 against 2.5305): "
+                         "{}, in {} of {} seeds.",
+                         ppl[1].mean, ppl[0].mean, order.clear() ? "on par" : "not on par", order.holding, seeds)});
     r.takeaway(fmt::format(
         "ModernLM: {} parameters against GPT's {}, test perplexity {:.4f} against {:.4f} (floor {:.4f}; {}); on "
         "models this small the modern recipe gains little, its value is training stability, inference cost (GQA) "
@@ -576,7 +609,11 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
     r.claim({"subject_weight_explains_k4_6",
              "The models that still find the subject beyond the training lengths are the ones that still agree: the "
              "subject weight at k = 4-6 sorts the models by their accuracy there.",
-             "", correlation_text(explains.correlation), explains.separates(), split_text(explains)});
+             "", correlation_text(explains.correlation), explains.separates(), split_text(explains), ClaimKind::check,
+             fmt::format("Over all {} models, the subject weight at k = 4-6 and the accuracy there correlate at "
+                         "r = {:.3f}{}.",
+                         models, explains.correlation,
+                         explains.separates() ? "; one split of the weight sorts them" : "")});
 }
 
 // The lecture's findings on k = 4-6 and ours, as claims: an order holds
@@ -610,21 +647,30 @@ bool compare_with_lecture(Report& r, const Options& options, const PositionEncod
              "RoPE extrapolates worst: beyond the training lengths (k = 4-6) its agreement accuracy is the lowest of "
              "the three encodings.",
              "RoPE's worst seed 0.000, learned 0.715, none 0.980 (the lecture's RoPE figure is its worst of 3 seeds)",
-             ours, rope_worst.clear(), rope_reason, ClaimKind::experiment});
+             ours, rope_worst.clear(), rope_reason, ClaimKind::experiment,
+             fmt::format("RoPE's mean accuracy at k = 4-6 is {:.3f} against learned {:.3f} and none {:.3f}; it is the "
+                         "lowest in {} of {} seeds{}.",
+                         rope, learned, none, rope_worst.holding, options.seeds,
+                         rope_worst.clear() ? ", as the lecture found" : ": not in every seed")});
     std::vector<std::string> out_of_order;
     for (int s : order_split[0]) out_of_order.push_back(seed_ranking(diagnosis, s));
     r.claim({"lecture_order_none_learned_rope", "Beyond the training lengths the order is none > learned > RoPE.",
              "none 0.980 > learned 0.715 > RoPE's worst seed 0.000", ours, lecture_order.clear(),
              out_of_order.empty() ? lecture_order.str()
                                   : fmt::format("{}: {}", lecture_order.str(), fmt::join(out_of_order, "; ")),
-             ClaimKind::experiment});
+             ClaimKind::experiment,
+             fmt::format("Beyond the training lengths the means run none {:.3f}, learned {:.3f}, RoPE {:.3f}; the "
+                         "lecture's order holds in {} of {} seeds.",
+                         none, learned, rope, lecture_order.holding, options.seeds)});
     r.claim({"worst_seed_is_rope", "The worst single seed at k = 4-6 is RoPE's.", 0.0, three_decimals(all[worst].min46),
              worst == kRope,
              worst == kRope ? fmt::format("RoPE's worst seed scores {:.3f}, of {}", all[worst].min46,
                                           count_of(options.seeds, "seed"))
                             : fmt::format("the worst seed is {}'s ({:.3f}; RoPE's worst {:.3f})",
                                           kEncodings[worst].name, all[worst].min46, all[kRope].min46),
-             ClaimKind::experiment});
+             ClaimKind::experiment,
+             fmt::format("The worst single model at k = 4-6 is {}'s, at {:.3f} (the lecture: RoPE's, at 0.000).",
+                         kEncodings[worst].name, all[worst].min46)});
     if (!rope_worst.clear() || !lecture_order.clear()) {
         std::string why;
         if (!rope_split[0].empty()) why += " " + sentence(rope_seeds(diagnosis, rope_split));
@@ -674,14 +720,18 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
     r.value("first_untrained_row", static_cast<double>(first_untrained));
     const auto untouched_seed0 = std::count(seed0.untouched.begin(), seed0.untouched.end(), true);
     r.value("untouched_rows_seed0", static_cast<double>(untouched_seed0));
-    r.claim({"untouched_rows_as_predicted",
-             "Learned position rows that no training input reaches are never trained: they stay random vectors.", "",
-             fmt::format("rows {} untouched (seed 0)", row_ranges(seed0.untouched)), as_predicted,
-             as_predicted ? fmt::format("in every seed exactly the rows {}-{} equal their fresh rows times "
-                                        "(1 - lr·λ)^steps, bit for bit",
-                                        first_untrained, max_len - 1)
-                          : fmt::format("in some seed the untouched rows are not exactly {}-{} (see the table)",
-                                        first_untrained, max_len - 1)});
+    r.claim(
+        {"untouched_rows_as_predicted",
+         "Learned position rows that no training input reaches are never trained: they stay random vectors.", "",
+         fmt::format("rows {} untouched (seed 0)", row_ranges(seed0.untouched)), as_predicted,
+         as_predicted ? fmt::format("in every seed exactly the rows {}-{} equal their fresh rows times "
+                                    "(1 - lr·λ)^steps, bit for bit",
+                                    first_untrained, max_len - 1)
+                      : fmt::format("in some seed the untouched rows are not exactly {}-{} (see the table)",
+                                    first_untrained, max_len - 1),
+         ClaimKind::check,
+         fmt::format("Learned position rows {}-{}, which no training sentence reaches, {} as they were initialised.",
+                     first_untrained, max_len - 1, as_predicted ? "stay exactly" : "do not all stay")});
 
     rows.clear();
     for (size_t i = 0; i < runs.agreement.size(); ++i) {
@@ -745,7 +795,8 @@ void part3_positions(Report& r, const Options& options) {
     const std::array<EncodingRuns, 3>& all = encodings.encodings;
     for (int seed = 0; seed < options.seeds; ++seed)
         for (size_t e = 0; e < kEncodings.size(); ++e)
-            r.paragraph("{} seed {}: {}", kEncodings[e].name, seed, all[e].models[static_cast<size_t>(seed)].status);
+            r.log(fmt::format("{} seed {}: {}", kEncodings[e].name, seed,
+                              all[e].models[static_cast<size_t>(seed)].status));
     agreement_tables(r, options, all);
     const PositionDiagnosis diagnosis = diagnose_positions(encodings, runs);
     subject_attention(r, options, runs, diagnosis);
@@ -779,16 +830,22 @@ const Lesson& lesson() {
         "The modern Transformer",
         "§3 Modern Transformer models · §7 Putting it together",
         3,  // seeds: the lecture's table of part 3 is over 3
-        {{"§3.2, §7.1", "The recipe in numbers",
+        {{"§3.2, §7.1",
+          "The recipe in numbers",
           "ModernLM's, GPT's and Llama-3 8B's parameters from the module and the formula; RMSNorm against LayerNorm; "
           "SwiGLU's 8d/3 hidden size.",
-          part1_recipe},
-         {"§7.2", "GPT against ModernLM",
+          part1_recipe,
+          {"lessons/modern_transformer/recipe.cpp", "lessons/modern_transformer/rmsnorm.cpp"}},
+         {"§7.2",
+          "GPT against ModernLM",
           "Lecture 2's GPT and the ModernLM, same size class, 5 epochs each: parameters and test perplexity.",
-          part2_gpt_vs_modern},
-         {"§7.3", "Which position encoding extrapolates",
+          part2_gpt_vs_modern,
+          {"lessons/modern_transformer/gpt_vs_modern.cpp", "lessons/modern_transformer/farm_runs.cpp"}},
+         {"§7.3",
+          "Which position encoding extrapolates",
           "Learned, no and RoPE positions on subject-verb agreement beyond the training lengths, and why.",
-          part3_positions}},
+          part3_positions,
+          {"lessons/modern_transformer/position_encodings.cpp", "lessons/modern_transformer/position_diagnosis.cpp"}}},
         {},
         FarmLanguage::used};
     return modern;
