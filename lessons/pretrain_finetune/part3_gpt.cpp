@@ -1,4 +1,4 @@
-// Part 2, §2.8: the pre-trained GPT on the subject-number task, and the
+// Part 3, §2.8: the pre-trained GPT on the subject-number task, and the
 // diagnosis of k = 4-6 through the LM's own agreement and two pre-training
 // controls (controls.h). This file reports; the computation is in
 // subject_task.* and controls.*.
@@ -17,36 +17,12 @@
 #include "lessons/common/spread.h"
 #include "lessons/common/svg.h"
 #include "lessons/pretrain_finetune/controls.h"
+#include "lessons/pretrain_finetune/gpt_setup.h"
 #include "lessons/pretrain_finetune/parts.h"
 #include "lessons/pretrain_finetune/subject_task.h"
 
 namespace lessons::pretrain_finetune {
 namespace {
-
-// The data seeds: each maker gets its own (farm_language.h). Corpora and
-// agreement sets as farm_lm and the other lessons make them.
-constexpr uint64_t kCorpusSeed = 0, kAgreementSeed = 1, kTrainSetSeed = 2, kTestSetSeed = 3;
-
-struct GptSetup {
-    nn::LMConfig config;
-    size_t pretrain_sentences = 0;  // of the 20,000 (0: all)
-    int64_t pretrain_epochs = 0;
-    std::vector<int64_t> labelled;  // training-set sizes
-    int64_t steps = 0;
-    int64_t test_prefixes = 0, agreement_prefixes = 0;  // per set
-
-    static GptSetup full() { return {nn::LMConfig::gpt(), 0, 5, {16, 256}, 200, 500, 500}; }
-    // A GPT of one layer, d = 16, trained one epoch on 300 sentences; 10
-    // steps per run; 40 test prefixes per set.
-    static GptSetup quick() {
-        nn::LMConfig tiny = nn::LMConfig::gpt();
-        tiny.d_model = 16;
-        tiny.n_heads = tiny.n_kv_heads = 2;
-        tiny.n_layers = 1;
-        tiny.d_ff = 4 * tiny.d_model;
-        return {tiny, 300, 1, {16, 256}, 10, 40, 40};
-    }
-};
 
 // The lecture's figures (means over 3 seeds; "" where it gives none), by
 // method and labelled-set size (§2.8 and exercise 10).
@@ -671,7 +647,7 @@ void plot_finetuning(Report& r, const Options& options, const std::vector<Subjec
 
 }  // namespace
 
-void part2_gpt_finetuning(Report& r, const Options& options) {
+void part3_gpt_finetuning(Report& r, const Options& options) {
     const GptSetup setup = options.quick ? GptSetup::quick() : GptSetup::full();
     const farm::Language language = farm::Language::named(options.language);
     const farm::Corpora corpora = farm::make_corpora(kCorpusSeed, language);
