@@ -37,7 +37,7 @@ void part1_modules(Report& r, const Options&) {
     std::vector<std::vector<Cell>> rows;
     for (const Step& s : trace) rows.push_back({s.pass, s.module, s.reads, s.returns, s.stores});
     r.table("passes", {"pass", "module", "reads", "returns", "stores"}, rows);
-    r.value("loss", loss);
+    r.value("loss", loss, "the batch's cross-entropy loss");
 
     // §1: autodiff is built from modules; backward visits forward's modules
     // in reverse and ends with dL/dx, the gradient of forward's input.
@@ -51,7 +51,14 @@ void part1_modules(Report& r, const Options&) {
              "", fmt::format("{}", fmt::join(backward, " → ")), reversed && last_return == "dL/dx " + shape_of(mlp.x),
              fmt::format("the {} backward steps visit the {} forward modules in reverse; the last returns {}, "
                          "the shape of x",
-                         backward.size(), forward.size(), last_return)});
+                         backward.size(), forward.size(), last_return),
+             ClaimKind::check,
+             reversed ? fmt::format("Tested the order of backward's {} steps: they run the {} forward modules in "
+                                    "reverse, ending at dL/dx, as the lecture describes: reproduced.",
+                                    backward.size(), forward.size())
+                      : fmt::format("Tested the order of backward's {} steps: they do not run the {} forward "
+                                    "modules in reverse, unlike the lecture: not reproduced.",
+                                    backward.size(), forward.size())});
 
     r.paragraph("The gradients the backward pass accumulated in the modules:");
     rows.clear();
@@ -141,7 +148,12 @@ void part2_graph(Report& r, const Options& options) {
              "", loss_difference, std::fabs(loss_difference) < 1e-14,
              fmt::format("graph loss - modules' loss = {} ({} 1e-14: {})", Cell(loss_difference).str(),
                          std::fabs(loss_difference) < 1e-14 ? "below" : "not below",
-                         std::fabs(loss_difference) < 1e-14 ? "the same function, to rounding" : "they differ")});
+                         std::fabs(loss_difference) < 1e-14 ? "the same function, to rounding" : "they differ"),
+             ClaimKind::check,
+             fmt::format("Tested the engine graph's loss against part 1's modules: they differ by {}, {} the 1e-14 "
+                         "rounding level: {}.",
+                         Cell(loss_difference).str(), std::fabs(loss_difference) < 1e-14 ? "below" : "above",
+                         std::fabs(loss_difference) < 1e-14 ? "the same function, reproduced" : "not reproduced")});
 
     loss.backward();
     std::vector<std::string> filled;
@@ -244,13 +256,23 @@ void part3_gradients(Report& r, const Options& options) {
              fmt::format("gradcheck {} on {}; its largest |error| {} (with h = {}; it passes when every |error| <= "
                          "{} + {}·|numeric|; the table's column used h = {})",
                          gradcheck_passed ? "passed" : "failed", count_of(options.seeds, "seed"),
-                         Cell(worst_gradcheck).str(), kCheck.h, kCheck.atol, kCheck.rtol, h)});
+                         Cell(worst_gradcheck).str(), kCheck.h, kCheck.atol, kCheck.rtol, h),
+             ClaimKind::check,
+             fmt::format("Tested backward() against central finite differences on {}: largest error {}, {} the "
+                         "tolerance: {}.",
+                         count_of(options.seeds, "seed"), Cell(worst_gradcheck).str(),
+                         gradcheck_passed ? "within" : "outside", gradcheck_passed ? "reproduced" : "not reproduced")});
     constexpr double rounding = 1e-12;
     r.claim({"engine_matches_hand_derivation",
              "The engine's gradients are the ones the hand-written modules' backward() computes", "", worst_hand,
              worst_hand < rounding,
              fmt::format("largest |engine - by hand| {} over every parameter and seed ({} 1e-12, rounding level)",
-                         Cell(worst_hand).str(), worst_hand < rounding ? "below" : "not below")});
+                         Cell(worst_hand).str(), worst_hand < rounding ? "below" : "not below"),
+             ClaimKind::check,
+             fmt::format("Tested the engine's gradients against the hand-written backward(): largest difference {}, "
+                         "{} the 1e-12 rounding level: {}.",
+                         Cell(worst_hand).str(), worst_hand < rounding ? "below" : "above",
+                         worst_hand < rounding ? "reproduced" : "not reproduced")});
 
     r.paragraph("The step h trades truncation, O(h²), against rounding, O(ε/h) (seed 0):");
     const Mlp mlp = Mlp::make(0);
@@ -280,18 +302,24 @@ const Lesson& lesson() {
                               "Autograd recap",
                               "§1 Recap · 回顾",
                               1,
-                              {{"§1", "Modules with forward() and backward()",
+                              {{"§1",
+                                "Modules with forward() and backward()",
                                 "Lecture 3's modules: forward() caches what backward() needs; backward(dL/dy) returns "
                                 "dL/dx and accumulates the parameters' gradients.",
-                                part1_modules},
-                               {"§1", "The computational graph",
+                                part1_modules,
+                                {"lessons/autograd_recap/hand_modules.cpp", "lessons/autograd_recap/mlp.cpp"}},
+                               {"§1",
+                                "The computational graph",
                                 "The same MLP written with engine ops is recorded as a graph; printed in topological "
                                 "order, every node comes after the nodes it reads.",
-                                part2_graph},
-                               {"§1", "Gradients three ways",
+                                part2_graph,
+                                {"lessons/autograd_recap/mlp.cpp", "lessons/autograd_recap/graph_picture.cpp"}},
+                               {"§1",
+                                "Gradients three ways",
                                 "Every parameter's gradient from the engine, from central finite differences, and from "
                                 "the hand-written modules of part 1.",
-                                part3_gradients}}};
+                                part3_gradients,
+                                {"lessons/autograd_recap/mlp.cpp", "lessons/autograd_recap/hand_modules.cpp"}}}};
     return recap;
 }
 

@@ -107,4 +107,35 @@ inline std::vector<std::string> check_claims_and_figures(const LessonRun& run, c
     return figures;
 }
 
+// What every page of a run asks of its prose: each claim with a verdict, and
+// no snake_case key (the name of one of its values, claims or tables) in a
+// paragraph or a table's header.
+inline void check_prose(const LessonRun& run) {
+    std::vector<std::string> keys;
+    for (const auto& part : run.report.parts()) {
+        for (const auto& [key, value] : part.values) keys.push_back(key);
+        for (const auto& claim : part.claims) keys.push_back(claim.key);
+        for (const auto& table : part.tables) keys.push_back(table.name);
+    }
+    keys.erase(std::remove_if(keys.begin(), keys.end(),
+                              [](const std::string& key) { return key.find('_') == std::string::npos; }),
+               keys.end());
+    const auto check_text = [&](const std::string& text) {
+        for (const std::string& key : keys) {
+            INFO("key " << key << " in: " << text);
+            CHECK(text.find(key) == std::string::npos);
+        }
+    };
+    for (const auto& part : run.report.parts()) {
+        INFO("part " << part.number);
+        for (const auto& claim : part.claims) {
+            INFO("claim " << claim.key);
+            CHECK_FALSE(claim.verdict.empty());
+        }
+        for (const auto& paragraph : part.paragraphs) check_text(paragraph);
+        for (const auto& table : part.tables)
+            for (const auto& column : table.columns) check_text(column);
+    }
+}
+
 }  // namespace test

@@ -129,6 +129,7 @@ TEST_CASE("lesson 00: every part states its claims, and its figures exist", "[le
     options.out = out.string();
     const test::LessonRun run(lessons::autograd_recap::lesson(), options);
     const auto figures = test::check_claims_and_figures(run, out);
+    test::check_prose(run);
     // the graph's picture when Graphviz is installed (CI installs it)
     if (std::system("dot -V > /dev/null 2>&1") == 0) CHECK(figures == std::vector<std::string>{"00_graph.svg"});
     std::filesystem::remove_all(out);

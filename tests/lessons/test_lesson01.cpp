@@ -21,8 +21,10 @@
 #include "lessons/common/training.h"
 #include "lessons/pretrain_finetune/controls.h"
 #include "lessons/pretrain_finetune/digits_comparison.h"
+#include "lessons/pretrain_finetune/gpt_setup.h"
 #include "lessons/pretrain_finetune/parts.h"
 #include "lessons/pretrain_finetune/subject_task.h"
+#include "lessons/pretrain_finetune/training_stages.h"
 #include "nn/optim.h"
 #include "tests/occurrences.h"
 
@@ -63,13 +65,14 @@ bool is_svg(const std::filesystem::path& path) {
 
 // ---- the whole lesson --------------------------------------------------------
 
-TEST_CASE("lesson 01 runs both parts, each with its section and takeaway", "[lessons][lesson01]") {
+TEST_CASE("lesson 01 runs its three parts, each with its section and takeaway", "[lessons][lesson01]") {
     const auto out = test::scratch_path("lesson01_all");
     const test::LessonRun run(pf::lesson(), test::quick_options(out, 0));
-    REQUIRE(run.report.parts().size() == 2);
-    CHECK(run.report.part(1).section == "§2.3-2.5");
-    CHECK(run.report.part(2).section == "§2.8");
-    for (int n = 1; n <= 2; ++n) {
+    REQUIRE(run.report.parts().size() == 3);
+    CHECK(run.report.part(1).section == "§2.3-2.4");
+    CHECK(run.report.part(2).section == "§2.6-2.7");
+    CHECK(run.report.part(3).section == "§2.8");
+    for (int n = 1; n <= 3; ++n) {
         INFO("part " << n);
         CHECK_FALSE(run.report.part(n).takeaway.empty());
     }
@@ -88,6 +91,7 @@ TEST_CASE("lesson 01: every part states its claims, and the figures it registers
     const auto out = test::scratch_path("lesson01_claims");
     const test::LessonRun run(pf::lesson(), test::quick_options(out, 0));
     const auto figures = test::check_claims_and_figures(run, out);
+    test::check_prose(run);
     // --quick numbers mean nothing: a finding that does not hold says so
     for (const auto& part : run.report.parts())
         for (const auto& claim : part.claims)
@@ -280,13 +284,66 @@ TEST_CASE("lesson 01 MNIST: labelled subsets, nets and layer-wise training", "[l
     CHECK(is_share(pf::test_error(a, data.test)));
 }
 
-// ---- part 2: the pre-trained GPT ---------------------------------------------
+// ---- part 2: the data and the stages ----------------------------------------
 
-TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe", "[lessons][lesson01]") {
+TEST_CASE("lesson 01 part 2: real corpus sentences and labelled prefixes, counted", "[lessons][lesson01]") {
+    const auto out = test::scratch_path("lesson01_stages");
+    const test::LessonRun run(pf::lesson(), test::quick_options(out, 2));
+    const auto& part = run.report.part(2);
+    const pf::GptSetup setup = pf::GptSetup::quick();
+    const farm::Language language = farm::Language::lecture();
+    const auto corpus =
+        pf::pretraining_corpus(farm::make_corpora(pf::kCorpusSeed, language).train, setup.pretrain_sentences);
+
+    // the sentences shown are the corpus's first, word for word
+    const auto& sentences = part.table("corpus_sentences");
+    REQUIRE_FALSE(sentences.rows.empty());
+    for (size_t row = 0; row < sentences.rows.size(); ++row)
+        CHECK(sentences.at(row, "sentence").str() == farm::decode(corpus[row].ids));
+    int64_t tokens = 0;
+    for (const farm::Sentence& s : corpus) tokens += static_cast<int64_t>(s.ids.size());
+    CHECK(part.value("corpus_sentences").number() == static_cast<double>(corpus.size()));
+    CHECK(part.value("corpus_tokens").number() == static_cast<double>(tokens));
+
+    // the labelled prefixes are the smallest set's, with their labels
+    const auto smallest = farm::make_subject_train_set(setup.labelled.front(), pf::kTrainSetSeed, language);
+    const auto& examples = part.table("labelled_examples");
+    REQUIRE_FALSE(examples.rows.empty());
+    for (size_t row = 0; row < examples.rows.size(); ++row) {
+        CHECK(examples.at(row, "prefix").str() == farm::decode(smallest[row].ids));
+        CHECK(examples.at(row, "label").str() == (smallest[row].subject_plural ? "plural" : "singular"));
+    }
+
+    // the three stages in the lecture's order; one row per labelled set, half of each plural
+    const auto& stages = part.table("stages");
+    REQUIRE(stages.rows.size() == 2 + setup.labelled.size());
+    CHECK(stages.at(0, "stage").str() == "pre-training");
+    CHECK(stages.at(0, "tokens").number() == static_cast<double>(tokens));
+    CHECK(stages.at(1, "stage").str() == "mid-training");
+    for (size_t i = 0; i < setup.labelled.size(); ++i) {
+        const int64_t n = setup.labelled[i];
+        const pf::DataCount c = pf::count_data(farm::make_subject_train_set(n, pf::kTrainSetSeed, language));
+        CHECK(c.examples == n);
+        CHECK(c.plural == n / 2);
+        CHECK(stages.at(2 + i, "examples").number() == static_cast<double>(n));
+        CHECK(stages.at(2 + i, "tokens").number() == static_cast<double>(c.tokens));
+        CHECK(stages.at(2 + i, "labels").str() == fmt::format("{} singular, {} plural", n / 2, n / 2));
+    }
+    // the claim's ratio is the counts'
+    const auto& claim = part.claim("pretraining_reads_far_more_data");
+    CHECK(claim.ours.number() ==
+          Approx(static_cast<double>(tokens) / stages.at(stages.rows.size() - 1, "tokens").number()));
+    CHECK(claim.reproduced == (claim.ours.number() >= 10));
+    std::filesystem::remove_all(out);
+}
+
+// ---- part 3: the pre-trained GPT ---------------------------------------------
+
+TEST_CASE("lesson 01 part 3: runs, labelled halves, accuracies, a frozen probe", "[lessons][lesson01]") {
     const int seeds = 2;
     const auto out = test::scratch_path("lesson01_gpt");
-    const test::LessonRun run(pf::lesson(), test::quick_options(out, 2, seeds));
-    const auto& part = run.report.part(2);
+    const test::LessonRun run(pf::lesson(), test::quick_options(out, 3, seeds));
+    const auto& part = run.report.part(3);
     CHECK(part.value("runs").number() == 4 * 2 * seeds);  // 4 methods x {16, 256} x seeds
     CHECK(part.value("reload_max_abs_diff").number() == 0.0);
     CHECK(part.value("last_hidden_minus_full_forward").number() < 1e-12);
@@ -402,39 +459,48 @@ TEST_CASE("lesson 01 part 2: runs, labelled halves, accuracies, a frozen probe",
     const auto& agreement = part.table("gpt_agreement");
     REQUIRE(agreement.rows.size() == 6);
     for (size_t row = 0; row < 6; ++row) CHECK(is_share(agreement.at(row, "accuracy").number()));
-    CHECK_THAT(run.output(), Catch::Contains("cache: "));
+    CHECK_THAT(run.output(), Catch::Contains("pre-trained GPT: "));
     std::filesystem::remove_all(out);
 }
 
-TEST_CASE("lesson 01 part 2: the cached GPT is loaded, and a corrupt cache is rebuilt", "[lessons][lesson01]") {
+// What a run logged for one GPT on the terminal: "pre-trained GPT: trained
+// (2 s)" -> "trained (2 s)".
+std::string logged_status(const std::string& output, const std::string& gpt) {
+    const auto at = output.find(gpt + " GPT: ");
+    if (at == std::string::npos) return "";
+    const auto begin = at + gpt.size() + 6;
+    return output.substr(begin, output.find('\n', begin) - begin);
+}
+
+TEST_CASE("lesson 01 part 3: the cached GPT is loaded, and a corrupt cache is rebuilt", "[lessons][lesson01]") {
     const auto out = test::scratch_path("lesson01_cache");
     const auto status = [&] {
-        const test::LessonRun run(pf::lesson(), test::quick_options(out, 2));
-        const auto& part = run.report.part(2);
+        const test::LessonRun run(pf::lesson(), test::quick_options(out, 3));
+        const auto& part = run.report.part(3);
         CHECK(part.value("reload_max_abs_diff").number() == 0.0);
-        const auto& cache = part.table("cache");
-        // the controls' GPTs are cached beside the baseline's (row 0 of control_cache is the baseline)
-        const auto& controls = part.table("control_cache");
-        REQUIRE(controls.rows.size() == 3);
+        // the controls' GPTs are cached beside the baseline's; the statuses are terminal lines, not the page's
         std::vector<std::string> control_status;
-        for (size_t row = 1; row < controls.rows.size(); ++row)
-            control_status.push_back(controls.at(row, "status").str());
-        return std::tuple{cache.at(0, "status").str(), std::get<bool>(cache.at(0, "from cache").value),
-                          cache.at(0, "name").str(), control_status};
+        for (const char* control : {"GPT-2 init", "k 0-6 in pre-training"})
+            control_status.push_back(logged_status(run.output(), control));
+        const std::string baseline = logged_status(run.output(), "pre-trained");
+        return std::tuple{baseline, baseline.rfind("loaded from", 0) == 0, control_status};
     };
     const auto first = status();
-    CHECK(std::get<0>(first) == "trained");
+    CHECK_THAT(std::get<0>(first), Catch::StartsWith("trained"));
     CHECK_FALSE(std::get<1>(first));
-    const auto file = out / "models" / std::get<2>(first);
-    REQUIRE(std::filesystem::exists(file));
+    // one file per GPT: the cache key tells the initialisations and the corpora apart
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(out / "models"))
+        if (entry.path().extension() == ".safetensors") files.push_back(entry.path());
+    REQUIRE(files.size() == 3);
 
-    for (const std::string& control : std::get<3>(first)) CHECK(control == "trained");
+    for (const std::string& control : std::get<2>(first)) CHECK(control == "trained");
     const auto second = status();
     CHECK_THAT(std::get<0>(second), Catch::StartsWith("loaded from"));
     CHECK(std::get<1>(second));
-    for (const std::string& control : std::get<3>(second)) CHECK_THAT(control, Catch::StartsWith("loaded from"));
+    for (const std::string& control : std::get<2>(second)) CHECK_THAT(control, Catch::StartsWith("loaded from"));
 
-    std::ofstream(file, std::ios::binary | std::ios::trunc) << "not a checkpoint";
+    for (const auto& file : files) std::ofstream(file, std::ios::binary | std::ios::trunc) << "not a checkpoint";
     const auto third = status();
     CHECK_THAT(std::get<0>(third), Catch::Contains("unusable") && Catch::Contains("retrained"));
     CHECK_FALSE(std::get<1>(third));
@@ -516,7 +582,7 @@ TEST_CASE("lesson 01 subject task: fine-tuning moves the body and fits a small t
     CHECK(pf::subject_accuracy(body, head, packed) == 1.0);
 }
 
-// ---- part 2: the diagnosis of k = 4-6 ----------------------------------------
+// ---- part 3: the diagnosis of k = 4-6 ----------------------------------------
 
 namespace {
 
@@ -545,11 +611,11 @@ double run_accuracy(const lessons::Table& table, const std::string& pre_training
 
 }  // namespace
 
-TEST_CASE("lesson 01 part 2: per k, the LM's own agreement beside every method's accuracy", "[lessons][lesson01]") {
+TEST_CASE("lesson 01 part 3: per k, the LM's own agreement beside every method's accuracy", "[lessons][lesson01]") {
     const int seeds = 2;
     const auto out = test::scratch_path("lesson01_per_k");
-    const test::LessonRun run(pf::lesson(), test::quick_options(out, 2, seeds));
-    const auto& part = run.report.part(2);
+    const test::LessonRun run(pf::lesson(), test::quick_options(out, 3, seeds));
+    const auto& part = run.report.part(3);
     const auto& per_k = part.table("per_k");
     const auto& agreement = part.table("gpt_agreement");
     REQUIRE(per_k.rows.size() == 6);
@@ -595,21 +661,17 @@ TEST_CASE("lesson 01 part 2: per k, the LM's own agreement beside every method's
     std::filesystem::remove_all(out);
 }
 
-TEST_CASE("lesson 01 part 2: the controls, and the diagnosis computed from their numbers", "[lessons][lesson01]") {
+TEST_CASE("lesson 01 part 3: the controls, and the diagnosis computed from their numbers", "[lessons][lesson01]") {
     const int seeds = 2;
     const auto out = test::scratch_path("lesson01_controls");
-    const test::LessonRun run(pf::lesson(), test::quick_options(out, 2, seeds));
-    const auto& part = run.report.part(2);
+    const test::LessonRun run(pf::lesson(), test::quick_options(out, 3, seeds));
+    const auto& part = run.report.part(3);
     const std::vector<std::string> names{"baseline", "GPT-2 init", "k 0-6 in pre-training"};
     const std::vector<std::string> keys{"", "gpt2_init", "pretrain_k0-6"};
 
-    // each GPT its own cache file: the cache key tells the initialisations and the corpora apart
-    const auto& cache = part.table("control_cache");
-    REQUIRE(cache.rows.size() == 3);
-    CHECK(cache.at(0, "name").str() == part.table("cache").at(0, "name").str());
-    CHECK(
-        std::set<std::string>{cache.at(0, "name").str(), cache.at(1, "name").str(), cache.at(2, "name").str()}.size() ==
-        3);
+    const auto& pretraining = part.table("control_pretraining");
+    REQUIRE(pretraining.rows.size() == 3);
+    for (size_t row = 0; row < 3; ++row) CHECK(pretraining.at(row, "pre-training").str() == names[row]);
 
     // every control's LM measured per k; the baseline's is the agreement table's
     const auto& agreement = part.table("control_agreement");
@@ -740,7 +802,7 @@ TEST_CASE("lesson 01 part 2: the controls, and the diagnosis computed from their
     std::filesystem::remove_all(out);
 }
 
-TEST_CASE("lesson 01 part 2: each control changes one thing of the baseline's pre-training", "[lessons][lesson01]") {
+TEST_CASE("lesson 01 part 3: each control changes one thing of the baseline's pre-training", "[lessons][lesson01]") {
     const nn::LMConfig gpt = nn::LMConfig::gpt();
     const farm::Language language = farm::Language::lecture();
     const auto baseline = pf::pretraining_corpus(farm::make_corpora(0, language).train, 300);

@@ -1,4 +1,4 @@
-// Part 2, §2.8: the pre-trained GPT on the subject-number task, and the
+// Part 3, §2.8: the pre-trained GPT on the subject-number task, and the
 // diagnosis of k = 4-6 through the LM's own agreement and two pre-training
 // controls (controls.h). This file reports; the computation is in
 // subject_task.* and controls.*.
@@ -17,36 +17,12 @@
 #include "lessons/common/spread.h"
 #include "lessons/common/svg.h"
 #include "lessons/pretrain_finetune/controls.h"
+#include "lessons/pretrain_finetune/gpt_setup.h"
 #include "lessons/pretrain_finetune/parts.h"
 #include "lessons/pretrain_finetune/subject_task.h"
 
 namespace lessons::pretrain_finetune {
 namespace {
-
-// The data seeds: each maker gets its own (farm_language.h). Corpora and
-// agreement sets as farm_lm and the other lessons make them.
-constexpr uint64_t kCorpusSeed = 0, kAgreementSeed = 1, kTrainSetSeed = 2, kTestSetSeed = 3;
-
-struct GptSetup {
-    nn::LMConfig config;
-    size_t pretrain_sentences = 0;  // of the 20,000 (0: all)
-    int64_t pretrain_epochs = 0;
-    std::vector<int64_t> labelled;  // training-set sizes
-    int64_t steps = 0;
-    int64_t test_prefixes = 0, agreement_prefixes = 0;  // per set
-
-    static GptSetup full() { return {nn::LMConfig::gpt(), 0, 5, {16, 256}, 200, 500, 500}; }
-    // A GPT of one layer, d = 16, trained one epoch on 300 sentences; 10
-    // steps per run; 40 test prefixes per set.
-    static GptSetup quick() {
-        nn::LMConfig tiny = nn::LMConfig::gpt();
-        tiny.d_model = 16;
-        tiny.n_heads = tiny.n_kv_heads = 2;
-        tiny.n_layers = 1;
-        tiny.d_ff = 4 * tiny.d_model;
-        return {tiny, 300, 1, {16, 256}, 10, 40, 40};
-    }
-};
 
 // The lecture's figures (means over 3 seeds; "" where it gives none), by
 // method and labelled-set size (§2.8 and exercise 10).
@@ -103,12 +79,11 @@ CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, cons
     const nn::LMConfig& c = setup.config;
     r.paragraph(
         "Pre-training (§2.6, generative): {} GPT (d = {}, {} layers, {} heads, learned positions; {} parameters), "
-        "seed 0, {} of train_lm's defaults (AdamW lr 1e-3, batches of 32) on {} unlabelled farm sentences.",
+        "seed 0, {} of AdamW (lr 1e-3, batches of 32) on {} unlabelled farm sentences.",
         options.quick ? "a tiny" : "the lecture-2", c.d_model, c.n_layers, c.n_heads,
         group_thousands(static_cast<double>(gpt.model->num_parameters())), count_of(setup.pretrain_epochs, "epoch"),
         group_thousands(static_cast<double>(train.size())));
-    r.paragraph("cache: {} ({})", gpt.status, format_duration(seconds));
-    r.table("cache", {"name", "status", "from cache"}, {{gpt.file.filename().string(), gpt.status, gpt.from_cache}});
+    r.log(fmt::format("pre-trained GPT: {} ({})", gpt.status, format_duration(seconds)));
     return gpt;
 }
 
@@ -329,16 +304,18 @@ Diagnosis report_controls(Report& r, const Options& options, const GptSetup& set
     for (const ControlRun& c : d.controls) d.moves.push_back(move_of(runs, c.runs, probe, d.labelled, true));
     d.sentence = diagnosis_sentence(d);
 
-    std::vector<std::vector<Cell>> about{{"baseline", "the GPT above", gpt.file.filename().string(), gpt.status}};
-    for (const ControlRun& c : d.controls)
-        about.push_back({c.control.name, c.control.changes, c.lm.file.filename().string(), c.lm.status});
+    std::vector<std::vector<Cell>> about{{"baseline", "the GPT above"}};
+    for (const ControlRun& c : d.controls) {
+        about.push_back({c.control.name, c.control.changes});
+        r.log(fmt::format("{} GPT: {}", c.control.name, c.lm.status));
+    }
     r.paragraph(
         "The diagnosis: {} controls, each the same pre-training ({} GPT, seed 0, {}, {} sentences) with one "
         "candidate cause changed, then the same probe and full fine-tuning (lr 1e-3) runs, seed i against the "
         "baseline's seed i:",
         d.controls.size(), options.quick ? "the tiny" : "the lecture-2", count_of(setup.pretrain_epochs, "epoch"),
         group_thousands(static_cast<double>(d.controls.front().control.corpus.size())));
-    r.table("control_cache", {"pre-training", "changes", "name", "status"}, about);
+    r.table("control_pretraining", {"pre-training", "changes"}, about);
 
     // Each LM's agreement per k: the baseline's, then every control's.
     std::vector<std::pair<std::string, const std::vector<AgreementResult>*>> lms{{"baseline", &lm.agreement}};
@@ -394,6 +371,19 @@ Diagnosis report_controls(Report& r, const Options& options, const GptSetup& set
     return d;
 }
 
+// A claim's evidence: two accuracies seed by seed (a one-value side, such
+// as zero-shot, repeats in every row).
+Table per_seed(const std::string& first_name, const Spread& first, const std::string& second_name,
+               const Spread& second) {
+    Table t{"", {"seed", first_name, second_name}, {}};
+    const size_t seeds = std::max(first.values.size(), second.values.size());
+    for (size_t i = 0; i < seeds; ++i) t.rows.push_back({static_cast<int64_t>(i), first.at(i), second.at(i)});
+    return t;
+}
+
+// "reproduced" or "not reproduced", the end of a verdict.
+std::string outcome(bool reproduced) { return reproduced ? "reproduced" : "not reproduced"; }
+
 // The control that removes extrapolation from pre-training.
 const ControlRun& extrapolation_control(const Diagnosis& d) {
     for (const ControlRun& c : d.controls)
@@ -421,13 +411,19 @@ void report_probe_extrapolation(Report& r, const std::vector<SubjectRun>& runs, 
     r.claim({fmt::format("probe_{}_extrapolates", more),
              fmt::format("With {} labels, the linear probe is right on the longer prefixes too (k = 4-6)", more),
              lecture, three_decimals(probe.mean), all_right,
-             all_right ? fmt::format("{:.3f} (seeds {:.3f}-{:.3f}), 1.000 to three decimals", probe.mean, probe.min,
-                                     probe.max)
-                       : fmt::format("{:.3f} below: {:.3f} (seeds {:.3f}-{:.3f}); the LM itself is right on {:.3f} of "
-                                     "the k = 4-6 prefixes; the probe scores {}{}",
-                                     lecture - probe.mean, probe.mean, probe.min, probe.max, lm_beyond(lm.agreement),
-                                     control_scores(d), quick_note),
-             ClaimKind::experiment});
+             all_right ? fmt::format("{:.3f} on the mean, 1.000 to three decimals", probe.mean)
+                       : fmt::format("{:.3f} below 1.000 on the mean; the LM itself is right on {:.3f} of the k = 4-6 "
+                                     "prefixes; the probe scores {}{}",
+                                     lecture - probe.mean, lm_beyond(lm.agreement), control_scores(d), quick_note),
+             ClaimKind::experiment,
+             all_right ? fmt::format("Tested the {}-label linear probe at k = 4-6: {:.3f} against the lecture's 1.000: "
+                                     "reproduced.",
+                                     more, probe.mean)
+                       : fmt::format("Tested the {}-label linear probe at k = 4-6: {:.3f} against the lecture's 1.000, "
+                                     "not reproduced; the LM itself agrees on only {:.3f} there.",
+                                     more, probe.mean, lm_beyond(lm.agreement)),
+             per_seed("linear probe, k = 4-6", probe, "linear probe, k = 1-3",
+                      method_accuracies(runs).at({"linear probe", more}).in_distribution)});
     const ControlRun& longer = extrapolation_control(d);
     const Move& lift = d.moves.at(static_cast<size_t>(&longer - d.controls.data()));
     const bool lifts = lift.change > 0 && lift.order.clear();
@@ -436,7 +432,12 @@ void report_probe_extrapolation(Report& r, const std::vector<SubjectRun>& runs, 
                          "labels scores higher at k = 4-6 than on the baseline GPT, in every seed (our control)",
                          kControlKMax, more),
              "", fmt::format("{:.3f} vs {:.3f}", lift.control.mean, lift.baseline.mean), lifts,
-             d.sentence + (lifts ? "" : quick_note)});
+             d.sentence + (lifts ? "" : quick_note), ClaimKind::check,
+             fmt::format("Tested our control, pre-training on k = 0-{}: the {}-label probe at k = 4-6 scores {:.3f} "
+                         "against the baseline's {:.3f}, higher in {} of {}: {}.",
+                         kControlKMax, more, lift.control.mean, lift.baseline.mean, lift.order.holding,
+                         count_of(lift.order.seeds, "seed"), outcome(lifts)),
+             per_seed(longer.control.name, lift.control, "baseline GPT", lift.baseline)});
 }
 
 // The lecture's findings, each checked on our means.
@@ -473,12 +474,15 @@ void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroS
         if (found == controlled.end()) return std::nullopt;
         return pick(found->second, s);
     };
-    // "linear probe, 16 labels, k=1-3: 0.975 (seeds 0.950-1.000)"
+    // "linear probe, 16 labels, k = 1-3"
     const auto describe = [&](const Side& s) {
-        const Spread x = over_seeds(s);
-        if (s.method == "zero-shot") return fmt::format("zero-shot, k=1-3: {:.3f}", x.mean);
-        return fmt::format("{}, {} labels, k={}: {:.3f} (seeds {:.3f}-{:.3f})", s.method, s.labelled,
-                           s.extrapolation ? "4-6" : "1-3", x.mean, x.min, x.max);
+        if (s.method == "zero-shot") return std::string("zero-shot, k = 1-3");
+        return fmt::format("{}, {} labels, k = {}", s.method, s.labelled, s.extrapolation ? "4-6" : "1-3");
+    };
+    // "linear probe (16 labels, k=1-3)", for a verdict's few words
+    const auto brief = [&](const Side& s) {
+        if (s.method == "zero-shot") return std::string("zero-shot (k=1-3)");
+        return fmt::format("{} ({} labels, k={})", s.method, s.labelled, s.extrapolation ? "4-6" : "1-3");
     };
     enum class Order { Above, Below, AtLeast };  // the first side against the second
     const auto holds = [](Order order, double a, double b) {
@@ -520,13 +524,27 @@ void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroS
         const Spread x = over_seeds(first), y = over_seeds(second);
         const SeedOrder seen = order_of(x, y, order);
         const double a = x.mean, b = y.mean;
-        std::string why = fmt::format("{}: {} against {}, {:.3f} apart on the means", seen.str(), describe(first),
-                                      describe(second), std::abs(a - b));
+        std::string why =
+            fmt::format("{}: {} {:.3f} against {} {:.3f}", seen.str(), describe(first), a, describe(second), b);
         if (!seen.clear()) why += measured(first, order, second) + quick_note;
-        return Claim{std::move(key),       std::move(statement),
-                     std::move(lecture),   fmt::format("{:.3f} vs {:.3f}", a, b),
-                     seen.clear(),         why,
-                     ClaimKind::experiment};
+        const char* relation = order == Order::Above ? "higher" : order == Order::Below ? "lower" : "at least as high";
+        // With the lecture's figure where it fits the sentence's 30 words.
+        std::string verdict;
+        for (const std::string& lectures : {fmt::format(" (lecture {})", lecture), std::string()}) {
+            verdict = fmt::format("Tested {} against {}: {:.3f} vs {:.3f}{}, {} in {} of {}: {}.", brief(first),
+                                  brief(second), a, b, lectures, relation, seen.holding, count_of(seen.seeds, "seed"),
+                                  outcome(seen.clear()));
+            if (word_count(verdict) <= kVerdictWords) break;
+        }
+        return Claim{std::move(key),
+                     std::move(statement),
+                     std::move(lecture),
+                     fmt::format("{:.3f} vs {:.3f}", a, b),
+                     seen.clear(),
+                     why,
+                     ClaimKind::experiment,
+                     verdict,
+                     per_seed(describe(first), x, describe(second), y)};
     };
     const std::string probe = "linear probe", scratch = "scratch", ft3 = "full FT lr 1e-3", ft4 = "full FT lr 1e-4";
     const std::vector<Claim> findings{
@@ -580,10 +598,17 @@ void report_findings(Report& r, const std::vector<SubjectRun>& runs, const ZeroS
              "A linear probe trains only the classifier head: the pre-trained body stays as it was loaded", "",
              fmt::format("{} of {} probe runs", probes_frozen, probes), probes_frozen == probes,
              fmt::format("every parameter of the body compared bitwise after training: {} of {} probe runs unchanged",
-                         probes_frozen, probes)});
+                         probes_frozen, probes),
+             ClaimKind::check,
+             fmt::format("Tested each probe run's body bitwise after training: {} of {} unchanged: {}.", probes_frozen,
+                         probes, outcome(probes_frozen == probes))});
     r.claim({"trained_bodies_changed", "Full fine-tuning and training from scratch update the body as well as the head",
              "", fmt::format("{} of {} runs", trained_moved, trained), trained_moved == trained,
-             fmt::format("{} of the {} runs that are not probes changed their body", trained_moved, trained)});
+             fmt::format("{} of the {} runs that are not probes changed their body", trained_moved, trained),
+             ClaimKind::check,
+             fmt::format("Tested the body after full fine-tuning and training from scratch: {} of {} runs changed it: "
+                         "{}.",
+                         trained_moved, trained, outcome(trained_moved == trained))});
 }
 
 std::string takeaway(const std::vector<SubjectRun>& runs, const ZeroShot& zero_shot, const std::vector<int64_t>& sizes,
@@ -622,7 +647,7 @@ void plot_finetuning(Report& r, const Options& options, const std::vector<Subjec
 
 }  // namespace
 
-void part2_gpt_finetuning(Report& r, const Options& options) {
+void part3_gpt_finetuning(Report& r, const Options& options) {
     const GptSetup setup = options.quick ? GptSetup::quick() : GptSetup::full();
     const farm::Language language = farm::Language::named(options.language);
     const farm::Corpora corpora = farm::make_corpora(kCorpusSeed, language);
@@ -634,8 +659,9 @@ void part2_gpt_finetuning(Report& r, const Options& options) {
     nn::LanguageModel reloaded(gpt.model->config(), 0);
     nn::load_into(reloaded, pretrained);
     const double reload_diff = max_parameter_diff(reloaded, *gpt.model);
-    r.paragraph("Each probe and fine-tuning run loads its own copy of the cached file; reloaded, it equals the model:");
-    r.value("reload_max_abs_diff", reload_diff);
+    r.paragraph(
+        "Each probe and fine-tuning run starts from its own copy of the pre-trained weights, read back from disk:");
+    r.value("reload_max_abs_diff", reload_diff, "largest |read back - pre-trained| over every parameter");
     const auto agreement_sets = farm::make_agreement_sets(kAgreementSeed, language, setup.agreement_prefixes);
     const LmMeasures lm = report_gpt(r, options, setup, gpt, corpora, agreement_sets);
 
@@ -643,9 +669,11 @@ void part2_gpt_finetuning(Report& r, const Options& options) {
         "§2.8 the downstream task: read a prefix up to the verb (\"the dogs near the cat behind the cow\") and say "
         "whether the subject is singular or plural. In the test sets every attractor noun has the subject's opposite "
         "number (\"copy the last noun\" scores 0); k = 4-6 is longer than any training prefix. Every method: "
-        "ClassifierHead({}, 2) on the final-norm hidden state at the last prefix position, {} full-batch Adam steps, "
+        "a linear head $y = Wh + b$ on the final-norm hidden state $h$ at the last prefix position ($W$ is $2 \\times "
+        "{}$: "
+        "${} \\cdot 2 + 2 = {}$ parameters), {} full-batch Adam steps, "
         "no weight decay; a seed draws the head (and, from scratch, the body).",
-        setup.config.d_model, setup.steps);
+        setup.config.d_model, setup.config.d_model, setup.config.d_model * 2 + 2, setup.steps);
     const SubjectData data =
         make_subject_data(setup.labelled, kTrainSetSeed, kTestSetSeed, setup.test_prefixes, language);
     report_data(r, setup.labelled, data);
