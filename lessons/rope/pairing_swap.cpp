@@ -51,25 +51,34 @@ std::unique_ptr<nn::LanguageModel> with_pairing(const nn::LanguageModel& trained
     return model;
 }
 
-PairingSwap swap_pairings(const Options& options) {
+TrainedSetup trained_setup(const Options& options) {
     const farm::Language language = farm::Language::named(options.language);
-    farm::Corpora corpora = farm::make_corpora(0, language);
-    nn::LMConfig base = nn::LMConfig::modern_lm();
-    LmTrainOptions training;  // lessons::train_lm's defaults: 5 epochs
-    if (options.quick) {      // small, but trained enough to depend on its pairing
+    TrainedSetup setup;
+    setup.corpora = farm::make_corpora(0, language);
+    nn::LMConfig& base = setup.base;
+    if (options.quick) {  // small, but trained enough to depend on its pairing
         base.d_model = 16;
         base.d_ff = 44;
-        corpora.train.resize(kQuickTrain);
-        corpora.test.resize(200);
-        training.epochs = 2;
+        setup.corpora.train.resize(kQuickTrain);
+        setup.corpora.test.resize(200);
+        setup.training.epochs = 2;
     }
+    setup.training_line = fmt::format(
+        "ModernLM (d = {}, {} layers, {}/{} heads of {}), seed 0, {} on {} farm sentences", base.d_model, base.n_layers,
+        base.n_heads, base.n_kv_heads, base.head_dim(), count_of(setup.training.epochs, "epoch"),
+        group_thousands(static_cast<double>(setup.corpora.train.size())));
+    return setup;
+}
+
+PairingSwap swap_pairings(const Options& options) {
+    const TrainedSetup setup = trained_setup(options);
+    const farm::Corpora& corpora = setup.corpora;
+    const nn::LMConfig& base = setup.base;
+    const LmTrainOptions& training = setup.training;
     PairingSwap swap;
     swap.test_sentences = static_cast<int64_t>(corpora.test.size());
-    swap.grammar_perplexity = grammar_perplexity(corpora.test, language);
-    swap.training =
-        fmt::format("ModernLM (d = {}, {} layers, {}/{} heads of {}), seed 0, {} on {} farm sentences", base.d_model,
-                    base.n_layers, base.n_heads, base.n_kv_heads, base.head_dim(), count_of(training.epochs, "epoch"),
-                    group_thousands(static_cast<double>(corpora.train.size())));
+    swap.grammar_perplexity = grammar_perplexity(corpora.test, farm::Language::named(options.language));
+    swap.training = setup.training_line;
     const ag::RopePairing pairings[] = {ag::RopePairing::Half, ag::RopePairing::Interleaved};
     std::vector<LmRun> specs;
     for (ag::RopePairing pairing : pairings) {

@@ -11,10 +11,22 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "data/farm_language.h"
 #include "lessons/common/cli.h"
+#include "lessons/common/training.h"
 #include "nn/language_model.h"
 
 namespace lessons::rope {
+
+// The trained RoPE models of parts 6 and 7: ModernLM as lessons 03-05 train
+// it (--quick: a small one, trained briefly on a part of the corpus), seed 0.
+struct TrainedSetup {
+    nn::LMConfig base = nn::LMConfig::modern_lm();  // half pairing
+    farm::Corpora corpora;
+    LmTrainOptions training;    // lessons::train_lm's defaults: 5 epochs
+    std::string training_line;  // one line: the model and what it was trained on
+};
+TrainedSetup trained_setup(const Options& options);
 
 // The trained model's parameters in a model that rotates with `pairing`.
 // permute_heads: first reorder the rows of every W_q and W_k within each

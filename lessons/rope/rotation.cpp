@@ -130,24 +130,24 @@ std::vector<int64_t> first_positions(int64_t n) {
     return positions;
 }
 
-FormErrors forms_against_full_matrix(int64_t n, int64_t d, int seeds) {
+std::vector<FormErrors> forms_against_full_matrix(int64_t n, int64_t d, int seeds) {
     const std::vector<int64_t> positions = first_positions(n);
-    FormErrors worst;
+    std::vector<FormErrors> per_seed;
     for (int seed = 0; seed < seeds; ++seed) {
         ag::Generator gen(static_cast<uint64_t>(seed));
         const ag::Tensor x = ag::Tensor::randn({n, d}, gen);
         const ag::Tensor full = rotate_full_matrix(x, positions);
         const ag::Tensor x_half = to_half_order(x);
-        const auto keep = [&](double& most, const ag::Tensor& rotated) {
-            most = std::max(most, ag::max_abs_diff(rotated, full));
-        };
-        keep(worst.elementwise, rotate_elementwise(x, positions));
-        keep(worst.engine_interleaved, rotate_engine(x, positions, ag::RopePairing::Interleaved));
-        keep(worst.matrix_form, from_half_order(rotate_matrix_form(x_half, positions)));
-        keep(worst.engine_half, from_half_order(rotate_engine(x_half, positions, ag::RopePairing::Half)));
-        keep(worst.unpermuted, rotate_matrix_form(x, positions));
+        FormErrors e;
+        e.elementwise = ag::max_abs_diff(rotate_elementwise(x, positions), full);
+        e.engine_interleaved = ag::max_abs_diff(rotate_engine(x, positions, ag::RopePairing::Interleaved), full);
+        e.matrix_form = ag::max_abs_diff(from_half_order(rotate_matrix_form(x_half, positions)), full);
+        e.engine_half =
+            ag::max_abs_diff(from_half_order(rotate_engine(x_half, positions, ag::RopePairing::Half)), full);
+        e.unpermuted = ag::max_abs_diff(rotate_matrix_form(x, positions), full);
+        per_seed.push_back(e);
     }
-    return worst;
+    return per_seed;
 }
 
 double norm_change(int64_t n, int64_t d) {

@@ -56,8 +56,8 @@ std::vector<int64_t> first_positions(int64_t n);
 
 // §4.2, §4.6 how far each O(d) form lands from the definition (the full
 // matrix): max |form - full matrix| over every entry of n vectors
-// x ~ N(0, 1) of size d at positions 0 … n-1, drawn from ag::Generator(seed)
-// for each seed 0 … seeds-1, the largest over the seeds. The half-split
+// x ~ N(0, 1) of size d at positions 0 … n-1, drawn from ag::Generator(seed),
+// one FormErrors for each seed 0 … seeds-1. The half-split
 // forms pair dimension i with i + d/2, so they rotate to_half_order(x) and
 // their output goes back through from_half_order.
 struct FormErrors {
@@ -67,7 +67,7 @@ struct FormErrors {
     double engine_half = 0;         // ag::rope, RopePairing::Half (Llama, GPT-NeoX), permuted x
     double unpermuted = 0;          // §4.6 matrix form on x itself: the other pairing, not a rounding error
 };
-FormErrors forms_against_full_matrix(int64_t n, int64_t d, int seeds);
+std::vector<FormErrors> forms_against_full_matrix(int64_t n, int64_t d, int seeds);
 
 // §4.5 question 1, a rotation keeps lengths: max | ‖R_m x‖ - ‖x‖ | over n
 // vectors x ~ N(0, 1) of size d (ag::Generator(0)) at positions m = 0 … n-1,

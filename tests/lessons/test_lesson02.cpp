@@ -9,17 +9,24 @@
 #include "lesson_helpers.h"
 #include "lessons/rope/pairing_swap.h"
 #include "lessons/rope/parts.h"
+#include "lessons/rope/rotate_values.h"
+#include "lessons/rope/rotation.h"
 
 using lessons::Options;
 
 TEST_CASE("lesson 02 runs every part and each has its takeaway", "[lessons][lesson02]") {
     const test::LessonRun run(lessons::rope::lesson(), test::quick_options(test::scratch_path("l02_all")));
-    REQUIRE(run.report.parts().size() == 6);
-    const char* sections[] = {"§4.2", "§4.4", "§4.3", "§4.5", "§4.7", "§9"};
-    for (int n = 1; n <= 6; ++n) {
+    REQUIRE(run.report.parts().size() == 7);
+    const char* sections[] = {"§4.2", "§4.4", "§4.3", "§4.5", "§4.7", "§9", "§9"};
+    for (int n = 1; n <= 7; ++n) {
         INFO("part " << n);
         CHECK(run.report.part(n).section == sections[n - 1]);
         CHECK_FALSE(run.report.part(n).takeaway.empty());
+        CHECK_FALSE(run.report.part(n).sources.empty());
+        for (const lessons::Claim& claim : run.report.part(n).claims) {
+            INFO("claim " << claim.key << " has no verdict, the sentence a student reads beside its outcome");
+            CHECK_FALSE(claim.verdict.empty());
+        }
     }
     CHECK_THAT(run.output(), Catch::Contains("Takeaway:"));
 }
@@ -41,6 +48,13 @@ TEST_CASE("lesson 02 part 1: R_{Θ,5} is printed and every form of RoPE is one r
     options.part = 1;
     const test::LessonRun run(lessons::rope::lesson(), options);
     const auto& part = run.report.part(1);
+
+    // the lecture's indexing, i = 1 … d/2: θ_1 = 1, θ_{d/2} = 10000^(-(d-2)/d)
+    const std::vector<double> theta = lessons::rope::frequencies(64);
+    REQUIRE(theta.size() == 32);
+    INFO("θ_1 (theta[0]) must be 1 and θ_32 (theta[31]) 10000^(-62/64): θ_i = 10000^(-2(i-1)/d)");
+    CHECK(theta.front() == 1.0);
+    CHECK(theta.back() == Approx(std::pow(10000.0, -62.0 / 64.0)).epsilon(1e-15));
 
     // block 1 turns by 5 θ_1 = 5 rad, block 2 by 5 θ_2, θ_2 = 10000^(-2/64)
     const auto& R = part.table("R5_top_left");
@@ -81,13 +95,14 @@ TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong versi
     REQUIRE(scores.rows.size() == 3 * seeds);
     for (size_t row = 0; row < scores.rows.size(); ++row) {
         INFO("row " << row);
-        CHECK(scores.at(row, "t - j").number() == 3);
-        CHECK(scores.at(row, "(R_j k)ᵀ(R_t q)").number() ==
-              Approx(scores.at(row - row % 3, "(R_j k)ᵀ(R_t q)").number()).margin(1e-12));
+        CHECK(scores.at(row, "t − j").number() == 3);
+        CHECK(scores.at(row, "$(R_j k)^\\top (R_t q)$").number() ==
+              Approx(scores.at(row - row % 3, "$(R_j k)^\\top (R_t q)$").number()).margin(1e-12));
         CHECK(std::fabs(scores.at(row, "difference").number()) < 1e-12);
     }
     // two seeds, two different q, k: different scores
-    CHECK(std::fabs(scores.at(0, "(R_j k)ᵀ(R_t q)").number() - scores.at(3, "(R_j k)ᵀ(R_t q)").number()) > 1e-6);
+    CHECK(std::fabs(scores.at(0, "$(R_j k)^\\top (R_t q)$").number() -
+                    scores.at(3, "$(R_j k)^\\top (R_t q)$").number()) > 1e-6);
     CHECK(relative.value("score_spread").number() < 1e-12);
     CHECK(relative.value("identity_error").number() < 1e-12);
     CHECK(relative.table("identity").rows.size() == 3);
@@ -104,8 +119,8 @@ TEST_CASE("lesson 02 parts 2 and 3: scores depend on t - j only, the wrong versi
     CHECK(wrong.claim("wrong_equals_no_rotation").ours.number() < 1e-12);
     const auto& table = wrong.table("wrong_version");
     for (size_t row = 0; row < table.rows.size(); ++row)
-        CHECK(table.at(row, "wrong: both R_{t-j}").number() ==
-              Approx(table.at(row, "kᵀq (no rotation)").number()).margin(1e-12));
+        CHECK(table.at(row, "wrong: both $R_{t-j}$").number() ==
+              Approx(table.at(row, "$k^\\top q$ (no rotation)").number()).margin(1e-12));
 }
 
 TEST_CASE("lesson 02 part 4: norms kept, one frequency aliases at 44, the figure is written", "[lessons][lesson02]") {
@@ -129,9 +144,9 @@ TEST_CASE("lesson 02 part 4: norms kept, one frequency aliases at 44, the figure
 
     const auto& similarity = part.table("similarity");
     CHECK(similarity.at(0, "Δ").number() == 0);
-    CHECK(similarity.at(0, "one frequency θ = 1").number() == Approx(1.0).margin(1e-15));
-    CHECK(similarity.at(0, "RoPE θ_i = 10000^(-2(i-1)/d)").number() == Approx(1.0).margin(1e-15));
-    CHECK(similarity.at(1, "one frequency θ = 1").number() == Approx(std::cos(1.0)).margin(1e-12));
+    CHECK(similarity.at(0, "one frequency $\\theta = 1$").number() == Approx(1.0).margin(1e-15));
+    CHECK(similarity.at(0, "RoPE $\\theta_i = 10000^{-2(i-1)/d}$").number() == Approx(1.0).margin(1e-15));
+    CHECK(similarity.at(1, "one frequency $\\theta = 1$").number() == Approx(std::cos(1.0)).margin(1e-12));
     CHECK(part.table("decay").rows.size() == 3);  // quick: Δ up to 999
 
     const std::string svg = test::read_text(out / "02_similarity.svg");
@@ -155,7 +170,7 @@ TEST_CASE("lesson 02 part 5: cached decoding equals the full forward pass", "[le
     for (size_t row = 0; row < table.rows.size(); ++row) {
         // a plain cache holds every position read so far
         CHECK(table.at(row, "cached keys").number() == table.at(row, "position").number() + 1);
-        CHECK(table.at(row, "max |cached - full| logits").number() < 1e-12);
+        CHECK(table.at(row, "largest |cached − full| logit").number() < 1e-12);
     }
     CHECK(table.at(0, "token").str() == "<s>");
 }
@@ -198,14 +213,46 @@ TEST_CASE("lesson 02 part 6: W_q and W_k permuted per head make the other pairin
     const auto& table = part.table("pairing_swap");
     REQUIRE(table.rows.size() == 2);
     for (size_t row = 0; row < 2; ++row) {
-        const double right = table.at(row, "test ppl, its own pairing").number();
+        const double right = table.at(row, "test perplexity, its own pairing").number();
         CHECK(std::isfinite(right));
         CHECK(right > 1.0);
-        CHECK(table.at(row, "the other, W_q W_k rows permuted").number() == Approx(right).epsilon(1e-9));
+        CHECK(table.at(row, "the other, $W_q$ and $W_k$ rows permuted").number() == Approx(right).epsilon(1e-9));
         CHECK(table.at(row, "the other pairing").number() != right);
     }
     CHECK(part.claim("pairings_equivalent_after_permutation").reproduced);
-    CHECK(part.value("ppl_half_right").number() == table.at(0, "test ppl, its own pairing").number());
+    CHECK(part.value("ppl_half_right").number() == table.at(0, "test perplexity, its own pairing").number());
+}
+
+TEST_CASE("lesson 02 part 7: RoPE turns q and k; turning v too makes the output depend on absolute positions",
+          "[lessons][lesson02]") {
+    // an untrained ModernLM: by hand it is the model; shifting every position
+    // changes nothing with q and k turned, and the output with v turned too
+    const nn::LanguageModel model(nn::LMConfig::modern_lm(), 3);
+    ag::Generator gen(4);
+    std::vector<double> ids;
+    for (int i = 0; i < 12; ++i) ids.push_back(static_cast<double>(gen.randint(68)));
+    const ag::Tensor x = ag::Tensor::from({12}, ids);
+    const nn::Packing packing = nn::Packing::from_starts({0, 5, 12});
+    const ag::Tensor own = model.forward(x, packing);
+    using lessons::rope::logits_by_hand;
+    INFO("q and k turned, at the sentence's own positions: must be the model's forward pass");
+    CHECK(ag::max_abs_diff(logits_by_hand(model, x, packing, 0, false), own) < 1e-12);
+    INFO("q and k turned, every position shifted by 100: scores depend on t - j only, so the logits must not change");
+    CHECK(ag::max_abs_diff(logits_by_hand(model, x, packing, 100, false), own) < 1e-12);
+    INFO("v turned too, shifted by 100: R_j v_j carries the absolute position j, so the logits must change");
+    CHECK(ag::max_abs_diff(logits_by_hand(model, x, packing, 100, true), logits_by_hand(model, x, packing, 0, true)) >
+          1e-3);
+
+    Options options = test::quick_options(test::scratch_path("l02_p7"));
+    options.part = 7;
+    const test::LessonRun run(lessons::rope::lesson(), options);
+    const auto& part = run.report.part(7);
+    CHECK(part.claim("rope_adds_nothing_to_the_input").reproduced);
+    CHECK(part.claim("only_relative_positions_count").reproduced);
+    INFO("turning v must make the trained checkpoint worse");
+    CHECK(part.claim("rotating_values_breaks_the_model").reproduced);
+    CHECK(part.value("ppl_rotated_values").number() >
+          part.table("shifted").at(0, "q, k turned: test perplexity").number());
 }
 
 TEST_CASE("02_rope --quick --json writes the report", "[lessons][lesson02][json]") {

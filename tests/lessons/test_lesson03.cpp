@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include <fmt/format.h>
 #include "catch.h"
 
 #include "data/batching.h"
@@ -61,6 +62,11 @@ TEST_CASE("lesson 03 runs every part and each has its takeaway", "[lessons][less
     for (int n = 1; n <= 3; ++n) {
         INFO("part " << n);
         CHECK_FALSE(run.report.part(n).takeaway.empty());
+        CHECK_FALSE(run.report.part(n).sources.empty());
+        for (const lessons::Claim& claim : run.report.part(n).claims) {
+            INFO("claim " << claim.key << " has no verdict, the sentence a student reads beside its outcome");
+            CHECK_FALSE(claim.verdict.empty());
+        }
     }
 }
 
@@ -132,7 +138,7 @@ TEST_CASE("lesson 03 part 1: GQA equals MHA with each K/V head copied g times, e
     const auto& table = part.table("equality");
     REQUIRE(table.rows.size() == 2);  // 2 KV heads and 1, seed 0
     for (size_t row = 0; row < table.rows.size(); ++row)
-        CHECK(table.at(row, "max |logits GQA - logits MHA copy|").number() == 0.0);
+        CHECK(table.at(row, "largest |logit GQA − logit MHA copy|").number() == 0.0);
 }
 
 TEST_CASE("lesson 03 part 1: attention parameters for d = 32 and 8 query heads", "[lessons][lesson03]") {
@@ -150,7 +156,7 @@ TEST_CASE("lesson 03 part 1: attention parameters for d = 32 and 8 query heads",
     const int expected[] = {4096, 3072, 2560, 2304};  // 2·32² + 2·32·(4·kv)
     for (size_t row = 0; row < 4; ++row) {
         INFO("KV heads " << kv[row]);
-        CHECK(table.at(row, "KV heads").number() == kv[row]);
+        CHECK(table.at(row, "K/V heads").number() == kv[row]);
         CHECK(table.at(row, "parameters (module)").number() == expected[row]);
         CHECK(table.at(row, "parameters (formula)").number() == expected[row]);
     }
@@ -301,6 +307,10 @@ TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the
     CHECK(part.value("ppl_uptrained").number() < part.value("ppl_mean_pooled").number());
     CHECK(part.value("ppl_control").number() < part.value("ppl_mha").number());
     CHECK(part.table("perplexity").rows.size() == 7);
+    // §9 pitfall 6, stated with our MQA's perplexity (one seed here: no spread table)
+    INFO("part 3 must state pitfall 6 with MHA, GQA and MQA's perplexities");
+    CHECK_THAT(run.output(), Catch::Contains("pitfall 6"));
+    CHECK_THAT(run.output(), Catch::Contains(fmt::format("MQA {:.4f}", part.value("ppl_mqa").number())));
     CHECK(test::read_text(quick_out() / "03_loss.svg").find("<svg") != std::string::npos);
     REQUIRE(part.figures.size() == 2);
     CHECK(part.figures[0].file == "03_loss.svg");
