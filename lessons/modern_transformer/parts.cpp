@@ -28,6 +28,9 @@ using ag::Tensor;
 std::string thousands(int64_t n) { return group_thousands(static_cast<double>(n)); }
 double share(int64_t part, int64_t total) { return static_cast<double>(part) / static_cast<double>(total); }
 
+// A verdict's closing words.
+std::string outcome(bool reproduced) { return reproduced ? "reproduced" : "not reproduced"; }
+
 // ---- part 1 ------------------------------------------------------------------
 
 std::vector<Cell> count_row(const std::string& model, const std::string& how, const nn::ParamCount& n) {
@@ -64,10 +67,15 @@ RecipeCounts parameter_counts(Report& r) {
              fmt::format("module and formula {} in every group (embeddings, attention, FFN, norms, head), for "
                          "ModernLM ({}) and for GPT ({}; the lecture: 111,360)",
                          module_equals_formula ? "agree" : "differ", thousands(counts.modern_total),
-                         thousands(counts.gpt_total))});
+                         thousands(counts.gpt_total)),
+             ClaimKind::check,
+             fmt::format("ModernLM counted from its tensors, {}, and from the formula, {}, against the lecture's "
+                         "99,648: {}.",
+                         thousands(counts.modern_total), thousands(counts.modern_formula.total()),
+                         outcome(module_equals_formula))});
 
     const int64_t total = llama.total();
-    r.paragraph("Llama-3 8B (d = {}, {} layers, {}/{} heads, FFN {}, V = {}, untied head): {:.2f}B parameters.",
+    r.paragraph("Llama-3 8B (d = {}, {} layers, {}/{} heads, FFN {}, V = {}, untied head): {:.2f} billion parameters.",
                 llama_cfg.d_model, llama_cfg.n_layers, llama_cfg.n_heads, llama_cfg.n_kv_heads,
                 thousands(llama_cfg.d_ff), thousands(llama_cfg.vocab), static_cast<double>(total) / 1e9);
     const auto percent = [&](int64_t part) { return 100.0 * share(part, total); };
@@ -88,24 +96,38 @@ RecipeCounts parameter_counts(Report& r) {
     r.paragraph("Attention is small because of GQA (§5): W_k and W_v are {} × {}, {:.2f} of W_q's {} × {}.",
                 llama_cfg.d_model, kv, kv_over_q, llama_cfg.d_model, llama_cfg.d_model);
     const bool size_reproduced = rounds_to(static_cast<double>(total) / 1e9, 8.03, 2);
-    r.claim({"llama3_8b_params", "Llama-3 8B has 8.03B parameters.", 8.03e9, total, size_reproduced,
-             fmt::format("the formula gives {}, {:.2f}B", thousands(total), static_cast<double>(total) / 1e9)});
-    const auto split = [&](std::string key, std::string statement, double lecture, double ours, int decimals) {
-        r.claim({std::move(key), std::move(statement), lecture, ours, rounds_to(ours, lecture, decimals),
+    r.claim({"llama3_8b_params", "Llama-3 8B has 8.03 billion parameters.", 8.03e9, total, size_reproduced,
+             fmt::format("the formula gives {}, {:.2f} billion", thousands(total), static_cast<double>(total) / 1e9),
+             ClaimKind::check,
+             fmt::format("Llama-3 8B counted from the formula: {:.2f} billion parameters against the lecture's 8.03 "
+                         "billion: {}.",
+                         static_cast<double>(total) / 1e9, outcome(size_reproduced))});
+    const auto split = [&](std::string key, std::string statement, const std::string& what, double lecture, double ours,
+                           int decimals) {
+        const bool same = rounds_to(ours, lecture, decimals);
+        r.claim({std::move(key), std::move(statement), lecture, ours, same,
                  fmt::format("{:.2f}% of the formula's total: {:.{}f}% at the lecture's precision", 100.0 * ours,
-                             100.0 * ours, decimals - 2)});
+                             100.0 * ours, decimals - 2),
+                 ClaimKind::check,
+                 fmt::format("Llama-3 8B's share in {} from the formula: {:.{}f}% against the lecture's {:.{}f}%: {}.",
+                             what, 100.0 * ours, decimals - 2, 100.0 * lecture, decimals - 2, outcome(same))});
     };
-    split("llama3_ffn_share", "The feed-forward networks hold 70.2% of Llama-3 8B's parameters.", 0.702, ffn_share, 3);
-    split("llama3_attention_share", "Attention holds only 16.7% of Llama-3 8B's parameters.", 0.167, attention_share,
-          3);
+    split("llama3_ffn_share", "The feed-forward networks hold 70.2% of Llama-3 8B's parameters.",
+          "the feed-forward networks", 0.702, ffn_share, 3);
+    split("llama3_attention_share", "Attention holds only 16.7% of Llama-3 8B's parameters.", "attention", 0.167,
+          attention_share, 3);
     split("llama3_embeddings_head_share",
-          "The 128K vocabulary makes the embeddings and the output layer about 13% of Llama-3 8B.", 0.13,
-          embeddings_head_share, 2);
+          "The 128K vocabulary makes the embeddings and the output layer about 13% of Llama-3 8B.",
+          "the embeddings and output layer", 0.13, embeddings_head_share, 2);
     r.claim({"llama3_kv_quarter_of_q", "GQA makes Llama-3 8B's W_k and W_v a quarter of W_q.", 0.25, kv_over_q,
              kv_over_q == 0.25,
              fmt::format("{} KV heads of {} dimensions against {} query heads: {} × {} against {} × {}",
                          llama_cfg.n_kv_heads, llama_cfg.head_dim(), llama_cfg.n_heads, llama_cfg.d_model, kv,
-                         llama_cfg.d_model, llama_cfg.d_model)});
+                         llama_cfg.d_model, llama_cfg.d_model),
+             ClaimKind::check,
+             fmt::format("Llama-3 8B's key and value projections are {:.2f} of the query projection's size, the "
+                         "lecture's quarter: {}.",
+                         kv_over_q, outcome(kv_over_q == 0.25))});
     return counts;
 }
 
@@ -128,19 +150,22 @@ void rmsnorm_vs_layernorm(Report& r) {
              row("x - mean(x)", example.centred), row("RMSNorm(x - mean(x))", example.rms_centred)});
     r.value("rmsnorm_output_mean", ag::mean(example.rms).item());
     // The lecture's answers to exercise 9, to 3 decimals.
-    const auto exercise9 = [&](std::string key, std::string statement, const Tensor& ours,
+    const auto exercise9 = [&](std::string key, std::string statement, const std::string& norm, const Tensor& ours,
                                const std::vector<double>& lecture) {
         const std::vector<double> values = ours.to_vector();
         bool same = values.size() == lecture.size();
         for (size_t i = 0; same && i < values.size(); ++i) same = rounds_to(values[i], lecture[i], 3);
         const auto vector = [](const std::vector<double>& v) { return fmt::format("[{:.3f}]", fmt::join(v, ", ")); };
         r.claim({std::move(key), std::move(statement), vector(lecture), vector(values), same,
-                 same ? "every entry equal to the lecture's 3 decimals" : "some entry differs at 3 decimals"});
+                 same ? "every entry equal to the lecture's 3 decimals" : "some entry differs at 3 decimals",
+                 ClaimKind::check,
+                 fmt::format("{} of [1, 2, 3, 4]: ours {} against the lecture's {} to 3 decimals: {}.", norm,
+                             vector(values), vector(lecture), outcome(same))});
     };
     exercise9("exercise9_rmsnorm", "RMSNorm of x = [1, 2, 3, 4] only rescales: [0.365, 0.730, 1.095, 1.461].",
-              example.rms, {0.365, 0.730, 1.095, 1.461});
+              "RMSNorm", example.rms, {0.365, 0.730, 1.095, 1.461});
     exercise9("exercise9_layernorm", "LayerNorm of x = [1, 2, 3, 4] centres it: [-1.342, -0.447, 0.447, 1.342].",
-              example.layer, {-1.342, -0.447, 0.447, 1.342});
+              "LayerNorm", example.layer, {-1.342, -0.447, 0.447, 1.342});
 
     const double centred_gap = identity.centred_gap, uncentred_gap = identity.uncentred_gap;
     r.paragraph("On 1,000 rows of d = {} (entries N(2, 3²)) with a random gain g and β = 0:", d);
@@ -153,7 +178,11 @@ void rmsnorm_vs_layernorm(Report& r) {
          "", centred_gap, centred_gap < 1e-12,
          fmt::format("RMSNorm of the centred rows equals LayerNorm to {} ({} 1e-12); without the centring they "
                      "differ by up to {}",
-                     Cell(centred_gap).str(true), centred_gap < 1e-12 ? "below" : "above", Cell(uncentred_gap).str())});
+                     Cell(centred_gap).str(true), centred_gap < 1e-12 ? "below" : "above", Cell(uncentred_gap).str()),
+         ClaimKind::check,
+         fmt::format("RMSNorm of 1,000 centred rows against LayerNorm with β = 0: equal to {}, tolerance 1e-12, as the "
+                     "lecture says: {}.",
+                     Cell(centred_gap).str(true), outcome(centred_gap < 1e-12))});
 
     const nn::LayerNorm layer_norm(d);
     const nn::RMSNorm rms_norm(d);
@@ -216,7 +245,11 @@ void swiglu_hidden_size(Report& r) {
              "11,008, Llama 2 7B's hidden size.",
              11008, llama2_hidden, llama2_hidden == 11008,
              fmt::format("8·{}/3 = {:.1f} rounds up to {}", llama_cfg.d_model,
-                         swiglu_matching_hidden(llama_cfg.d_model), thousands(llama2_hidden))});
+                         swiglu_matching_hidden(llama_cfg.d_model), thousands(llama2_hidden)),
+             ClaimKind::check,
+             fmt::format("SwiGLU's 8d/3 at d = 4,096, rounded up to a multiple of 256: {} against the lecture's "
+                         "11,008: {}.",
+                         thousands(llama2_hidden), outcome(llama2_hidden == 11008))});
 }
 
 void part1_recipe(Report& r, const Options&) {
@@ -251,7 +284,7 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
     std::array<int64_t, 2> params{};
     for (size_t m = 0; m < result.models.size(); ++m) {
         const RecipeRun& model = result.models[m];
-        r.paragraph("{} seed 0: {}", model.name, model.run.status);
+        r.log(fmt::format("{} seed 0: {}", model.name, model.run.status));
         ppl[m] = spread(model.test_perplexity);
         params[m] = model.parameters;
         rows.push_back({model.name, params[m], ppl[m].mean, ppl[m].min, ppl[m].max, kLecturePerplexity[m],
@@ -302,9 +335,10 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
         const double gpt = ppl[0].at(static_cast<size_t>(seed)), modern = ppl[1].at(static_cast<size_t>(seed));
         per_seed.push_back({seed, gpt, modern, modern - gpt, 0.25 * (gpt - floor), on_par(modern, gpt)});
     }
-    r.table("gpt_vs_modern_lm_per_seed",
-            {"seed", "GPT", "ModernLM", "ModernLM - GPT", "a quarter of GPT's distance to the floor", "on par"},
-            per_seed);
+    const Table per_seed_table{
+        "",
+        {"seed", "GPT", "ModernLM", "ModernLM - GPT", "a quarter of GPT's distance to the floor", "on par"},
+        per_seed};
     const double gap = ppl[1].mean - ppl[0].mean, quarter = 0.25 * (ppl[0].mean - floor);
     const SeedOrder order = seed_order(on_par(ppl[1].mean, ppl[0].mean), seeds,
                                        [&](size_t i) { return on_par(ppl[1].at(i), ppl[0].at(i)); });
@@ -325,12 +359,19 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
              "99,648 against 111,360", fmt::format("{} against {}", thousands(params[1]), thousands(params[0])),
              params[1] < params[0],
              fmt::format("{} fewer: no biases, no LayerNorm β, GQA's smaller W_k and W_v, no position table",
-                         thousands(params[0] - params[1]))});
+                         thousands(params[0] - params[1])),
+             ClaimKind::check,
+             fmt::format("Parameters, ModernLM against GPT: {} against {}, the lecture's 99,648 against 111,360: {}.",
+                         thousands(params[1]), thousands(params[0]), outcome(params[1] < params[0]))});
     r.claim({"perplexity_comparable", "With fewer parameters ModernLM's test perplexity is on par with GPT's.",
              "2.5262 against 2.5305", fmt::format("{:.4f} against {:.4f}", ppl[1].mean, ppl[0].mean), order.clear(),
              fmt::format("{}: the mean gap {:+.4f} against a quarter of GPT's mean distance above the floor, {:.4f}",
                          order.str(), gap, quarter),
-             ClaimKind::experiment});
+             ClaimKind::experiment,
+             fmt::format("Test perplexity, ModernLM against GPT: {:.4f} against {:.4f} (the lecture's 2.5262, 2.5305), "
+                         "on par in {} of {} seeds: {}.",
+                         ppl[1].mean, ppl[0].mean, order.holding, seeds, outcome(order.clear())),
+             per_seed_table});
     r.takeaway(fmt::format(
         "ModernLM: {} parameters against GPT's {}, test perplexity {:.4f} against {:.4f} (floor {:.4f}; {}); on "
         "models this small the modern recipe gains little, its value is training stability, inference cost (GQA) "
@@ -555,6 +596,9 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
         "Does the subject weight explain the accuracy beyond the training lengths? Over the {}, the subject weight "
         "at k = 4-6 against the accuracy at k = 4-6 gives {}; {}.",
         count_of(models, "model"), correlation_text(explains.correlation), split_text(explains));
+    Table weights_table{"", {"encoding", "seed", "subject weight at k = 4-6", "accuracy at k = 4-6"}, {}};
+    for (const ModelDiagnosis& m : diagnosis.models)
+        weights_table.rows.push_back({kEncodings[m.encoding].name, m.seed, m.weight_beyond, m.accuracy_beyond});
     svg::LinePlot scatter{"Accuracy against subject weight at k = 4-6, every model", "subject weight at k = 4-6",
                           "accuracy at k = 4-6"};
     scatter.lines = false;
@@ -576,7 +620,16 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
     r.claim({"subject_weight_explains_k4_6",
              "The models that still find the subject beyond the training lengths are the ones that still agree: the "
              "subject weight at k = 4-6 sorts the models by their accuracy there.",
-             "", correlation_text(explains.correlation), explains.separates(), split_text(explains)});
+             "", correlation_text(explains.correlation), explains.separates(), split_text(explains), ClaimKind::check,
+             explains.separates()
+                 ? fmt::format("Subject weight against accuracy at k = 4-6 over {}: weight at least {} scores at least "
+                               "{}, the rest at most {}: reproduced.",
+                               count_of(models, "model"), decimals3(explains.threshold),
+                               decimals3(explains.lowest_above), decimals3(explains.highest_below))
+                 : fmt::format("Subject weight against accuracy at k = 4-6 over {}: correlation {:.2f}, no weight "
+                               "splits them by accuracy: not reproduced.",
+                               count_of(models, "model"), explains.correlation),
+             weights_table});
 }
 
 // The lecture's findings on k = 4-6 and ours, as claims: an order holds
@@ -606,25 +659,68 @@ bool compare_with_lecture(Report& r, const Options& options, const PositionEncod
                                           rope_worst.str(), std::abs(lowest_other - rope),
                                           rope < lowest_other ? "below" : "above", learned < none ? "learned" : "none");
     if (!rope_split[0].empty()) rope_reason += "; " + rope_seeds(diagnosis, rope_split);
+    // Per seed: each encoding's accuracy at k = 4-6 and RoPE's subject weight there.
+    Table per_seed{"", {"seed", "none", "learned", "RoPE", "RoPE's subject weight"}, {}};
+    for (int s = 0; s < options.seeds; ++s) {
+        const auto seed = static_cast<size_t>(s);
+        per_seed.rows.push_back(
+            {s, at(kNone, seed), at(kLearned, seed), at(kRope, seed), diagnosis.at(kRope, s).weight_beyond});
+    }
+    const std::string seeds_held = fmt::format("{} of {}", rope_worst.holding, count_of(options.seeds, "seed"));
+    std::string rope_verdict;
+    if (rope_worst.clear())
+        rope_verdict = fmt::format(
+            "RoPE's k = 4-6 accuracy, {:.3f} against learned {:.3f} and none {:.3f}, is lowest "
+            "in {}: reproduced.",
+            rope, learned, none, seeds_held);
+    else if (!rope_split[0].empty()) {
+        const int s = rope_split[0][0];
+        rope_verdict = fmt::format(
+            "RoPE's k = 4-6 accuracy, {:.3f}, is lowest in {}: not reproduced; RoPE seed {} keeps subject weight "
+            "{:.3f} "
+            "and scores {:.3f}.",
+            rope, seeds_held, s, diagnosis.at(kRope, s).weight_beyond, at(kRope, static_cast<size_t>(s)));
+    } else
+        rope_verdict = fmt::format(
+            "RoPE's k = 4-6 accuracy, {:.3f}, is not below learned {:.3f} and none {:.3f} on "
+            "the means: not reproduced.",
+            rope, learned, none);
     r.claim({"rope_worst_at_k4_6",
              "RoPE extrapolates worst: beyond the training lengths (k = 4-6) its agreement accuracy is the lowest of "
              "the three encodings.",
              "RoPE's worst seed 0.000, learned 0.715, none 0.980 (the lecture's RoPE figure is its worst of 3 seeds)",
-             ours, rope_worst.clear(), rope_reason, ClaimKind::experiment});
+             ours, rope_worst.clear(), rope_reason, ClaimKind::experiment, rope_verdict, per_seed});
+    const std::string order_held = fmt::format("{} of {}", lecture_order.holding, count_of(options.seeds, "seed"));
+    std::string order_verdict;
+    if (!order_split[0].empty()) {
+        const auto s = static_cast<size_t>(order_split[0][0]);
+        order_verdict = fmt::format(
+            "The order none > learned > RoPE at k = 4-6 holds in {}: not reproduced; seed {} has none {:.3f}, "
+            "learned {:.3f}, RoPE {:.3f}.",
+            order_held, s, at(kNone, s), at(kLearned, s), at(kRope, s));
+    } else
+        order_verdict = fmt::format(
+            "The order none > learned > RoPE at k = 4-6 holds in {}{} (none {:.3f}, learned {:.3f}, RoPE {:.3f}): {}.",
+            order_held, lecture_order.on_means ? " and on the means" : " but not on the means", none, learned, rope,
+            outcome(lecture_order.clear()));
     std::vector<std::string> out_of_order;
     for (int s : order_split[0]) out_of_order.push_back(seed_ranking(diagnosis, s));
     r.claim({"lecture_order_none_learned_rope", "Beyond the training lengths the order is none > learned > RoPE.",
              "none 0.980 > learned 0.715 > RoPE's worst seed 0.000", ours, lecture_order.clear(),
              out_of_order.empty() ? lecture_order.str()
                                   : fmt::format("{}: {}", lecture_order.str(), fmt::join(out_of_order, "; ")),
-             ClaimKind::experiment});
+             ClaimKind::experiment, order_verdict, per_seed});
     r.claim({"worst_seed_is_rope", "The worst single seed at k = 4-6 is RoPE's.", 0.0, three_decimals(all[worst].min46),
              worst == kRope,
              worst == kRope ? fmt::format("RoPE's worst seed scores {:.3f}, of {}", all[worst].min46,
                                           count_of(options.seeds, "seed"))
                             : fmt::format("the worst seed is {}'s ({:.3f}; RoPE's worst {:.3f})",
                                           kEncodings[worst].name, all[worst].min46, all[kRope].min46),
-             ClaimKind::experiment});
+             ClaimKind::experiment,
+             fmt::format("The worst single seed at k = 4-6 is {}'s, scoring {:.3f} against the lecture's RoPE seed at "
+                         "0.000: {}.",
+                         kEncodings[worst].name, all[worst].min46, outcome(worst == kRope)),
+             per_seed});
     if (!rope_worst.clear() || !lecture_order.clear()) {
         std::string why;
         if (!rope_split[0].empty()) why += " " + sentence(rope_seeds(diagnosis, rope_split));
@@ -681,7 +777,12 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
                                         "(1 - lr·λ)^steps, bit for bit",
                                         first_untrained, max_len - 1)
                           : fmt::format("in some seed the untouched rows are not exactly {}-{} (see the table)",
-                                        first_untrained, max_len - 1)});
+                                        first_untrained, max_len - 1),
+             ClaimKind::check,
+             fmt::format("Learned position rows no training input reaches equal their decayed initial rows bit for bit "
+                         "in {} of {}, rows {} in seed 0: {}.",
+                         std::count(untrained.match.begin(), untrained.match.end(), true),
+                         count_of(options.seeds, "seed"), row_ranges(seed0.untouched), outcome(as_predicted))});
 
     rows.clear();
     for (size_t i = 0; i < runs.agreement.size(); ++i) {
@@ -745,7 +846,8 @@ void part3_positions(Report& r, const Options& options) {
     const std::array<EncodingRuns, 3>& all = encodings.encodings;
     for (int seed = 0; seed < options.seeds; ++seed)
         for (size_t e = 0; e < kEncodings.size(); ++e)
-            r.paragraph("{} seed {}: {}", kEncodings[e].name, seed, all[e].models[static_cast<size_t>(seed)].status);
+            r.log(fmt::format("{} seed {}: {}", kEncodings[e].name, seed,
+                              all[e].models[static_cast<size_t>(seed)].status));
     agreement_tables(r, options, all);
     const PositionDiagnosis diagnosis = diagnose_positions(encodings, runs);
     subject_attention(r, options, runs, diagnosis);
@@ -779,16 +881,22 @@ const Lesson& lesson() {
         "The modern Transformer",
         "§3 Modern Transformer models · §7 Putting it together",
         3,  // seeds: the lecture's table of part 3 is over 3
-        {{"§3.2, §7.1", "The recipe in numbers",
+        {{"§3.2, §7.1",
+          "The recipe in numbers",
           "ModernLM's, GPT's and Llama-3 8B's parameters from the module and the formula; RMSNorm against LayerNorm; "
           "SwiGLU's 8d/3 hidden size.",
-          part1_recipe},
-         {"§7.2", "GPT against ModernLM",
+          part1_recipe,
+          {"lessons/modern_transformer/recipe.cpp", "lessons/modern_transformer/rmsnorm.cpp"}},
+         {"§7.2",
+          "GPT against ModernLM",
           "Lecture 2's GPT and the ModernLM, same size class, 5 epochs each: parameters and test perplexity.",
-          part2_gpt_vs_modern},
-         {"§7.3", "Which position encoding extrapolates",
+          part2_gpt_vs_modern,
+          {"lessons/modern_transformer/gpt_vs_modern.cpp", "lessons/modern_transformer/farm_runs.cpp"}},
+         {"§7.3",
+          "Which position encoding extrapolates",
           "Learned, no and RoPE positions on subject-verb agreement beyond the training lengths, and why.",
-          part3_positions}},
+          part3_positions,
+          {"lessons/modern_transformer/position_encodings.cpp", "lessons/modern_transformer/position_diagnosis.cpp"}}},
         {},
         FarmLanguage::used};
     return modern;

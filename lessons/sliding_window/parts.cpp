@@ -34,6 +34,9 @@ double three_digits(double x) { return std::stod(fmt::format("{:.3g}", x)); }
 // decided on the exponents shown.
 double two_decimals(double x) { return std::round(x * 100) / 100; }
 
+// A verdict's closing words.
+std::string outcome(bool reproduced) { return reproduced ? "reproduced" : "not reproduced"; }
+
 // ---- part 1 ------------------------------------------------------------------
 
 // The mask as a table: query t, a 0/1 per key j, and the keys t sees.
@@ -80,7 +83,11 @@ void part1_masks(Report& r, const Options& options) {
          fmt::format("w = 4: {} tokens, w = 6: {}", masks[0].most_visible, masks[1].most_visible), mismatches == 0,
          mismatches == 0
              ? fmt::format("every one of the {} mask cells read off the engine follows t - W < j ≤ t", 2 * T * T)
-             : fmt::format("{} of the {} mask cells read off the engine break t - W < j ≤ t", mismatches, 2 * T * T)});
+             : fmt::format("{} of the {} mask cells read off the engine break t - W < j ≤ t", mismatches, 2 * T * T),
+         ClaimKind::check,
+         fmt::format("The engine's masks for w = 4 and w = 6 keep {} and {} tokens, the lecture's 3 and 4, with {} "
+                     "cells off the band: {}.",
+                     masks[0].most_visible, masks[1].most_visible, mismatches, outcome(mismatches == 0))});
     r.takeaway(
         "each row keeps only the diagonal and the W-1 tokens to its left: a band of width W instead "
         "of the full lower triangle.");
@@ -194,7 +201,11 @@ void report_growth(Report& r, const Timing& timing, const std::vector<std::vecto
     r.claim({"naive_quadratic_chunks_linear",
              "The naive implementation's time grows as T²; the sliding chunks' as T·W, linear in T at a fixed W.",
              "O(T²), O(T·W)", fmt::format("T^{:.2f}, T^{:.2f}", exponents[0], exponents[2]), reproduced,
-             (reproduced ? "both fitted exponents are" : fails) + " within the tolerance of the lecture's"});
+             (reproduced ? "both fitted exponents are" : fails) + " within the tolerance of the lecture's",
+             ClaimKind::check,
+             fmt::format("Fitted time exponents: naive {:.2f} against the lecture's 2, sliding chunks {:.2f} against "
+                         "1, tolerance {}: {}.",
+                         exponents[0], exponents[2], kExponentTolerance, outcome(reproduced))});
 
     std::vector<std::vector<Cell>> rows;
     for (size_t i = 0; i < implementations.size(); ++i)
@@ -248,7 +259,11 @@ void part2_implementations(Report& r, const Options& options) {
     r.claim({"implementations_equal", "The naive, for-loop and sliding-chunks implementations give the same output.",
              4.4e-16, worst, worst < kTolerance,
              fmt::format("the largest difference from the engine over W = 1 … {} is {}, {} the tolerance {}", T + 5,
-                         Cell(worst).str(true), worst < kTolerance ? "below" : "above", Cell(kTolerance).str(true))});
+                         Cell(worst).str(true), worst < kTolerance ? "below" : "above", Cell(kTolerance).str(true)),
+             ClaimKind::check,
+             fmt::format("The three implementations differ from the engine by at most {} (the lecture's 4.4e-16), "
+                         "tolerance {}: {}.",
+                         Cell(worst).str(true), Cell(kTolerance).str(true), outcome(worst < kTolerance))});
 
     // Their cost against T, one thread.
     const std::vector<int64_t> lengths =
@@ -302,7 +317,11 @@ void part3_receptive_field(Report& r, const Options& options) {
              exact ? fmt::format("after layer L exactly positions {} … {} + L·{} moved, at every layer and seed",
                                  changed, changed, W - 1)
                    : fmt::format("{} of {} (seed, layer) pairs moved a different set of positions",
-                                 measured_layers - exact_layers, measured_layers)});
+                                 measured_layers - exact_layers, measured_layers),
+             ClaimKind::check,
+             fmt::format("Changing token 1 moved exactly L(W - 1) positions at {} of {} (seed, layer) pairs, as the "
+                         "lecture states: {}.",
+                         exact_layers, measured_layers, outcome(exact))});
     r.takeaway(
         fmt::format("L stacked windows of W tokens reach L(W-1) positions back: Mistral 7B's 32 layers "
                     "with W = 4096 reach {} tokens, but only by relaying through every layer.",
@@ -363,12 +382,20 @@ void part4_rolling_cache(Report& r, const Options& options) {
         check.wrong_changed == 0 ? ": the text looks the same, which is how such a bug hides." : ".");
     r.claim({"buffer_keeps_w_minus_1", "After each step the rolling cache keeps only the last W - 1 = 5 positions.", 5,
              check.most_slots, check.most_slots == W - 1,
-             fmt::format("each layer's buffer held at most {} positions over {} steps", check.most_slots, total)});
+             fmt::format("each layer's buffer held at most {} positions over {} steps", check.most_slots, total),
+             ClaimKind::check,
+             fmt::format("The rolling buffer held at most {} positions per layer over {} steps, the lecture's "
+                         "W - 1 = 5: {}.",
+                         check.most_slots, total, outcome(check.most_slots == W - 1))});
     r.claim({"rolling_equals_full", "Decoding with the rolling buffer gives the same logits as the full forward pass.",
              1.7e-16, check.engine_error, check.engine_error < kTolerance,
              fmt::format("every logit of the {} positions equals the full pass to {}, {} the tolerance {}", total,
                          Cell(check.engine_error).str(true), check.engine_error < kTolerance ? "below" : "above",
-                         Cell(kTolerance).str(true))});
+                         Cell(kTolerance).str(true)),
+             ClaimKind::check,
+             fmt::format("Rolling-buffer logits equal the full pass to {} (the lecture's 1.7e-16), tolerance {}: {}.",
+                         Cell(check.engine_error).str(true), Cell(kTolerance).str(true),
+                         outcome(check.engine_error < kTolerance))});
     r.claim({"cache_length_rotation_wrong",
              "Rotating the new token by the cache length instead of its absolute position is wrong once the buffer "
              "is full.",
@@ -376,7 +403,11 @@ void part4_rolling_cache(Report& r, const Options& options) {
              fmt::format("right while the buffer fills, wrong from position {} on (seed 0), off by up to {}; the "
                          "size depends on the weights (the lecture's comes from its own model), the error does not "
                          "go away",
-                         first_wrong_cell(seed0.wrong[0]).str(), Cell(check.wrong_error[0]).str())});
+                         first_wrong_cell(seed0.wrong[0]).str(), Cell(check.wrong_error[0]).str()),
+             ClaimKind::check,
+             fmt::format("Rotating by the cache length puts the logits off by up to {} once the buffer is full (the "
+                         "lecture's 6.9e-4): {}.",
+                         Cell(check.wrong_error[0]).str(), outcome(check.wrong_error[0] > kTolerance))});
     r.takeaway(
         "a rolling buffer of W - 1 slots gives exactly the full result because RoPE keys carry their own "
         "position; the new token must be rotated by its absolute position, never by the cache length.");
@@ -398,7 +429,7 @@ void part5_training(Report& r, const Options& options) {
     const std::vector<WindowRuns> results = train_windows(options, data, {2, 4, 8, 0});
     for (const WindowRuns& w : results)
         for (size_t seed = 0; seed < w.status.size(); ++seed)
-            r.paragraph("W = {}, seed {}: {}", window_name(w.window), seed, w.status[seed]);
+            r.log(fmt::format("W = {}, seed {}: {}", window_name(w.window), seed, w.status[seed]));
 
     const auto mean = [](const std::vector<double>& v) {
         return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
@@ -458,13 +489,32 @@ void part5_training(Report& r, const Options& options) {
         return fmt::format("{} {} chance (0.5) at distance {}, beyond the field of {}{}", text(accuracy),
                            accuracy < 0.5 ? "is below" : "is not below", 3 * k, field, versus);
     };
+    // Per seed: the window's accuracy at distance 3k and full attention's.
+    const auto seeds_table = [&](int64_t W, int64_t k) {
+        const auto runs = [&](int64_t window) {
+            for (const WindowRuns& w : results)
+                if (w.window == window) return w.per_seed(k, false);
+            return std::vector<double>{};
+        };
+        const std::vector<double> windowed = runs(W), full = runs(0);
+        Table t{"", {"seed", fmt::format("W = {} accuracy at distance {}", W, 3 * k), "full attention"}, {}};
+        for (size_t seed = 0; seed < windowed.size(); ++seed) t.rows.push_back({seed, windowed[seed], full[seed]});
+        return t;
+    };
+    const auto verdict = [&](int64_t W, int64_t k, double accuracy, const std::string& lecture) {
+        return fmt::format("W = {} agreement at distance {}: {} against the lecture's {}, full attention {}: {}.", W,
+                           3 * k, text(accuracy), lecture, text(result(0, k, false)),
+                           accuracy < 0.5 ? "below chance, reproduced" : "not below chance, not reproduced");
+    };
     r.claim({"w4_below_chance_at_distance_9",
              "With W = 4 (two layers reach 6 back) agreement collapses at distance 9 (k = 3): the subject is out of "
              "reach.",
-             0.0, w4_distance_9, w4_distance_9 < 0.5, below_chance(w4_distance_9, "6", 3), ClaimKind::experiment});
+             0.0, w4_distance_9, w4_distance_9 < 0.5, below_chance(w4_distance_9, "6", 3), ClaimKind::experiment,
+             verdict(4, 3, w4_distance_9, "0"), seeds_table(4, 3)});
     r.claim({"w2_below_chance_at_distance_3",
              "With W = 2 (two layers reach 2 back) agreement already fails at distance 3 (k = 1).", "", w2_distance_3,
-             w2_distance_3 < 0.5, below_chance(w2_distance_3, "2", 1), ClaimKind::experiment});
+             w2_distance_3 < 0.5, below_chance(w2_distance_3, "2", 1), ClaimKind::experiment,
+             verdict(2, 1, w2_distance_3, "failure"), seeds_table(2, 1)});
     r.paragraph(
         "W = 8 at distance 12 is inside its field of 14 but farther than in any training sentence: {} (full "
         "attention: {}). Beyond the training distances RoPE models extrapolate poorly whatever the window (§7.3), "
@@ -484,24 +534,34 @@ const Lesson& lesson() {
         "Sliding-window attention",
         "§6 Sliding window attention · 滑动窗口注意力",
         1,
-        {{"§6.1", "The masks of the slides",
+        {{"§6.1",
+          "The masks of the slides",
           "The slides' w = 4 and w = 6 are causal windows of W = 3 and 4 tokens; the engine's mask, printed.",
-          part1_masks},
-         {"§6.2", "Three implementations and their cost",
+          part1_masks,
+          {"lessons/sliding_window/implementations.cpp"}},
+         {"§6.2",
+          "Three implementations and their cost",
           "Naive (full matrix + mask), for loop and sliding chunks give the engine's output; fitted to median "
           "times, the naive one grows as T², the chunked one as T·W.",
-          part2_implementations},
-         {"§6.3", "Receptive field of stacked windows",
+          part2_implementations,
+          {"lessons/sliding_window/implementations.cpp", "lessons/sliding_window/implementation_check.cpp"}},
+         {"§6.3",
+          "Receptive field of stacked windows",
           "Changing token 1 moves layer L's outputs exactly L(W-1) positions to the right (W = 4).",
-          part3_receptive_field},
-         {"§6.4", "The rolling buffer cache",
+          part3_receptive_field,
+          {"lessons/sliding_window/receptive_field.cpp"}},
+         {"§6.4",
+          "The rolling buffer cache",
           "Decoding 40 tokens with W - 1 = 5 cached positions equals the full pass; rotating by the cache "
           "length does not.",
-          part4_rolling_cache},
-         {"§6.5", "What a small window costs",
+          part4_rolling_cache,
+          {"lessons/sliding_window/rolling_cache.cpp"}},
+         {"§6.5",
+          "What a small window costs",
           "Two-layer ModernLMs with W = 2, 4, 8 and full attention: agreement fails once the subject is "
           "beyond 2(W-1).",
-          part5_training}},
+          part5_training,
+          {"lessons/sliding_window/small_windows.cpp"}}},
         {},
         FarmLanguage::used};
     return window;

@@ -107,4 +107,27 @@ inline std::vector<std::string> check_claims_and_figures(const LessonRun& run, c
     return figures;
 }
 
+// What a page asks of the words of a run: every claim a verdict, every part
+// the files that compute it, and no internal name in its paragraphs (no
+// cached model's file name, no snake_case key of a value or claim).
+inline void check_page_words(const LessonRun& run) {
+    for (const auto& part : run.report.parts()) {
+        INFO("part " << part.number);
+        CHECK_FALSE(part.sources.empty());
+        for (const auto& claim : part.claims) {
+            INFO("claim " << claim.key);
+            CHECK_FALSE(claim.verdict.empty());
+        }
+        std::vector<std::string> keys;
+        for (const auto& [key, cell] : part.values) keys.push_back(key);
+        for (const auto& claim : part.claims) keys.push_back(claim.key);
+        for (const auto& paragraph : part.paragraphs) {
+            INFO(paragraph);
+            CHECK(paragraph.find(".safetensors") == std::string::npos);
+            for (const auto& key : keys)
+                if (key.find('_') != std::string::npos) CHECK(paragraph.find(key) == std::string::npos);
+        }
+    }
+}
+
 }  // namespace test

@@ -337,8 +337,10 @@ TEST_CASE("lesson 05 runs every part and each has its takeaway", "[lessons][less
     CHECK_THAT(run.output(), Catch::Contains("Takeaway:"));
 }
 
-TEST_CASE("lesson 05: every part records claims with statements, its figures exist in --out", "[lessons][lesson05]") {
+TEST_CASE("lesson 05: every part records claims with statements and verdicts, its figures exist in --out",
+          "[lessons][lesson05]") {
     const auto& run = quick_run();
+    test::check_page_words(run);
     const auto figures = test::check_claims_and_figures(run, quick_out());
     CHECK(figures == std::vector<std::string>{"05_loss.svg", "05_subject_attention.svg", "05_weight_accuracy.svg"});
 }
@@ -481,7 +483,7 @@ TEST_CASE("lesson 05 part 2 (quick, 2 seeds): on par on the means and seed by se
     const auto out = test::scratch_path("lesson05_part2_two_seeds");
     const test::LessonRun run(lessons::modern_transformer::lesson(), test::quick_options(out, 2, seeds));
     const auto& part = run.report.part(2);
-    const auto& rows = part.table("gpt_vs_modern_lm_per_seed");
+    const auto& rows = part.claim("perplexity_comparable").evidence;
     REQUIRE(rows.rows.size() == seeds);
     const double floor = part.value("grammar_perplexity").number();
     double gpt_sum = 0, modern_sum = 0;
