@@ -252,7 +252,23 @@ void swiglu_hidden_size(Report& r) {
                          thousands(llama2_hidden), outcome(llama2_hidden == 11008))});
 }
 
+// §3.1 the lecture's list of recurring changes against what our two models use.
+void recipe_list(Report& r) {
+    r.paragraph(
+        "The slides list open models' recipes in a long table; the lecture names the changes that recur (and "
+        "training tricks such as z-loss and QK-norm, which neither of our models uses). Beside each, whether our "
+        "ModernLM and our GPT use it, read from their configs:");
+    const auto modern = recipe_uses(nn::LMConfig::modern_lm()), gpt = recipe_uses(nn::LMConfig::gpt());
+    const auto yes_no = [](bool used) { return std::string(used ? "yes" : "no"); };
+    std::vector<std::vector<Cell>> rows;
+    for (size_t i = 0; i < kRecipeChanges.size(); ++i)
+        rows.push_back({kRecipeChanges[i].change, kRecipeChanges[i].replaces, "recurring in open models",
+                        yes_no(modern[i]), yes_no(gpt[i])});
+    r.table("recipe", {"change", "replaces", "the lecture", "our ModernLM", "our GPT"}, rows);
+}
+
 void part1_recipe(Report& r, const Options&) {
+    recipe_list(r);
     const RecipeCounts counts = parameter_counts(r);
     rmsnorm_vs_layernorm(r);
     swiglu_hidden_size(r);
@@ -881,7 +897,7 @@ const Lesson& lesson() {
         "The modern Transformer",
         "§3 Modern Transformer models · §7 Putting it together",
         3,  // seeds: the lecture's table of part 3 is over 3
-        {{"§3.2, §7.1",
+        {{"§3.1, §3.2, §7.1",
           "The recipe in numbers",
           "ModernLM's, GPT's and Llama-3 8B's parameters from the module and the formula; RMSNorm against LayerNorm; "
           "SwiGLU's 8d/3 hidden size.",

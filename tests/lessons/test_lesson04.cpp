@@ -45,7 +45,8 @@ double gemm_flops_of(const Implementation& impl, int64_t T, int64_t W, int64_t d
 
 }  // namespace
 
-TEST_CASE("lesson 04 runs every part: takeaways, claims with statements and verdicts, its figures in --out", "[lessons][lesson04]") {
+TEST_CASE("lesson 04 runs every part: takeaways, claims with statements and verdicts, its figures in --out",
+          "[lessons][lesson04]") {
     const auto out = test::scratch_path("l04_all");
     const test::LessonRun run(lessons::sliding_window::lesson(), test::quick_options(out));
     REQUIRE(run.report.parts().size() == 5);
