@@ -143,8 +143,8 @@ void rmsnorm_vs_layernorm(Report& r) {
         return cells;
     };
     r.paragraph(
-        "§3.2 RMSNorm y = x / sqrt(mean(x²) + eps) ⊙ g against LayerNorm (x - μ) / sqrt(var + eps) ⊙ g + β, on "
-        "exercise 9's x (g = 1, β = 0):");
+        "§3.2 RMSNorm, $\\mathrm{RMSNorm}(x) = x / \\sqrt{\\mathrm{mean}(x^2) + ε} \\cdot g$, against LayerNorm, "
+        "$\\mathrm{LayerNorm}(x) = (x - μ) / \\sqrt{σ^2 + ε} \\cdot g + β$, on exercise 9's $x$ ($g = 1$, $β = 0$):");
     r.table("norm_example", {"", "x1", "x2", "x3", "x4"},
             {row("x", example.x), row("RMSNorm(x)", example.rms), row("LayerNorm(x)", example.layer),
              row("x - mean(x)", example.centred), row("RMSNorm(x - mean(x))", example.rms_centred)});
@@ -217,8 +217,11 @@ void swiglu_hidden_size(Report& r) {
                 ratio(d, static_cast<double>(3 * d * llama_cfg.d_ff)));
     }
     r.paragraph(
-        "§3.2 SwiGLU: FFN(x) = W_down(SiLU(W_gate x) ⊙ W_up x), three d×d_ff matrices where the GELU MLP has two of "
-        "d×4d. The same weights, 3·d·d_ff = 2·d·4d = 8d², need d_ff = 8d/3. Each FFN's matrices and weights:");
+        "§3.2 SwiGLU: $\\mathrm{SwiGLU}(x) = (\\mathrm{Swish}(x W_1) ⊙ x W_3) W_2$, three $d × d_\\mathrm{ff}$ "
+        "matrices "
+        "where the GELU MLP has two of $d × 4d$. The same weights, $3 d \\, d_\\mathrm{ff} = 2 \\cdot d \\cdot 4d = "
+        "8d^2$, "
+        "need $d_\\mathrm{ff} = 8d/3$. Each FFN's matrices and weights:");
     r.table("ffn_sizes", {"d", "FFN", "hidden", "matrices", "weights", "÷ 8d²"}, rows);
 
     ag::Generator gen(0);

@@ -58,7 +58,7 @@ void part1_masks(Report& r, const Options& options) {
     r.paragraph(
         "§6.1 The slides' w is Longformer's two-sided window width; a causal window keeps w/2 + 1 tokens, the "
         "current one on the diagonal. The code, like Mistral, takes the number of visible tokens W: query t sees "
-        "key j iff t - W < j ≤ t. The masks below are read off the engine: a 1 where ag::causal_attention with "
+        "key $j$ iff $t - W < j ≤ t$. The masks below are read off the engine: a 1 where ag::causal_attention with "
         "window W gives key j a nonzero weight for query t.");
     svg::HeatmapGrid figure{"Sliding-window masks (query t sees key j: dark)", 2};
     figure.x_label = "key j";
@@ -224,8 +224,9 @@ void report_growth(Report& r, const Timing& timing, const std::vector<std::vecto
     r.value("exponent_tolerance", kExponentTolerance);
     r.paragraph(
         "The for loop does the least arithmetic but in T calls of small engine ops, like the slides' Python loop: "
-        "its time is their per-call overhead, linear in T. The engine's fused op does O(T·W) arithmetic but finds "
-        "each query's visible keys by scanning all T keys, O(T²) comparisons: negligible at the training lengths "
+        "its time is their per-call overhead, linear in T. The engine's fused op does $O(T \\cdot W)$ arithmetic but "
+        "finds "
+        "each query's visible keys by scanning all T keys, $O(T^2)$ comparisons: negligible at the training lengths "
         "(T ≤ 40), visible at these T, so its exponent can lie between 1 and 2.");
     const Calls& naive = timing.implementations[0];
     const double T = lengths.back();
@@ -274,8 +275,8 @@ void part2_implementations(Report& r, const Options& options) {
     timing_figure(r, options, timing);
     report_growth(r, timing, flop_counts);
     r.takeaway(
-        "all three compute the same thing; the naive one still pays O(T²) for a mask that throws most "
-        "of it away, the sliding chunks pay O(T·W) in a few large batched products.");
+        "all three compute the same thing; the naive one still pays $O(T^2)$ for a mask that throws most "
+        "of it away, the sliding chunks pay $O(T \\cdot W)$ in a few large batched products.");
 }
 
 // ---- part 3 ------------------------------------------------------------------
@@ -423,8 +424,8 @@ void part5_training(Report& r, const Options& options) {
     r.paragraph(
         "§6.5 Two-layer ModernLMs (RoPE, 4 query / 2 KV heads), W = 2, 4, 8 and full attention, {} on {} "
         "farm sentences, {}. Agreement test: {} prefixes per k whose every attractor has the opposite number; the "
-        "verb is predicted 3k tokens after the subject. A model of L layers sees L(W - 1) tokens back (part 3), "
-        "here 2(W - 1).",
+        "verb is predicted 3k tokens after the subject. A model of $L$ layers sees $L(W - 1)$ tokens back (part 3), "
+        "here $2(W - 1)$.",
         count_of(data.training.epochs, "epoch"), data.train.size(), seeds_text(options), data.agreement[0].size());
     const std::vector<WindowRuns> results = train_windows(options, data, {2, 4, 8, 0});
     for (const WindowRuns& w : results)
@@ -521,9 +522,9 @@ void part5_training(Report& r, const Options& options) {
         "so only k = 1-3 isolate the window's effect.",
         text(result(8, 4, false)), text(result(0, 4, false)));
     r.takeaway(
-        "a subject farther back than the receptive field L(W-1) cannot be seen, and agreement fails beyond it "
+        "a subject farther back than the receptive field $L(W - 1)$ cannot be seen, and agreement fails beyond it "
         "(beyond the training distances every model fails anyway, whatever its window). Windows trade long-range "
-        "paths for O(T·W) cost, which is why models interleave them with global layers.");
+        "paths for $O(T \\cdot W)$ cost, which is why models interleave them with global layers.");
 }
 
 }  // namespace
