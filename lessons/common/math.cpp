@@ -107,13 +107,13 @@ private:
         throw std::invalid_argument(fmt::format("formula ${}$: {} (in \"{}\")", s_, what, whole_));
     }
 
-    // Atoms up to the end, a closing brace or a \right (left for the caller).
+    // Atoms up to the end or a closing brace (left for the caller).
     NodePtr row() {
         auto r = std::make_unique<Node>();
         r->kind = Node::Kind::Row;
         while (true) {
             skip_spaces();
-            if (i_ >= s_.size() || s_[i_] == '}' || s_.substr(i_, 6) == "\\right") break;
+            if (i_ >= s_.size() || s_[i_] == '}') break;
             NodePtr a = atom();
             r->parts.push_back(scripts(std::move(a)));
         }

@@ -62,4 +62,10 @@ int64_t swiglu_hidden_rounded(int64_t d, int64_t multiple) {
     return (8 * d + 3 * multiple - 1) / (3 * multiple) * multiple;  // ceil(8d / 3m) · m
 }
 
+std::array<bool, kRecipeChanges.size()> recipe_uses(const nn::LMConfig& config) {
+    const bool modern = config.model == nn::ModelKind::ModernLM;
+    return {modern, modern, modern, config.pos == nn::PosEncoding::Rope,
+            config.n_kv_heads<config.n_heads, config.window> 0};
+}
+
 }  // namespace lessons::modern_transformer

@@ -1,7 +1,9 @@
 #pragma once
 // §3 and §7.1 the modern recipe in numbers: where a model's parameters live.
+#include <array>
 #include <cstdint>
 
+#include "nn/config.h"
 #include "nn/module.h"
 #include "nn/param_count.h"
 
@@ -30,5 +32,22 @@ RecipeCounts count_recipes();
 int64_t gelu_mlp_weights(int64_t d);                         // 2·d·4d = 8d²
 double swiglu_matching_hidden(int64_t d);                    // 8d/3
 int64_t swiglu_hidden_rounded(int64_t d, int64_t multiple);  // 8d/3 rounded up to a multiple of `multiple`
+
+// §3.1 the changes the lecture lists as recurring in open models, in its
+// order, and whether a config uses each: read from the config alone (the
+// model kind decides the norm, the FFN and the biases; the rest are fields).
+struct RecipeChange {
+    const char* change;    // as the lecture names it
+    const char* replaces;  // what it replaces
+};
+inline constexpr std::array<RecipeChange, 6> kRecipeChanges{{
+    {"RMSNorm, at the sublayer's input (pre-norm)", "LayerNorm"},
+    {"SwiGLU gated feed-forward network", "a ReLU / GELU MLP"},
+    {"no biases in the linear layers", "biases"},
+    {"RoPE", "absolute position embeddings"},
+    {"GQA / MQA", "multi-head attention"},
+    {"sliding-window attention", "full attention"},
+}};
+std::array<bool, kRecipeChanges.size()> recipe_uses(const nn::LMConfig& config);
 
 }  // namespace lessons::modern_transformer

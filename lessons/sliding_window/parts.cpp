@@ -34,6 +34,9 @@ double three_digits(double x) { return std::stod(fmt::format("{:.3g}", x)); }
 // decided on the exponents shown.
 double two_decimals(double x) { return std::round(x * 100) / 100; }
 
+// A verdict's closing words.
+std::string outcome(bool reproduced) { return reproduced ? "reproduced" : "not reproduced"; }
+
 // ---- part 1 ------------------------------------------------------------------
 
 // The mask as a table: query t, a 0/1 per key j, and the keys t sees.
@@ -55,7 +58,7 @@ void part1_masks(Report& r, const Options& options) {
     r.paragraph(
         "§6.1 The slides' w is Longformer's two-sided window width; a causal window keeps w/2 + 1 tokens, the "
         "current one on the diagonal. The code, like Mistral, takes the number of visible tokens W: query t sees "
-        "key j iff t - W < j ≤ t. The masks below are read off the engine: a 1 where ag::causal_attention with "
+        "key $j$ iff $t - W < j ≤ t$. The masks below are read off the engine: a 1 where ag::causal_attention with "
         "window W gives key j a nonzero weight for query t.");
     svg::HeatmapGrid figure{"Sliding-window masks (query t sees key j: dark)", 2};
     figure.x_label = "key j";
@@ -82,9 +85,9 @@ void part1_masks(Report& r, const Options& options) {
              ? fmt::format("every one of the {} mask cells read off the engine follows t - W < j ≤ t", 2 * T * T)
              : fmt::format("{} of the {} mask cells read off the engine break t - W < j ≤ t", mismatches, 2 * T * T),
          ClaimKind::check,
-         fmt::format(
-             "The engine's windows keep {} and {} tokens for the slides' w = 4 and w = 6: {} the lecture's masks.",
-             masks[0].most_visible, masks[1].most_visible, mismatches == 0 ? "the same as" : "not")});
+         fmt::format("The engine's masks for w = 4 and w = 6 keep {} and {} tokens, the lecture's 3 and 4, with {} "
+                     "cells off the band: {}.",
+                     masks[0].most_visible, masks[1].most_visible, mismatches, outcome(mismatches == 0))});
     r.takeaway(
         "each row keeps only the diagonal and the W-1 tokens to its left: a band of width W instead "
         "of the full lower triangle.");
@@ -195,15 +198,14 @@ void report_growth(Report& r, const Timing& timing, const std::vector<std::vecto
     const std::string fails = !within(0) && !within(2) ? "neither exponent is"
                               : !within(0)             ? "the naive one's exponent is not"
                                                        : "the sliding chunks' exponent is not";
-    r.claim(
-        {"naive_quadratic_chunks_linear",
-         "The naive implementation's time grows as T²; the sliding chunks' as T·W, linear in T at a fixed W.",
-         "O(T²), O(T·W)", fmt::format("T^{:.2f}, T^{:.2f}", exponents[0], exponents[2]), reproduced,
-         (reproduced ? "both fitted exponents are" : fails) + " within the tolerance of the lecture's",
-         ClaimKind::check,
-         fmt::format("Timed over T, the naive one grows as $T^{{{:.2f}}}$ and the sliding chunks as $T^{{{:.2f}}}$, "
-                     "against the lecture's $O(T^2)$ and $O(TW)$: {}.",
-                     exponents[0], exponents[2], reproduced ? "the same orders" : "not the same orders")});
+    r.claim({"naive_quadratic_chunks_linear",
+             "The naive implementation's time grows as T²; the sliding chunks' as T·W, linear in T at a fixed W.",
+             "O(T²), O(T·W)", fmt::format("T^{:.2f}, T^{:.2f}", exponents[0], exponents[2]), reproduced,
+             (reproduced ? "both fitted exponents are" : fails) + " within the tolerance of the lecture's",
+             ClaimKind::check,
+             fmt::format("Fitted time exponents: naive {:.2f} against the lecture's 2, sliding chunks {:.2f} against "
+                         "1, tolerance {}: {}.",
+                         exponents[0], exponents[2], kExponentTolerance, outcome(reproduced))});
 
     std::vector<std::vector<Cell>> rows;
     for (size_t i = 0; i < implementations.size(); ++i)
@@ -222,8 +224,9 @@ void report_growth(Report& r, const Timing& timing, const std::vector<std::vecto
     r.value("exponent_tolerance", kExponentTolerance);
     r.paragraph(
         "The for loop does the least arithmetic but in T calls of small engine ops, like the slides' Python loop: "
-        "its time is their per-call overhead, linear in T. The engine's fused op does O(T·W) arithmetic but finds "
-        "each query's visible keys by scanning all T keys, O(T²) comparisons: negligible at the training lengths "
+        "its time is their per-call overhead, linear in T. The engine's fused op does $O(T \\cdot W)$ arithmetic but "
+        "finds "
+        "each query's visible keys by scanning all T keys, $O(T^2)$ comparisons: negligible at the training lengths "
         "(T ≤ 40), visible at these T, so its exponent can lie between 1 and 2.");
     const Calls& naive = timing.implementations[0];
     const double T = lengths.back();
@@ -259,8 +262,9 @@ void part2_implementations(Report& r, const Options& options) {
              fmt::format("the largest difference from the engine over W = 1 … {} is {}, {} the tolerance {}", T + 5,
                          Cell(worst).str(true), worst < kTolerance ? "below" : "above", Cell(kTolerance).str(true)),
              ClaimKind::check,
-             fmt::format("The three implementations agree with the engine to {} (the lecture: 4.4e-16): {}.",
-                         Cell(worst).str(true), worst < kTolerance ? "rounding level" : "beyond rounding")});
+             fmt::format("The three implementations differ from the engine by at most {} (the lecture's 4.4e-16), "
+                         "tolerance {}: {}.",
+                         Cell(worst).str(true), Cell(kTolerance).str(true), outcome(worst < kTolerance))});
 
     // Their cost against T, one thread.
     const std::vector<int64_t> lengths =
@@ -271,8 +275,8 @@ void part2_implementations(Report& r, const Options& options) {
     timing_figure(r, options, timing);
     report_growth(r, timing, flop_counts);
     r.takeaway(
-        "all three compute the same thing; the naive one still pays O(T²) for a mask that throws most "
-        "of it away, the sliding chunks pay O(T·W) in a few large batched products.");
+        "all three compute the same thing; the naive one still pays $O(T^2)$ for a mask that throws most "
+        "of it away, the sliding chunks pay $O(T \\cdot W)$ in a few large batched products.");
 }
 
 // ---- part 3 ------------------------------------------------------------------
@@ -304,7 +308,7 @@ void part3_receptive_field(Report& r, const Options& options) {
     svg::HeatmapGrid figure{fmt::format("Outputs that moved when token {} changed (W = {}, seed 0)", changed, W), 1};
     figure.x_label = "position (dark: its output moved)";
     figure.y_label = "after layer L";
-    svg::Heatmap moved{"outlined: the last position a layer reaches, 1 + L(W-1)", moved_map, 0.0, 1.0};
+    svg::Heatmap moved{"outlined: the last position a layer reaches", moved_map, 0.0, 1.0};
     for (int64_t t = 0; t < T; ++t) moved.x_ticks.push_back(std::to_string(t));
     for (size_t l = 0; l < moved_map.size(); ++l) {
         moved.y_ticks.push_back(fmt::format("L = {}", l + 1));
@@ -324,9 +328,9 @@ void part3_receptive_field(Report& r, const Options& options) {
                    : fmt::format("{} of {} (seed, layer) pairs moved a different set of positions",
                                  measured_layers - exact_layers, measured_layers),
              ClaimKind::check,
-             fmt::format("A change to token {} reached exactly $L(W-1)$ positions further after layer L at {} of {} "
-                         "layers, as the lecture's formula says.",
-                         changed, exact_layers, measured_layers)});
+             fmt::format("Changing token 1 moved exactly L(W - 1) positions at {} of {} (seed, layer) pairs, as the "
+                         "lecture states: {}.",
+                         exact_layers, measured_layers, outcome(exact))});
     r.takeaway(
         fmt::format("L stacked windows of W tokens reach L(W-1) positions back: Mistral 7B's 32 layers "
                     "with W = 4096 reach {} tokens, but only by relaying through every layer.",
@@ -389,15 +393,18 @@ void part4_rolling_cache(Report& r, const Options& options) {
              check.most_slots, check.most_slots == W - 1,
              fmt::format("each layer's buffer held at most {} positions over {} steps", check.most_slots, total),
              ClaimKind::check,
-             fmt::format("The rolling cache held at most {} positions, the lecture's $W - 1 = 5$.", check.most_slots)});
+             fmt::format("The rolling buffer held at most {} positions per layer over {} steps, the lecture's "
+                         "W - 1 = 5: {}.",
+                         check.most_slots, total, outcome(check.most_slots == W - 1))});
     r.claim({"rolling_equals_full", "Decoding with the rolling buffer gives the same logits as the full forward pass.",
              1.7e-16, check.engine_error, check.engine_error < kTolerance,
              fmt::format("every logit of the {} positions equals the full pass to {}, {} the tolerance {}", total,
                          Cell(check.engine_error).str(true), check.engine_error < kTolerance ? "below" : "above",
                          Cell(kTolerance).str(true)),
              ClaimKind::check,
-             fmt::format("Decoding with the rolling cache matches the full pass to {} (the lecture: 1.7e-16).",
-                         Cell(check.engine_error).str(true))});
+             fmt::format("Rolling-buffer logits equal the full pass to {} (the lecture's 1.7e-16), tolerance {}: {}.",
+                         Cell(check.engine_error).str(true), Cell(kTolerance).str(true),
+                         outcome(check.engine_error < kTolerance))});
     r.claim({"cache_length_rotation_wrong",
              "Rotating the new token by the cache length instead of its absolute position is wrong once the buffer "
              "is full.",
@@ -407,9 +414,9 @@ void part4_rolling_cache(Report& r, const Options& options) {
                          "go away",
                          first_wrong_cell(seed0.wrong[0]).str(), Cell(check.wrong_error[0]).str()),
              ClaimKind::check,
-             fmt::format("Rotating by the cache length goes wrong once the buffer is full, by up to {:.2g} here (the "
-                         "lecture's model: 6.9e-4).",
-                         check.wrong_error[0])});
+             fmt::format("Rotating by the cache length puts the logits off by up to {} once the buffer is full (the "
+                         "lecture's 6.9e-4): {}.",
+                         Cell(check.wrong_error[0]).str(), outcome(check.wrong_error[0] > kTolerance))});
     r.takeaway(
         "a rolling buffer of W - 1 slots gives exactly the full result because RoPE keys carry their own "
         "position; the new token must be rotated by its absolute position, never by the cache length.");
@@ -425,8 +432,8 @@ void part5_training(Report& r, const Options& options) {
     r.paragraph(
         "§6.5 Two-layer ModernLMs (RoPE, 4 query / 2 KV heads), W = 2, 4, 8 and full attention, {} on {} "
         "farm sentences, {}. Agreement test: {} prefixes per k whose every attractor has the opposite number; the "
-        "verb is predicted 3k tokens after the subject. A model of L layers sees L(W - 1) tokens back (part 3), "
-        "here 2(W - 1).",
+        "verb is predicted 3k tokens after the subject. A model of $L$ layers sees $L(W - 1)$ tokens back (part 3), "
+        "here $2(W - 1)$.",
         count_of(data.training.epochs, "epoch"), data.train.size(), seeds_text(options), data.agreement[0].size());
     const std::vector<WindowRuns> results = train_windows(options, data, {2, 4, 8, 0});
     for (const WindowRuns& w : results)
@@ -491,28 +498,41 @@ void part5_training(Report& r, const Options& options) {
         return fmt::format("{} {} chance (0.5) at distance {}, beyond the field of {}{}", text(accuracy),
                            accuracy < 0.5 ? "is below" : "is not below", 3 * k, field, versus);
     };
+    // Per seed: the window's accuracy at distance 3k and full attention's.
+    const auto seeds_table = [&](int64_t W, int64_t k) {
+        const auto runs = [&](int64_t window) {
+            for (const WindowRuns& w : results)
+                if (w.window == window) return w.per_seed(k, false);
+            return std::vector<double>{};
+        };
+        const std::vector<double> windowed = runs(W), full = runs(0);
+        Table t{"", {"seed", fmt::format("W = {} accuracy at distance {}", W, 3 * k), "full attention"}, {}};
+        for (size_t seed = 0; seed < windowed.size(); ++seed) t.rows.push_back({seed, windowed[seed], full[seed]});
+        return t;
+    };
+    const auto verdict = [&](int64_t W, int64_t k, double accuracy, const std::string& lecture) {
+        return fmt::format("W = {} agreement at distance {}: {} against the lecture's {}, full attention {}: {}.", W,
+                           3 * k, text(accuracy), lecture, text(result(0, k, false)),
+                           accuracy < 0.5 ? "below chance, reproduced" : "not below chance, not reproduced");
+    };
     r.claim({"w4_below_chance_at_distance_9",
              "With W = 4 (two layers reach 6 back) agreement collapses at distance 9 (k = 3): the subject is out of "
              "reach.",
              0.0, w4_distance_9, w4_distance_9 < 0.5, below_chance(w4_distance_9, "6", 3), ClaimKind::experiment,
-             fmt::format("With W = 4, agreement at distance 9 scores {:.3f} (the lecture: 0.000), {} chance: the "
-                         "subject is beyond the field of 6.",
-                         w4_distance_9, w4_distance_9 < 0.5 ? "below" : "not below")});
+             verdict(4, 3, w4_distance_9, "0"), seeds_table(4, 3)});
     r.claim({"w2_below_chance_at_distance_3",
              "With W = 2 (two layers reach 2 back) agreement already fails at distance 3 (k = 1).", "", w2_distance_3,
              w2_distance_3 < 0.5, below_chance(w2_distance_3, "2", 1), ClaimKind::experiment,
-             fmt::format("With W = 2, agreement at distance 3 scores {:.3f}, {} chance: the subject is beyond the "
-                         "field of 2.",
-                         w2_distance_3, w2_distance_3 < 0.5 ? "below" : "not below")});
+             verdict(2, 1, w2_distance_3, "failure"), seeds_table(2, 1)});
     r.paragraph(
         "W = 8 at distance 12 is inside its field of 14 but farther than in any training sentence: {} (full "
         "attention: {}). Beyond the training distances RoPE models extrapolate poorly whatever the window (§7.3), "
         "so only k = 1-3 isolate the window's effect.",
         text(result(8, 4, false)), text(result(0, 4, false)));
     r.takeaway(
-        "a subject farther back than the receptive field L(W-1) cannot be seen, and agreement fails beyond it "
+        "a subject farther back than the receptive field $L(W - 1)$ cannot be seen, and agreement fails beyond it "
         "(beyond the training distances every model fails anyway, whatever its window). Windows trade long-range "
-        "paths for O(T·W) cost, which is why models interleave them with global layers.");
+        "paths for $O(T \\cdot W)$ cost, which is why models interleave them with global layers.");
 }
 
 }  // namespace

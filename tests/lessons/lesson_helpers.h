@@ -107,9 +107,10 @@ inline std::vector<std::string> check_claims_and_figures(const LessonRun& run, c
     return figures;
 }
 
-// What every page of a run asks of its prose: each claim with a verdict, and
-// no snake_case key (the name of one of its values, claims or tables) in a
-// paragraph or a table's header.
+// What every page of a run asks of its words: each part naming the files
+// that compute it, each claim a verdict, and no internal name (a cached
+// model's file, a snake_case key of one of its values, claims or tables)
+// in a paragraph or a table's header.
 inline void check_prose(const LessonRun& run) {
     std::vector<std::string> keys;
     for (const auto& part : run.report.parts()) {
@@ -121,13 +122,16 @@ inline void check_prose(const LessonRun& run) {
                               [](const std::string& key) { return key.find('_') == std::string::npos; }),
                keys.end());
     const auto check_text = [&](const std::string& text) {
+        INFO("in: " << text);
+        CHECK(text.find(".safetensors") == std::string::npos);
         for (const std::string& key : keys) {
-            INFO("key " << key << " in: " << text);
+            INFO("key " << key);
             CHECK(text.find(key) == std::string::npos);
         }
     };
     for (const auto& part : run.report.parts()) {
         INFO("part " << part.number);
+        CHECK_FALSE(part.sources.empty());
         for (const auto& claim : part.claims) {
             INFO("claim " << claim.key);
             CHECK_FALSE(claim.verdict.empty());

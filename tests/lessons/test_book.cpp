@@ -456,6 +456,8 @@ TEST_CASE("math: a formula is MathML on the page and plain text on the terminal"
     CHECK(math::html("$\\mathrm{RMSNorm}(x)$") ==
           "<math><mrow><mi mathvariant=\"normal\">RMSNorm</mi><mo>(</mo><mi>x</mi><mo>)</mo></mrow></math>");
     CHECK(math::plain("costs \\$5") == "costs $5");
+    CHECK(math::plain("$\\left(x\\right) \\rightarrow y$") == "(x) → y");
+    CHECK_THAT(math::html("$\\left(x\\right)$"), Contains("<mo stretchy=\"true\">)</mo>"));
     CHECK(math::plain("no formula") == "no formula");
     // A typo fails the lesson that wrote it, naming the command.
     CHECK_THROWS_WITH(math::html("$\\thetta$"), Contains("\\thetta"));

@@ -45,7 +45,8 @@ double gemm_flops_of(const Implementation& impl, int64_t T, int64_t W, int64_t d
 
 }  // namespace
 
-TEST_CASE("lesson 04 runs every part: takeaways, claims with statements, its figures in --out", "[lessons][lesson04]") {
+TEST_CASE("lesson 04 runs every part: takeaways, claims with statements and verdicts, its figures in --out",
+          "[lessons][lesson04]") {
     const auto out = test::scratch_path("l04_all");
     const test::LessonRun run(lessons::sliding_window::lesson(), test::quick_options(out));
     REQUIRE(run.report.parts().size() == 5);
@@ -55,6 +56,7 @@ TEST_CASE("lesson 04 runs every part: takeaways, claims with statements, its fig
         CHECK(run.report.part(n).section == sections[n - 1]);
         CHECK_FALSE(run.report.part(n).takeaway.empty());
     }
+    test::check_prose(run);
     const auto figures = test::check_claims_and_figures(run, out);
     CHECK(figures == std::vector<std::string>{"04_masks.svg", "04_timing.svg", "04_receptive_field.svg"});
 }

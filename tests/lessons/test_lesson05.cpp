@@ -19,6 +19,7 @@
 #include "lessons/modern_transformer/farm_runs.h"
 #include "lessons/modern_transformer/parts.h"
 #include "lessons/modern_transformer/position_diagnosis.h"
+#include "lessons/modern_transformer/recipe.h"
 #include "nn/language_model.h"
 #include "tests/occurrences.h"
 
@@ -337,8 +338,10 @@ TEST_CASE("lesson 05 runs every part and each has its takeaway", "[lessons][less
     CHECK_THAT(run.output(), Catch::Contains("Takeaway:"));
 }
 
-TEST_CASE("lesson 05: every part records claims with statements, its figures exist in --out", "[lessons][lesson05]") {
+TEST_CASE("lesson 05: every part records claims with statements and verdicts, its figures exist in --out",
+          "[lessons][lesson05]") {
     const auto& run = quick_run();
+    test::check_prose(run);
     const auto figures = test::check_claims_and_figures(run, quick_out());
     CHECK(figures == std::vector<std::string>{"05_loss.svg", "05_subject_attention.svg", "05_weight_accuracy.svg"});
 }
@@ -481,7 +484,7 @@ TEST_CASE("lesson 05 part 2 (quick, 2 seeds): on par on the means and seed by se
     const auto out = test::scratch_path("lesson05_part2_two_seeds");
     const test::LessonRun run(lessons::modern_transformer::lesson(), test::quick_options(out, 2, seeds));
     const auto& part = run.report.part(2);
-    const auto& rows = part.table("gpt_vs_modern_lm_per_seed");
+    const auto& rows = part.claim("perplexity_comparable").evidence;
     REQUIRE(rows.rows.size() == seeds);
     const double floor = part.value("grammar_perplexity").number();
     double gpt_sum = 0, modern_sum = 0;
@@ -601,4 +604,24 @@ TEST_CASE("05_modern_transformer --quick --part 1 --json writes the report", "[l
     for (const char* key : {"\"lesson\":\"05_modern_transformer\"", "\"llama3_8b_params\":8030261248",
                             "\"module_equals_formula\":{\"statement\"", "\"parameter_counts\":{\"columns\""})
         CHECK_THAT(text, Catch::Contains(key));
+}
+
+TEST_CASE("lesson 05 §3.1: the recipe table's columns for our models follow their configs", "[lessons][lesson05]") {
+    using lessons::modern_transformer::recipe_uses;
+    const auto& table = quick_run().report.part(1).table("recipe");
+    const auto modern = recipe_uses(nn::LMConfig::modern_lm()), gpt = recipe_uses(nn::LMConfig::gpt());
+    REQUIRE(table.rows.size() == modern.size());
+    for (size_t i = 0; i < modern.size(); ++i) {
+        INFO(table.at(i, "change").str());
+        CHECK(table.at(i, "our ModernLM").str() == (modern[i] ? "yes" : "no"));
+        CHECK(table.at(i, "our GPT").str() == (gpt[i] ? "yes" : "no"));
+    }
+    // Flipping a field flips its entry: RoPE, GQA (4 = MHA), the window.
+    CHECK(modern == decltype(modern){true, true, true, true, true, false});
+    CHECK(gpt == decltype(gpt){false, false, false, false, false, false});
+    nn::LMConfig c = nn::LMConfig::modern_lm();
+    c.pos = nn::PosEncoding::Learned;
+    c.n_kv_heads = c.n_heads;
+    c.window = 4;
+    CHECK(recipe_uses(c) == decltype(modern){true, true, true, false, false, true});
 }
