@@ -6,7 +6,7 @@
 
 namespace ex02 {
 
-// θ_i = base^(-2i/d) for i = 0 … d/2 - 1 (radians per position of pair i).
+// θ_i = base^(-2(i-1)/d) for i = 1 … d/2 (radians per position of pair i).
 std::vector<double> rope_thetas(int64_t d, double base);
 
 // How many positions pair i needs for one full turn: 2π / θ.

@@ -8,15 +8,16 @@
 // and see what that means for that version: it carries no position at all.
 //
 // Write rotate(), rope_score() and wrong_score() (ex07_wrong_rope.h). Use
-// the slides' pairing: dimensions (0, 1), (2, 3), … each turned by m·θ_i,
-//     [x_2i, x_2i+1] -> [x_2i cos mθ_i - x_2i+1 sin mθ_i,  x_2i sin mθ_i + x_2i+1 cos mθ_i].
+// the slides' pairing: dimensions (1, 2), (3, 4), … (x[0], x[1], … in
+// code), pair i = 1 … d/2 turned by m·θ_i, θ_i = base^(-2(i-1)/d):
+//     [x_{2i-1}, x_2i] -> [x_{2i-1} cos mθ_i - x_2i sin mθ_i,  x_{2i-1} sin mθ_i + x_2i cos mθ_i].
 //
-// Graded: rotate() by hand at d = 2 ([1, 0] and [0, 1]; θ_0 = 1 for any
+// Graded: rotate() by hand at d = 2 ([1, 0] and [0, 1]; θ_1 = 1 for any
 // base; to double precision), then one pair at a time (e_2i may only move
 // within dims 2i, 2i+1, turned by exactly θ_i at m = 1, for several d and
 // bases; the usual slips are named: the other pairing, clockwise turns,
-// positions from 1, base^(-i/d), the dimension index in place of the pair
-// index, pairs from 1 or in reverse order, a fixed base 10000, integer
+// positions from 1, base^(-(i-1)/d), the dimension index in place of the pair
+// index, the exponent -2i/d or pairs in reverse order, a fixed base 10000, integer
 // division), then against the reference for random x, m up to 100,000 and
 // m = 0, and it keeps the length; rope_score() (the plain dot product, no
 // 1/sqrt(d)) against the reference for any base and either order of t, j,

@@ -8,8 +8,9 @@ namespace ex07 {
 
 using Vec = std::vector<double>;
 
-// R_{Θ,m} x as on the slides: dimensions 2i and 2i+1 form pair i, turned by
-// the angle m·θ_i, θ_i = base^(-2i/d) (d = x.size(), even).
+// R_{Θ,m} x as on the slides: dimensions 2i-1 and 2i (counted from 1, as
+// the lecture does) form pair i = 1 … d/2, turned by the angle m·θ_i,
+// θ_i = base^(-2(i-1)/d) (d = x.size(), even).
 Vec rotate(const Vec& x, int64_t m, double base);
 
 // RoPE's score: (R_t q) · (R_j k).

@@ -2,11 +2,12 @@
 // with §4.2 and §4.3)
 //
 // R_{Θ,m} is block-diagonal: d/2 rotations of 2×2, pair i turned by m·θ_i,
-// θ_i = base^(-2i/d). Multiplying by the full d×d matrix costs O(d²) per
+// θ_i = base^(-2(i-1)/d). Multiplying by the full d×d matrix costs O(d²) per
 // token; apply it pair by pair in O(d) instead (§4.6). For a pair (a, b):
 //     a' = a cos(mθ_i) - b sin(mθ_i),    b' = a sin(mθ_i) + b cos(mθ_i),
-// where (a, b) = (x_i, x_{i+d/2}) for ag::RopePairing::Half (Llama; the
-// §4.6 matrix form) and (x_2i, x_2i+1) for Interleaved (RoFormer; the
+// where, for pair i = 1 … d/2 and dimensions counted from 1 as the lecture
+// does, (a, b) = (x_i, x_{i+d/2}) for ag::RopePairing::Half (Llama; the
+// §4.6 matrix form) and (x_{2i-1}, x_2i) for Interleaved (RoFormer; the
 // slides). Positions count from 0: the first token is not rotated.
 //
 // Write rope_apply() (ex11_rope_apply.h) for x [T, d] as ONE autograd op:
@@ -25,7 +26,7 @@
 // forward and backward, not a d×d matrix per token; ag::rope is never run
 // (forward, backward, NoGradGuard or not); gradient check. Diagnosed: the
 // other pairing, positions from 1, the row index used as the position, a
-// clockwise turn, θ_i = base^(-i/d), an exponent computed in integer
+// clockwise turn, θ_i = base^(-(i-1)/d), an exponent computed in integer
 // arithmetic, a backward that turns forward or passes dy through, data()
 // read without contiguous(), x overwritten, positions captured by
 // reference.

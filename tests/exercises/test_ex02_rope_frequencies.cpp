@@ -1,10 +1,10 @@
-// Exercise 2 · RoPE's range of speeds (§4.5): θ_i = base^(-2i/d) and the
+// Exercise 2 · RoPE's range of speeds (§4.5): θ_i = base^(-2(i-1)/d) and the
 // periods 2π/θ, against the reference (relative to each value: the slowest
 // θ are tiny) and the lecture's numbers, for one pair (d = 2) up to d = 256.
 // Diagnoses the usual wrong turns: one θ per dimension, the exponent
-// computed in integers, -i/d, pairs counted from 1, the slowest pair first,
-// a positive exponent, the slowest θ stretched to exactly 1/base, -4i/d
-// (the dimension index for i), 2π·base^(-2i/d), float precision; a period
+// computed in integers, -(i-1)/d, -2i/d (θ_1 not 1), the slowest pair first,
+// a positive exponent, the slowest θ stretched to exactly 1/base, -4(i-1)/d
+// (the dimension index for i), 2π·base^(-2(i-1)/d), float precision; a period
 // of 1/θ, π/θ or θ/2π, rounded to whole positions or with π rounded.
 #include <functional>
 #include <iomanip>
@@ -30,7 +30,7 @@ bool all_relatively_close(const std::vector<double>& a, const std::vector<double
     return true;
 }
 
-// θ_i = base^(exponent(i)) for i = 0 … d/2 - 1.
+// θ_{i+1} = base^(exponent(i)) for i = 0 … d/2 - 1 (the lecture counts pairs from 1).
 std::vector<double> thetas_with(int64_t d, double base, const std::function<double(double i)>& exponent) {
     std::vector<double> out;
     for (int64_t i = 0; i < d / 2; ++i) out.push_back(std::pow(base, exponent(static_cast<double>(i))));
@@ -46,43 +46,45 @@ struct WrongThetas {
 const std::vector<WrongThetas>& wrong_thetas() {
     static const std::vector<WrongThetas> all = {
         {[](int64_t d, double) { return std::vector<double>(static_cast<size_t>(d / 2), 1.0); },
-         "every θ is 1: the exponent -2i/d computed in integers is 0 for every i < d/2; compute it in "
+         "every θ is 1: the exponent -2(i-1)/d computed in integers is 0 for every i ≤ d/2; compute it in "
          "floating point"},
         {[](int64_t d, double base) {
              return thetas_with(d, base, [d](double i) { return -i / static_cast<double>(d); });
          },
-         "your θ_i is base^(-i/d): the exponent is -2i/d (i counts pairs, two dimensions each)"},
+         "your θ_i is base^(-(i-1)/d): the exponent is -2(i-1)/d (i counts pairs, two dimensions each)"},
         {[](int64_t d, double base) {
              return thetas_with(d, base, [d](double i) { return -2.0 * (i + 1) / static_cast<double>(d); });
          },
-         "your θ_0 is base^(-2/d): i starts at 0, so the fastest pair turns θ_0 = base^0 = 1 radian per position"},
+         "your θ_1 is base^(-2/d): the exponent is -2(i-1)/d, so the fastest pair turns θ_1 = base^0 = 1 radian per "
+         "position"},
         {[](int64_t d, double base) {
              std::vector<double> t = ref::rope_thetas(d, base);
              return std::vector<double>(t.rbegin(), t.rend());
          },
-         "your list starts with the slowest pair: θ_i = base^(-2i/d) shrinks with i, so θ_0 = 1 (the fastest) "
+         "your list starts with the slowest pair: θ_i = base^(-2(i-1)/d) shrinks with i, so θ_1 = 1 (the fastest) "
          "comes first and the slowest last"},
         {[](int64_t d, double base) {
              return thetas_with(d, base, [d](double i) { return 2.0 * i / static_cast<double>(d); });
          },
-         "your θ grow with i: the exponent is negative, -2i/d, the speeds go down from 1"},
+         "your θ grow with i: the exponent is negative, -2(i-1)/d, the speeds go down from 1"},
         {[](int64_t d, double base) {
              return thetas_with(d, base, [d](double i) { return -i / static_cast<double>(d / 2 - 1); });
          },
-         "your slowest θ is exactly 1/base: the exponent is -2i/d, so the last pair (i = d/2 - 1) turns "
+         "your slowest θ is exactly 1/base: the exponent is -2(i-1)/d, so the last pair (i = d/2) turns "
          "base^(-(d-2)/d), a little faster than 1/base"},
         {[](int64_t d, double base) {
              return thetas_with(d, base, [d](double i) { return -4.0 * i / static_cast<double>(d); });
          },
-         "your θ_i is base^(-4i/d): you put the pair's first dimension 2i where the formula has the pair index "
-         "i (θ_i = base^(-2i/d), i = 0, 1, 2, …)"},
+         "your θ_i is base^(-4(i-1)/d): you put the pair's first dimension 2(i-1) (from 0) where the formula has "
+         "i-1 (θ_i = base^(-2(i-1)/d), i = 1, 2, 3, …)"},
         {[](int64_t d, double base) {
              std::vector<double> t = ref::rope_thetas(d, base);
              for (double& v : t) v *= 2 * M_PI;
              return t;
          },
-         "your θ are 2π·base^(-2i/d), as if base^(2i/d) were a period: θ_i = base^(-2i/d) radians per position "
-         "itself, so the fastest pair turns θ_0 = 1 radian (period 2π)"},
+         "your θ are 2π·base^(-2(i-1)/d), as if base^(2(i-1)/d) were a period: θ_i = base^(-2(i-1)/d) radians per "
+         "position "
+         "itself, so the fastest pair turns θ_1 = 1 radian (period 2π)"},
     };
     return all;
 }
@@ -95,7 +97,7 @@ void check_thetas(int64_t d, double base) {
     if (got.size() != want.size()) {
         if (static_cast<int64_t>(got.size()) == d)
             FAIL("you returned " << d << " values: one θ per pair of dimensions, d/2 = " << d / 2 << " of them");
-        FAIL("expected d/2 = " << d / 2 << " values (one per pair, i = 0 … d/2 - 1), got " << got.size());
+        FAIL("expected d/2 = " << d / 2 << " values (one per pair, i = 1 … d/2), got " << got.size());
     }
     if (all_relatively_close(got, want)) return;
     for (const WrongThetas& wrong : wrong_thetas())
@@ -105,7 +107,7 @@ void check_thetas(int64_t d, double base) {
         only_digits_off = only_digits_off && relatively_close(got[i], want[i], 1e-5);
     if (only_digits_off)
         FAIL(
-            "your θ are right to only about 6 digits: compute base^(-2i/d) in double, not float (every θ is graded "
+            "your θ are right to only about 6 digits: compute base^(-2(i-1)/d) in double, not float (every θ is graded "
             "to 1e-12 of its own size)");
     for (size_t i = 0; i < got.size(); ++i) {
         INFO(std::setprecision(15) << "θ_" << i << " = base^(-2·" << i << "/" << d << "): expected " << want[i]
@@ -164,7 +166,7 @@ TEST_CASE("ex02 the lecture's numbers for d = 128") {
 TEST_CASE("ex02 the smallest heads: one pair (d = 2) and two (d = 4)") {
     const std::vector<double> one = ex02::rope_thetas(2, 10000.0);
     {
-        INFO("d = 2 has one pair, θ_0 = 1; got " << grading::str(one));
+        INFO("d = 2 has one pair, θ_1 = 1; got " << grading::str(one));
         CHECK(one == std::vector<double>{1.0});
     }
     check_thetas(4, 10000.0);

@@ -2,7 +2,7 @@
 // slides' R_{Θ,m} (d = 2 by hand; then one pair at a time, measuring the
 // angle each pair is turned by, which diagnoses the other pairing,
 // clockwise turns, positions from 1 and the usual slips in θ_i =
-// base^(-2i/d); then random vectors against the reference), RoPE's score
+// base^(-2(i-1)/d); then random vectors against the reference), RoPE's score
 // (the reference for any base, depends on t - j only; diagnoses a key
 // turned by the distance and a score with no rotation left) and the wrong
 // version's blindness to position.
@@ -59,14 +59,15 @@ ex07::Vec rotate_in_place(const ex07::Vec& x, int64_t m, double base) {
     return out;
 }
 
-// θ_i = base^(-2i/d) (§4.2) and the slips a student makes writing it down,
-// each as θ(i) for a vector of size d.
+// θ_i = base^(-2(i-1)/d), i = 1 … d/2 (§4.2), and the slips a student makes
+// writing it down, each as θ(i) for a vector of size d; here, as in the
+// code below, i counts pairs from 0 (pair i is the lecture's pair i+1).
 double theta(size_t i, size_t d, double base) {
     return std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
 }
 
 // What went wrong in θ when the pairs of a d-vector turned by `angles` at
-// m = 1 instead of θ_0, θ_1, … ("" when no known slip explains them all).
+// m = 1 instead of θ_1, θ_2, … ("" when no known slip explains them all).
 // The whole pattern is matched, since one pair alone can fit two slips
 // (at d = 4, pair 0 turned by base^(-1/2) fits both pairs counted from 1 and
 // the frequencies in reverse order). `earlier` is a base that rotate() was
@@ -83,13 +84,14 @@ std::string theta_slip(const std::vector<double>& angles, size_t d, double base,
     if (all([&](double i) { return 2.0 * std::pow(base, -2.0 * i / dd); }))
         return "pair i turned by 2θ_i at m = 1: positions start at 0, turn by m·θ_i";
     if (all([&](double i) { return std::pow(base, -i / dd); }))
-        return "you used θ_i = base^(-i/d): the exponent is -2i/d";
+        return "you used θ_i = base^(-(i-1)/d): the exponent is -2(i-1)/d";
     if (all([&](double i) { return std::pow(base, -4.0 * i / dd); }))
-        return "you used the dimension index 2i in place of the pair index i: θ_i = base^(-2i/d) for pair i";
+        return "you used the first dimension's index 2(i-1) (from 0) in place of i-1: θ_i = base^(-2(i-1)/d) for pair "
+               "i";
     if (all([&](double i) { return std::pow(base, -2.0 * (i + 1) / dd); }))
-        return "you counted pairs from 1: pair (0, 1) has θ_0 = base^0 = 1";
+        return "you used the exponent -2i/d: the first pair has θ_1 = base^0 = 1, the exponent is -2(i-1)/d";
     if (all([&](double i) { return std::pow(base, -2.0 * (dd / 2 - 1 - i) / dd); }))
-        return "your frequencies run the other way: pair 0 turns fastest (θ_0 = 1) and the last pair slowest";
+        return "your frequencies run the other way: the first pair turns fastest (θ_1 = 1) and the last pair slowest";
     if (all([&](double i) { return std::pow(10000.0, -2.0 * i / dd); }))
         return "you ignored the base argument and used 10000";
     if (earlier > 0 && all([&](double i) { return std::pow(earlier, -2.0 * i / dd); })) {
@@ -99,18 +101,18 @@ std::string theta_slip(const std::vector<double>& angles, size_t d, double base,
         return out.str();
     }
     if (all([](double) { return 1.0; }))
-        return "every pair turned by 1 rad: integer division in -2i/d? (compute it in double)";
+        return "every pair turned by 1 rad: integer division in -2(i-1)/d? (compute it in double)";
     return "";
 }
 
 }  // namespace
 
-TEST_CASE("ex07 d = 2 by hand: θ_0 = 1 for any base, rotate([1, 0], m) = [cos m, sin m]") {
+TEST_CASE("ex07 d = 2 by hand: θ_1 = 1 for any base, rotate([1, 0], m) = [cos m, sin m]") {
     for (const double base : {10000.0, 2.0, 500000.0})
         for (int64_t m = 0; m <= 12; ++m) {
             const ex07::Vec got = ex07::rotate({1.0, 0.0}, m, base);
             const ex07::Vec want{std::cos(static_cast<double>(m)), std::sin(static_cast<double>(m))};
-            INFO("rotate([1, 0], m = " << m << ", base = " << base << "): the only pair has θ_0 = base^0 = 1, so "
+            INFO("rotate([1, 0], m = " << m << ", base = " << base << "): the only pair has θ_1 = base^0 = 1, so "
                                        << "expected " << grading::str(want) << ", got " << grading::str(got));
             REQUIRE(got.size() == 2);
             const auto turned_by = [](double a) { return ex07::Vec{std::cos(a), std::sin(a)}; };
@@ -152,7 +154,7 @@ TEST_CASE("ex07 d = 2 by hand: θ_0 = 1 for any base, rotate([1, 0], m) = [cos m
 // §4.2: R_{Θ,m} is block diagonal, so e_{2i} (a one in dimension 2i) may
 // only move within pair i: rotate(e_{2i}, 1) = cos θ_i e_{2i} + sin θ_i e_{2i+1}.
 // Reading the angle back tells which part of the formula went wrong.
-TEST_CASE("ex07 rotate() turns pair (2i, 2i+1) by m·θ_i, θ_i = base^(-2i/d), and touches nothing else") {
+TEST_CASE("ex07 rotate() turns pair (2i-1, 2i) by m·θ_i, θ_i = base^(-2(i-1)/d), and touches nothing else") {
     for (const size_t d : {2, 4, 6, 8, 16, 64}) {
         double earlier = 0;
         for (const double base : {37.0, 10000.0}) {

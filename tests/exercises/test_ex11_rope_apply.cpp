@@ -5,7 +5,7 @@
 // backward is Rᵀ dy with the positions of the call; O(T·d) memory; ag::rope
 // never run, in the forward or the backward; a gradient check. Diagnoses the
 // other pairing, positions from 1, the row index used as the position,
-// clockwise turns, θ_i = base^(-i/d), an exponent computed in integer
+// clockwise turns, θ_i = base^(-(i-1)/d), an exponent computed in integer
 // arithmetic, a backward that turns forward, and positions kept by reference.
 #include <algorithm>
 #include <cmath>
@@ -70,7 +70,7 @@ std::string describe(const Case& c) {
 
 // R_{Θ,m} as a dense d×d tensor, built block by block as on the slides
 // (§4.2): block i rotates the plane of dims (a, b) by m·θ_i,
-//   rows a, b / columns a, b:  [cos -sin; sin cos],  θ_i = base^(-2i/d),
+//   rows a, b / columns a, b:  [cos -sin; sin cos],  θ_i = base^(-2(i-1)/d),
 // with (a, b) = (i, i + d/2) for Half and (2i, 2i+1) for Interleaved.
 Tensor rotation_matrix(int64_t m, int64_t d, double base, RopePairing pairing) {
     Tensor R = Tensor::zeros({d, d});
@@ -132,11 +132,11 @@ void diagnose(const Tensor& got, const Case& c) {
     if (is(ref::rope_apply(c.x, shifted(c.positions, 0, -1), c.base, c.pairing)))
         FAIL("you turned clockwise: pair (a, b) -> (a cos - b sin, a sin + b cos) with the angle +m·θ_i");
     if (is(ref::rope_apply(c.x, c.positions, std::sqrt(c.base), c.pairing)))
-        FAIL("you used θ_i = base^(-i/d); it is base^(-2i/d), i = 0 … d/2-1 (exercise 2)");
+        FAIL("you used θ_i = base^(-(i-1)/d); it is base^(-2(i-1)/d), i = 1 … d/2 (exercise 2)");
     if (c.x.size(1) > 2 && is(ref::rope_apply(c.x, c.positions, 1.0, c.pairing)))
         FAIL(
-            "every pair turned by m·1: θ_i = 1 for all i. Was -2i/d computed in integer arithmetic (it is 0)? "
-            "θ_i = base^(-2i/d) needs a division of doubles");
+            "every pair turned by m·1: θ_i = 1 for all i. Was -2(i-1)/d computed in integer arithmetic (it is 0)? "
+            "θ_i = base^(-2(i-1)/d) needs a division of doubles");
     if (c.positions != from_zero(c.x.size(0)) && is(ref::rope_apply(c.x, from_zero(c.x.size(0)), c.base, c.pairing)))
         FAIL("you turned row t by t·θ_i; the angle is m·θ_i with m = positions[t], the token's own position");
     if (is(c.x)) FAIL("you returned x unrotated");
@@ -190,7 +190,7 @@ TEST_CASE("ex11 rope_apply at the edges: one token, one pair (d = 2)") {
     for (const RopePairing pairing : {RopePairing::Half, RopePairing::Interleaved})
         for (const int64_t T : {1, 3})
             for (const int64_t d : {2, 4}) {
-                // d = 2: one pair, turned by m·θ_0 = m radians, whichever the pairing.
+                // d = 2: one pair, turned by m·θ_1 = m radians, whichever the pairing.
                 const Case c{grading::random_tensor(rng, {T, d}), random_positions(rng, T), 10000.0, pairing};
                 {
                     INFO(describe(c));

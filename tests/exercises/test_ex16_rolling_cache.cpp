@@ -177,7 +177,7 @@ const std::vector<WrongTurn>& wrong_turns() {
          [](const Qkv& x, int64_t W, int64_t p0, double b) {
              return full_windowed(x, W, p0, turned([](int64_t, int64_t) { return 0; }, b));
          }},
-        {"your rotation ignores the cache's RoPE base: the angles are p·θ_i with θ_i = base^(-2i/head_dim) for the "
+        {"your rotation ignores the cache's RoPE base: the angles are p·θ_i with θ_i = base^(-2(i-1)/head_dim) for the "
          "base given to the constructor, not 10000",
          [](const Qkv& x, int64_t W, int64_t p0, double) { return full_windowed(x, W, p0, absolute()); }},
         {"you paired dims 2i and 2i+1 (Interleaved): the pairing is Half, dim i with i + head_dim/2 (ag::rope's "
@@ -389,7 +389,7 @@ TEST_CASE("ex16 positions are absolute: decoding that starts at position 1000") 
 }
 
 TEST_CASE("ex16 the cache's RoPE base is the one given to the constructor") {
-    // §4.7 θ_i = base^(-2i/head_dim): Llama 3 uses base 500,000.
+    // §4.7 θ_i = base^(-2(i-1)/head_dim): Llama 3 uses base 500,000.
     grading::Random rng(19);
     for (double base : {500000.0, 10.0})
         for (int64_t W : {2, 3, 5}) {
