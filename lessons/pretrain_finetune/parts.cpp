@@ -54,14 +54,13 @@ void part2_training_stages(Report& r, const Options& options) {
     rows = {{"pre-training", "part 3 trains the GPT to predict the next word of unlabelled farm sentences",
              d.corpus.examples, d.corpus.tokens, "none"},
             {"mid-training", "none: this toy has no stage between the two", "—", "—", "—"}};
-    for (size_t i = 0; i < d.labelled.size(); ++i) {
-        const DataCount& c = d.labelled[i];
+    for (const DataCount& c : d.labelled)
         rows.push_back({"post-training (supervised)",
                         fmt::format("part 3's linear probe and full fine-tuning on {} labelled prefixes", c.examples),
                         c.examples, c.tokens, fmt::format("{} singular, {} plural", c.singular, c.plural)});
-        r.value(fmt::format("labelled_{}_tokens", c.examples), static_cast<double>(c.tokens));
-    }
     r.table("stages", {"stage", "in this lesson", "examples", "tokens", "labels"}, rows);
+    for (const DataCount& c : d.labelled)
+        r.value(fmt::format("labelled_{}_tokens", c.examples), static_cast<double>(c.tokens));
     // §2.2's pattern: cheap plentiful data to pre-train, scarce labels to fine-tune.
     const double ratio = static_cast<double>(d.corpus.tokens) / static_cast<double>(d.labelled.back().tokens);
     constexpr double kFarMore = 10;  // "far more": an order of magnitude
