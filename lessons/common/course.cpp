@@ -16,7 +16,7 @@ const std::vector<Exercise>& exercises() {
         {1, "rope_by_hand", "§4.4",
          "§4.4 and exercise 1: rotate q by tθ and k by jθ, counter-clockwise; the score is their dot product"},
         {2, "rope_frequencies", "§4.5",
-         "§4.5 and exercise 2: θ_i = base^(-2i/d) for i = 0 … d/2-1; a pair's period is 2π/θ_i positions"},
+         "§4.5 and exercise 2: θ_i = base^(-2(i-1)/d) for i = 1 … d/2; a pair's period is 2π/θ_i positions"},
         {3, "kv_cache", "§5.3, §6.4",
          "§5.3 and exercise 3: per token, K and V (2) × layers × KV heads × head dim × bytes per number"},
         {4, "attention_params", "§5.2",
@@ -32,8 +32,8 @@ const std::vector<Exercise>& exercises() {
         {10, "probe_params", "§2.8",
          "exercise 10: a linear probe trains only the head's weight and bias; full fine-tuning trains every parameter"},
         {11, "rope_apply", "§4.6",
-         "§4.6: pair i with i + d/2 (half) or 2i with 2i+1 (interleaved); the angle is position × θ_i, positions start "
-         "at 0"},
+         "§4.6: dim i with i + d/2 (half) or 2i-1 with 2i (interleaved; dims from 1); the angle is position × θ_i, "
+         "positions start at 0"},
         {12, "rms_norm_backward", "§3.2",
          "§3.2: with r = 1/rms, dx = r·(g⊙dy) - x·r³·mean(g⊙dy⊙x); dg sums dy⊙x·r over rows"},
         {13, "swiglu", "§3.2", "§3.2: W_down(SiLU(W_gate x) ⊙ W_up x), SiLU(x) = x·σ(x), no biases"},

@@ -297,8 +297,8 @@ double lm_beyond(const std::vector<AgreementResult>& agreement) {
     return (agreement.at(3).accuracy + agreement.at(4).accuracy + agreement.at(5).accuracy) / 3;
 }
 
-Diagnosis report_controls(Report& r, const Options& options, const GptSetup& setup, const CachedLm& gpt,
-                          const LmMeasures& lm, const std::vector<SubjectRun>& runs, std::vector<ControlRun> controls) {
+Diagnosis report_controls(Report& r, const Options& options, const GptSetup& setup, const LmMeasures& lm,
+                          const std::vector<SubjectRun>& runs, std::vector<ControlRun> controls) {
     Diagnosis d{std::move(controls), setup.labelled.back(), {}, ""};
     const std::string probe = "linear probe", full_ft = "full FT lr 1e-3";
     for (const ControlRun& c : d.controls) d.moves.push_back(move_of(runs, c.runs, probe, d.labelled, true));
@@ -707,7 +707,7 @@ void part3_gpt_finetuning(Report& r, const Options& options) {
          pretraining_controls(setup.config, language, kCorpusSeed, setup.pretrain_sentences))
         controls.push_back(run_control(control, options.out, pretrain_options(setup), corpora.test, agreement_sets,
                                        data, options.seeds, setup.steps));
-    const Diagnosis diagnosis = report_controls(r, options, setup, gpt, lm, runs, std::move(controls));
+    const Diagnosis diagnosis = report_controls(r, options, setup, lm, runs, std::move(controls));
 
     const std::string quick_note =
         options.quick ? fmt::format(" (--quick: a tiny GPT and {} steps per run, numbers that only show the part runs)",

@@ -28,46 +28,7 @@ namespace grading {
 
 using Json = nlohmann::ordered_json;
 
-std::string Exercise::id() const { return fmt::format("ex{:02d}", number); }
-
-const std::vector<Exercise>& exercises() {
-    static const std::vector<Exercise> all{
-        {1, "rope_by_hand", "§4.4",
-         "§4.4 and exercise 1: rotate q by tθ and k by jθ, counter-clockwise; the score is their dot product"},
-        {2, "rope_frequencies", "§4.5",
-         "§4.5 and exercise 2: θ_i = base^(-2(i-1)/d) for i = 1 … d/2; a pair's period is 2π/θ_i positions"},
-        {3, "kv_cache", "§5.3, §6.4",
-         "§5.3 and exercise 3: per token, K and V (2) × layers × KV heads × head dim × bytes per number"},
-        {4, "attention_params", "§5.2",
-         "exercise 4: W_q maps d to query heads × head dim and W_o maps that back to d; W_k and W_v map d to KV heads "
-         "× head dim"},
-        {5, "window_fractions", "§6.2", "exercise 5: count the scores each implementation computes, divided by T²"},
-        {6, "receptive_field", "§6.3", "§6.3: each layer reaches W-1 tokens further back, so L layers reach L(W-1)"},
-        {7, "wrong_rope", "§4.3", "§4.3 and exercise 7: rotations are orthogonal, RᵀR = I"},
-        {8, "swiglu_hidden", "§3.2", "exercise 8: 3·d·d_ff = 2·d·4d, then round up to the multiple"},
-        {9, "norms", "§3.2",
-         "exercise 9: RMSNorm divides by sqrt(mean(x²) + eps); LayerNorm subtracts the mean first and uses the biased "
-         "variance"},
-        {10, "probe_params", "§2.8",
-         "exercise 10: a linear probe trains only the head's weight and bias; full fine-tuning trains every parameter"},
-        {11, "rope_apply", "§4.6",
-         "§4.6: dim i with i + d/2 (half) or 2i-1 with 2i (interleaved; dims from 1); the angle is position × θ_i, "
-         "positions start at 0"},
-        {12, "rms_norm_backward", "§3.2",
-         "§3.2: with r = 1/rms, dx = r·(g⊙dy) - x·r³·mean(g⊙dy⊙x); dg sums dy⊙x·r over rows"},
-        {13, "swiglu", "§3.2", "§3.2: W_down(SiLU(W_gate x) ⊙ W_up x), SiLU(x) = x·σ(x), no biases"},
-        {14, "gqa_attention", "§5.2", "§5.2: query head h uses KV head floor(h / g), g = query heads / KV heads"},
-        {15, "sliding_window", "§6.1, §6.2", "§6.1: position t sees j with t - W < j ≤ t (W tokens, itself included)"},
-        {16, "rolling_cache", "§6.4, §4.7",
-         "§6.4: position p lives in slot p mod (W-1); keys are rotated by their absolute position, never the slot"},
-        {17, "uptrain_gqa", "§5.4",
-         "§5.4: the new KV head j is the mean of old heads j·g … j·g + g-1 (consecutive groups)"},
-        {18, "autoencoder", "§2.4",
-         "§2.4: z = h(W x + b), x' = h(W' z + b'), loss = mean squared error; stack by encoding with the trained "
-         "layers"},
-    };
-    return all;
-}
+const std::vector<Exercise>& exercises() { return lessons::course::exercises(); }
 
 std::vector<Exercise> select(const std::vector<std::string>& args) {
     if (args.empty()) return exercises();

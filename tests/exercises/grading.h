@@ -15,15 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "lessons/common/course.h"
+
 namespace grading {
 
-struct Exercise {
-    int number = 0;
-    std::string name;        // "wrong_rope": files exercises/ex07_wrong_rope.{h,cpp}
-    std::string section;     // "§4.3"
-    std::string hint;        // where to look in the lecture when it fails
-    std::string id() const;  // "ex07"
-};
+// One exercise: its number, name, lecture section and hint, kept with the
+// course's other lists (lessons/common/course.h) so that the course page
+// and the grader name the same exercises.
+using Exercise = lessons::course::Exercise;
 
 // The 18 exercises, in order.
 const std::vector<Exercise>& exercises();
