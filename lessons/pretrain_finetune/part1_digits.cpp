@@ -215,9 +215,13 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
                                       "autoencoder layers (seed 0)",
                                       run.reconstructions.size()),
                           static_cast<int>(shown)};
-    for (const ImageRow& row : art)
+    // a row of panels per depth, named once above it, so that each panel's
+    // caption (the digit) stays short enough to read at the panels' width
+    for (const ImageRow& row : art) {
+        grid.row_titles.push_back(row.caption);
         for (size_t i = 0; i < shown; ++i)
-            grid.panels.push_back({row.caption + ", " + titles[i], as_square(row.images[i], data.side), 0.0, 1.0});
+            grid.panels.push_back({titles[i], as_square(row.images[i], data.side), 0.0, 1.0});
+    }
     svg::write(output_path(options, "01_mnist_reconstructions.svg"), grid);
     r.figure("01_mnist_reconstructions.svg",
              fmt::format("the first {} test digits (top row) and their reconstructions through 1 … {} pre-trained "

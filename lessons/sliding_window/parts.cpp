@@ -291,10 +291,23 @@ void part3_receptive_field(Report& r, const Options& options) {
         W - 1, changed);
     svg::HeatmapGrid figure{fmt::format("Outputs that moved when token {} changed (W = {}, seed 0)", changed, W), 1};
     figure.x_label = "position";
-    figure.y_label = "layer L = 1 … 4";
-    figure.panels.push_back({"1 = moved", moved_map, 0.0, 1.0, true});
+    figure.y_label = "after layer L";
+    svg::Heatmap& moved = figure.panels.emplace_back();
+    moved.caption = "dark: the output moved";
+    moved.values = moved_map, moved.lo = 0, moved.hi = 1;
+    for (int64_t t = 0; t < T; ++t) moved.x_ticks.push_back(std::to_string(t));
+    // §6.3 the edge each layer should reach: position changed + L(W-1)
+    for (size_t l = 0; l < moved_map.size(); ++l) {
+        moved.y_ticks.push_back(fmt::format("L = {}", l + 1));
+        const size_t edge = static_cast<size_t>(changed) + (l + 1) * static_cast<size_t>(W - 1);
+        if (edge < static_cast<size_t>(T)) moved.marked.emplace_back(l, edge);
+    }
+    moved.marked_label = fmt::format("token {} + L(W-1): the predicted edge", changed);
     svg::write(output_path(options, "04_receptive_field.svg"), figure);
-    r.figure("04_receptive_field.svg", "Which outputs moved after each layer when token 1 changed (W = 4, seed 0)");
+    r.figure("04_receptive_field.svg",
+             fmt::format("Each layer moves the change W - 1 = {} positions further right: the dark run of every row "
+                         "ends at the outlined cell, and nothing left of token {} moves.",
+                         W - 1, changed));
     const bool exact = exact_layers == measured_layers;
     r.claim({"reach_is_L_times_W_minus_1",
              "L stacked windows of W tokens reach exactly L(W-1) positions: each layer passes a change W - 1 further.",
