@@ -551,3 +551,70 @@ TEST_CASE("svg: data that cannot be drawn is refused with the file's name", "[le
     CHECK_THROWS_WITH(lessons::svg::write("/nonexistent/dir/x.svg", lessons::svg::LinePlot{}),
                       Catch::Contains("cannot write"));
 }
+
+TEST_CASE("svg: every figure fits the book's column, its text at 12 px", "[lessons][svg]") {
+    const auto path = test::scratch_path("wide.svg");
+    lessons::svg::LinePlot plot{std::string(200, 'x') + " a title longer than the figure is wide", "step", "loss"};
+    plot.series.push_back({"a series with a rather long name in the legend", {1, 2}, {1, 2}});
+    lessons::svg::write(path, plot);
+    const std::string text = test::read_text(path);
+    CHECK_THAT(text, Catch::Contains("width=\"640\"") && Catch::Contains("font-size=\"12\""));
+    CHECK_THAT(text, Catch::Contains(">a title longer than the figure is wide</text>"));  // wrapped: its own line
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("svg: error bars, reference lines and named categories", "[lessons][svg]") {
+    const auto path = test::scratch_path("dots.svg");
+    lessons::svg::LinePlot plot{"test error over seeds", "method", "test error"};
+    plot.x_categories = {"SGD", "RBM pre-training"};
+    plot.lines = false;
+    plot.series.push_back({"mean, min-max", {0, 1}, {0.2, 0.1}, false, {0.15, 0.05}, {0.3, 0.12}});
+    plot.references.push_back({0.5, "chance"});
+    lessons::svg::write(path, plot);
+    const std::string text = test::read_text(path);
+    CHECK(test::occurrences(text, "<path d=\"M") == 2);  // one bar per point
+    CHECK_THAT(text, Catch::Contains(">SGD</text>") && Catch::Contains(">chance</text>"));
+    CHECK_THAT(text, Catch::Contains("stroke-dasharray=\"6 3\""));  // the reference line
+    CHECK(text.find("0.5") != std::string::npos);                   // the y axis reaches the reference
+
+    lessons::svg::LinePlot bad = plot;
+    bad.series[0].high = {0.3};
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("error bars"));
+    bad = plot;
+    bad.series[0].high = {0.1, 0.12};  // below its low
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("runs from"));
+    bad = plot;
+    bad.series[0].x = {0, 2};
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("none of the 2 categories"));
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("svg: heat-map ticks, marked cells and row headings", "[lessons][svg]") {
+    const auto path = test::scratch_path("ticks.svg");
+    lessons::svg::HeatmapGrid grid{"attention", 1};
+    grid.row_titles = {"short prefix"};
+    lessons::svg::Heatmap& map = grid.panels.emplace_back();
+    map.values = {{1, 0, 0}, {0.5, 0.5, 0}, {0.2, 0.3, 0.5}};
+    map.x_ticks = {"the", "cow", "runs"};
+    map.y_ticks = {"the", "cow", "runs"};
+    map.marked = {{2, 1}};
+    map.marked_label = "the subject";
+    lessons::svg::write(path, grid);
+    const std::string text = test::read_text(path);
+    CHECK(test::occurrences(text, ">cow</text>") == 2);  // under a column and left of a row
+    CHECK_THAT(text, Catch::Contains(">short prefix</text>") && Catch::Contains(">the subject</text>"));
+    CHECK(test::occurrences(text, "stroke=\"#ff7f0e\"") == 2);  // the marked cell and its legend
+
+    lessons::svg::HeatmapGrid bad = grid;
+    bad.panels[0].x_ticks.pop_back();
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("3 columns and 2 x ticks"));
+    bad = grid;
+    bad.panels[0].marked = {{3, 0}};
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("outside"));
+    bad = grid;
+    bad.panels[0].values.assign(40, std::vector<double>(40, 0.5));
+    bad.panels[0].x_ticks.clear(), bad.panels[0].y_ticks.clear(), bad.panels[0].marked.clear();
+    bad.panels[0].numbers = true;  // 40 cells across leave no room for digits
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("too small"));
+    std::filesystem::remove(path);
+}
