@@ -67,8 +67,8 @@ std::vector<std::string> wrap(const std::string& text, double chars) {
 
 // A figure's title at 15 px from y = 24 on, wrapped to the figure's width;
 // returns the y its content starts at.
-double draw_title(std::string& body, const std::string& title) {
-    const std::vector<std::string> lines = wrap(title, (kWidth - 20) / 8);
+double draw_title(std::string& body, const std::string& title, double width) {
+    const std::vector<std::string> lines = wrap(title, (width - 20) / 8);
     for (size_t i = 0; i < lines.size(); ++i)
         body += fmt::format("<text x=\"10\" y=\"{}\" font-size=\"15\">{}</text>\n", 24 + 19 * i, escape(lines[i]));
     return 24 + 19 * static_cast<double>(lines.size() - 1) + 22;
@@ -192,7 +192,7 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
     const bool legend_right = kWidth - left - legend_column >= 340;
     const double right = legend_right ? legend_column : 20;
     std::string body;
-    const double top = draw_title(body, plot.title), plot_bottom = top + 300;
+    const double top = draw_title(body, plot.title, kWidth), plot_bottom = top + 300;
     const auto [x0, x1] = range(plot, true, path);
     const auto [y0, y1] = range(plot, false, path);
     const Axis ax{x0, x1, left, kWidth - right, plot.log_x}, ay{y0, y1, plot_bottom, top, plot.log_y};
@@ -376,11 +376,11 @@ GridLayout layout(const HeatmapGrid& grid, const std::filesystem::path& path) {
     const size_t columns = std::max<size_t>(1, std::min(static_cast<size_t>(grid.columns), grid.panels.size()));
     const double gap = 24, y_label_w = grid.y_label.empty() ? 0 : 16;
     g.tick_w = y_tick_chars > 0 ? 7 * y_tick_chars + 6 : 0;
-    // The box's longer side is 220 px, more when ticks want 14 px cells,
+    // The box's longer side is 220 px, more when ticks want 20 px cells,
     // less when the panels would not fit in kWidth side by side.
     const double widest_box = (kWidth - 10) / static_cast<double>(columns) - gap - y_label_w - g.tick_w;
     const double longer = static_cast<double>(std::max(g.rows, g.cols));
-    g.cell = std::min(std::max(220.0, ticks ? 14 * longer : 0.0) / longer, widest_box / static_cast<double>(g.cols));
+    g.cell = std::min(std::max(220.0, ticks ? 20 * longer : 0.0) / longer, widest_box / static_cast<double>(g.cols));
     g.box_w = g.cell * static_cast<double>(g.cols), g.box_h = g.cell * static_cast<double>(g.rows);
     g.every = static_cast<size_t>(std::ceil(kTickSpacing / g.cell - 1e-9));
     g.upright = 7 * x_tick_chars + 4 > g.cell * static_cast<double>(g.every);
@@ -413,9 +413,11 @@ void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
     const GridLayout g = layout(grid, path);
     const size_t columns = static_cast<size_t>(grid.columns);
     const size_t rows_of_panels = (grid.panels.size() + columns - 1) / columns;
+    // as wide as its panels, or as its title up to kWidth (wrapped there)
+    const double width = std::max(10 + static_cast<double>(std::min(columns, grid.panels.size())) * g.slot_w,
+                                  std::min(kWidth, 8 * text_chars(grid.title) + 20));
     std::string body;
-    const double top = draw_title(body, grid.title) - 10;
-    const double width = 10 + static_cast<double>(std::min(columns, grid.panels.size())) * g.slot_w;
+    const double top = draw_title(body, grid.title, width) - 10;
     const double height = top + static_cast<double>(rows_of_panels) * g.slot_h;
     const double cell = g.cell;
 
@@ -497,7 +499,7 @@ void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
             body += fmt::format("<text transform=\"translate({} {}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
                                 slot_x + 10, oy + g.box_h / 2, escape(grid.y_label));
     }
-    save(path, body, std::max(width, 200.0), height);
+    save(path, body, width, height);
 }
 
 }  // namespace lessons::svg

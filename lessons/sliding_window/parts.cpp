@@ -291,7 +291,7 @@ void part3_receptive_field(Report& r, const Options& options) {
         W - 1, changed);
     svg::HeatmapGrid figure{fmt::format("Outputs that moved when token {} changed (W = {}, seed 0)", changed, W), 1};
     figure.x_label = "position";
-    figure.y_label = "after layer L";
+    figure.y_label = "layer";
     svg::Heatmap& moved = figure.panels.emplace_back();
     moved.caption = "dark: the output moved";
     moved.values = moved_map, moved.lo = 0, moved.hi = 1;
