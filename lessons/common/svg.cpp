@@ -132,8 +132,9 @@ struct Axis {
 };
 
 // The range of one coordinate over every series (their error bars too) and
-// the references across it, widened when flat. The y range has a margin of
-// 4% at each end, so that no point or bar sits on the frame.
+// the references across it, widened when flat. The y range (and a dodged x
+// range) has a margin of 4% at each end, so that no point or bar sits on the
+// frame.
 std::pair<double, double> range(const LinePlot& plot, bool x, const std::filesystem::path& path) {
     const bool log = x ? plot.log_x : plot.log_y;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -151,7 +152,8 @@ std::pair<double, double> range(const LinePlot& plot, bool x, const std::filesys
     if (x && !plot.x_categories.empty()) return {-0.5, static_cast<double>(plot.x_categories.size()) - 0.5};
     if (!(lo <= hi)) return {log ? 0.1 : 0.0, 1.0};
     if (lo == hi) return log ? std::pair{lo / 2, hi * 2} : std::pair{lo - 0.5, hi + 0.5};
-    if (x) return {lo, hi};
+    // x needs the margin only when dodged points sit left and right of it
+    if (x && plot.dodge == 0) return {lo, hi};
     if (log) {
         const double margin = std::pow(hi / lo, 0.04);
         return {lo / margin, hi * margin};
@@ -236,7 +238,7 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
             body += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" {3}/>\n", x, top,
                                 plot_bottom, line);
             body += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\" fill=\"#333\"{}>{}</text>\n",
-                                room_right ? x + 4 : x - 4, top + 14, room_right ? "start" : "end", kHalo,
+                                room_right ? x + 4 : x - 4, plot_bottom - 6, room_right ? "start" : "end", kHalo,
                                 escape(ref.label));
         } else {
             const double y = ay.px(ref.value);

@@ -11,6 +11,7 @@
 
 #include "data/farm_language.h"
 #include "lessons/common/svg.h"
+#include "lessons/sliding_window/figures.h"
 #include "lessons/sliding_window/implementation_check.h"
 #include "lessons/sliding_window/implementations.h"
 #include "lessons/sliding_window/receptive_field.h"
@@ -439,6 +440,10 @@ void part5_training(Report& r, const Options& options) {
     r.paragraph("p(correct), the verb mass on the subject's number (0.5: cannot tell; below: follows the attractors):");
     table("p_correct", mean, true);
     r.paragraph("k = 1-3 lie within the training sentences; k = 4-6 are longer than any of them.");
+    write_accuracy_by_distance(output_path(options, "04_accuracy_by_distance.svg"), results, kMaxK);
+    r.figure("04_accuracy_by_distance.svg",
+             "Each window holds the subject while it lies within its receptive field 2(W-1) and falls towards "
+             "chance beyond it; right of the dashed line every model is past its training lengths.");
 
     const auto result = [&](int64_t W, int64_t k, bool p_correct) {
         for (const WindowRuns& w : results)
