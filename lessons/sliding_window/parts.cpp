@@ -442,7 +442,7 @@ void part5_training(Report& r, const Options& options) {
     r.paragraph("k = 1-3 lie within the training sentences; k = 4-6 are longer than any of them.");
     write_accuracy_by_distance(output_path(options, "04_accuracy_by_distance.svg"), results, kMaxK);
     r.figure("04_accuracy_by_distance.svg",
-             "Each window holds the subject while it lies within its receptive field 2(W-1) and falls towards "
+             "Each window finds the subject while it lies within its receptive field 2(W-1) and drops below "
              "chance beyond it; right of the dashed line every model is past its training lengths.");
 
     const auto result = [&](int64_t W, int64_t k, bool p_correct) {
