@@ -67,8 +67,8 @@ std::vector<std::string> wrap(const std::string& text, double chars) {
 
 // A figure's title at 15 px from y = 24 on, wrapped to the figure's width;
 // returns the y its content starts at.
-double draw_title(std::string& body, const std::string& title) {
-    const std::vector<std::string> lines = wrap(title, (kWidth - 20) / 8);
+double draw_title(std::string& body, const std::string& title, double width) {
+    const std::vector<std::string> lines = wrap(title, (width - 20) / 8);
     for (size_t i = 0; i < lines.size(); ++i)
         body += fmt::format("<text x=\"10\" y=\"{}\" font-size=\"15\">{}</text>\n", 24 + 19 * i, escape(lines[i]));
     return 24 + 19 * static_cast<double>(lines.size() - 1) + 22;
@@ -132,8 +132,9 @@ struct Axis {
 };
 
 // The range of one coordinate over every series (their error bars too) and
-// the references across it, widened when flat. The y range has a margin of
-// 4% at each end, so that no point or bar sits on the frame.
+// the references across it, widened when flat. The y range (and a dodged x
+// range) has a margin of 4% at each end, so that no point or bar sits on the
+// frame.
 std::pair<double, double> range(const LinePlot& plot, bool x, const std::filesystem::path& path) {
     const bool log = x ? plot.log_x : plot.log_y;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -151,7 +152,8 @@ std::pair<double, double> range(const LinePlot& plot, bool x, const std::filesys
     if (x && !plot.x_categories.empty()) return {-0.5, static_cast<double>(plot.x_categories.size()) - 0.5};
     if (!(lo <= hi)) return {log ? 0.1 : 0.0, 1.0};
     if (lo == hi) return log ? std::pair{lo / 2, hi * 2} : std::pair{lo - 0.5, hi + 0.5};
-    if (x) return {lo, hi};
+    // x needs the margin only when dodged points sit left and right of it
+    if (x && plot.dodge == 0) return {lo, hi};
     if (log) {
         const double margin = std::pow(hi / lo, 0.04);
         return {lo / margin, hi * margin};
@@ -192,7 +194,7 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
     const bool legend_right = kWidth - left - legend_column >= 340;
     const double right = legend_right ? legend_column : 20;
     std::string body;
-    const double top = draw_title(body, plot.title), plot_bottom = top + 300;
+    const double top = draw_title(body, plot.title, kWidth), plot_bottom = top + 300;
     const auto [x0, x1] = range(plot, true, path);
     const auto [y0, y1] = range(plot, false, path);
     const Axis ax{x0, x1, left, kWidth - right, plot.log_x}, ay{y0, y1, plot_bottom, top, plot.log_y};
@@ -236,7 +238,7 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
             body += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" {3}/>\n", x, top,
                                 plot_bottom, line);
             body += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\" fill=\"#333\"{}>{}</text>\n",
-                                room_right ? x + 4 : x - 4, top + 14, room_right ? "start" : "end", kHalo,
+                                room_right ? x + 4 : x - 4, plot_bottom - 6, room_right ? "start" : "end", kHalo,
                                 escape(ref.label));
         } else {
             const double y = ay.px(ref.value);
@@ -270,8 +272,7 @@ void write(const std::filesystem::path& path, const LinePlot& plot) {
             if (dots) dot(x, ay.px(s.y[k]), plot.lines ? 3 : 4);
             if (!s.low.empty() && std::isfinite(s.low[k]) && std::isfinite(s.high[k]))
                 body += fmt::format(
-                    "<path class=\"error-bar\" d=\"M{0:.1f} {1:.1f}V{2:.1f}M{3:.1f} {1:.1f}H{4:.1f}M{3:.1f} "
-                    "{2:.1f}H{4:.1f}\" "
+                    "<path d=\"M{0:.1f} {1:.1f}V{2:.1f}M{3:.1f} {1:.1f}H{4:.1f}M{3:.1f} {2:.1f}H{4:.1f}\" "
                     "stroke=\"{5}\" stroke-width=\"1.5\" fill=\"none\"/>\n",
                     x, ay.px(s.low[k]), ay.px(s.high[k]), x - 4, x + 4, colour);
         }
@@ -377,11 +378,11 @@ GridLayout layout(const HeatmapGrid& grid, const std::filesystem::path& path) {
     const size_t columns = std::max<size_t>(1, std::min(static_cast<size_t>(grid.columns), grid.panels.size()));
     const double gap = 24, y_label_w = grid.y_label.empty() ? 0 : 16;
     g.tick_w = y_tick_chars > 0 ? 7 * y_tick_chars + 6 : 0;
-    // The box's longer side is 220 px, more when ticks want 14 px cells,
+    // The box's longer side is 220 px, more when ticks want 20 px cells,
     // less when the panels would not fit in kWidth side by side.
     const double widest_box = (kWidth - 10) / static_cast<double>(columns) - gap - y_label_w - g.tick_w;
     const double longer = static_cast<double>(std::max(g.rows, g.cols));
-    g.cell = std::min(std::max(220.0, ticks ? 14 * longer : 0.0) / longer, widest_box / static_cast<double>(g.cols));
+    g.cell = std::min(std::max(220.0, ticks ? 20 * longer : 0.0) / longer, widest_box / static_cast<double>(g.cols));
     g.box_w = g.cell * static_cast<double>(g.cols), g.box_h = g.cell * static_cast<double>(g.rows);
     g.every = static_cast<size_t>(std::ceil(kTickSpacing / g.cell - 1e-9));
     g.upright = 7 * x_tick_chars + 4 > g.cell * static_cast<double>(g.every);
@@ -414,15 +415,11 @@ void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
     const GridLayout g = layout(grid, path);
     const size_t columns = static_cast<size_t>(grid.columns);
     const size_t rows_of_panels = (grid.panels.size() + columns - 1) / columns;
+    // as wide as its panels, or as its title up to kWidth (wrapped there)
+    const double width = std::max(10 + static_cast<double>(std::min(columns, grid.panels.size())) * g.slot_w,
+                                  std::min(kWidth, 8 * text_chars(grid.title) + 20));
     std::string body;
-    const double top = draw_title(body, grid.title) - 10;
-    // As wide as the panels, or as the title's longest line (about 8 px a
-    // character at 15 px), whichever is wider.
-    double title_width = 0;
-    for (const std::string& line : wrap(grid.title, (kWidth - 20) / 8))
-        title_width = std::max(title_width, std::min(kWidth, 20 + 8.0 * text_chars(line)));
-    const double width =
-        std::max(10 + static_cast<double>(std::min(columns, grid.panels.size())) * g.slot_w, title_width);
+    const double top = draw_title(body, grid.title, width) - 10;
     const double height = top + static_cast<double>(rows_of_panels) * g.slot_h;
     const double cell = g.cell;
 
@@ -504,7 +501,7 @@ void write(const std::filesystem::path& path, const HeatmapGrid& grid) {
             body += fmt::format("<text transform=\"translate({} {}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
                                 slot_x + 10, oy + g.box_h / 2, escape(grid.y_label));
     }
-    save(path, body, std::max(width, 200.0), height);
+    save(path, body, width, height);
 }
 
 }  // namespace lessons::svg

@@ -245,6 +245,8 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
                                       "autoencoder layers (seed 0)",
                                       run.reconstructions.size()),
                           static_cast<int>(shown)};
+    // a row of panels per depth, named once above it, so that each panel's
+    // caption (the digit) stays short enough to read at the panels' width
     for (const ImageRow& row : art) {
         grid.row_titles.push_back(row.caption);
         for (size_t i = 0; i < shown; ++i)

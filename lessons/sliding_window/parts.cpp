@@ -11,6 +11,7 @@
 
 #include "data/farm_language.h"
 #include "lessons/common/svg.h"
+#include "lessons/sliding_window/figures.h"
 #include "lessons/sliding_window/implementation_check.h"
 #include "lessons/sliding_window/implementations.h"
 #include "lessons/sliding_window/receptive_field.h"
@@ -306,19 +307,24 @@ void part3_receptive_field(Report& r, const Options& options) {
         "attention is causal.",
         W - 1, changed);
     svg::HeatmapGrid figure{fmt::format("Outputs that moved when token {} changed (W = {}, seed 0)", changed, W), 1};
-    figure.x_label = "position (dark: its output moved)";
-    figure.y_label = "after layer L";
-    svg::Heatmap moved{"outlined: the last position a layer reaches", moved_map, 0.0, 1.0};
+    figure.x_label = "position";
+    figure.y_label = "layer";
+    svg::Heatmap& moved = figure.panels.emplace_back();
+    moved.caption = "dark: the output moved";
+    moved.values = moved_map, moved.lo = 0, moved.hi = 1;
     for (int64_t t = 0; t < T; ++t) moved.x_ticks.push_back(std::to_string(t));
+    // §6.3 the edge each layer should reach: position changed + L(W-1)
     for (size_t l = 0; l < moved_map.size(); ++l) {
         moved.y_ticks.push_back(fmt::format("L = {}", l + 1));
-        const int64_t edge = changed + static_cast<int64_t>(l + 1) * (W - 1);  // §6.3 L(W-1) further right
-        if (edge < T) moved.marked.push_back({l, static_cast<size_t>(edge)});
+        const size_t edge = static_cast<size_t>(changed) + (l + 1) * static_cast<size_t>(W - 1);
+        if (edge < static_cast<size_t>(T)) moved.marked.emplace_back(l, edge);
     }
-    moved.marked_label = "the edge L(W-1) past the changed token";
-    figure.panels.push_back(std::move(moved));
+    moved.marked_label = fmt::format("token {} + L(W-1): the predicted edge", changed);
     svg::write(output_path(options, "04_receptive_field.svg"), figure);
-    r.figure("04_receptive_field.svg", "Which outputs moved after each layer when token 1 changed (W = 4, seed 0)");
+    r.figure("04_receptive_field.svg",
+             fmt::format("Each layer moves the change W - 1 = {} positions further right: the dark run of every row "
+                         "ends at the outlined cell, and nothing left of token {} moves.",
+                         W - 1, changed));
     const bool exact = exact_layers == measured_layers;
     r.claim({"reach_is_L_times_W_minus_1",
              "L stacked windows of W tokens reach exactly L(W-1) positions: each layer passes a change W - 1 further.",
@@ -466,6 +472,10 @@ void part5_training(Report& r, const Options& options) {
     r.paragraph("p(correct), the verb mass on the subject's number (0.5: cannot tell; below: follows the attractors):");
     table("p_correct", mean, true);
     r.paragraph("k = 1-3 lie within the training sentences; k = 4-6 are longer than any of them.");
+    write_accuracy_by_distance(output_path(options, "04_accuracy_by_distance.svg"), results, kMaxK);
+    r.figure("04_accuracy_by_distance.svg",
+             "Each window finds the subject while it lies within its receptive field 2(W-1) and drops below "
+             "chance beyond it; right of the dashed line every model is past its training lengths.");
 
     const auto result = [&](int64_t W, int64_t k, bool p_correct) {
         for (const WindowRuns& w : results)

@@ -58,7 +58,8 @@ TEST_CASE("lesson 04 runs every part: takeaways, claims with statements and verd
     }
     test::check_prose(run);
     const auto figures = test::check_claims_and_figures(run, out);
-    CHECK(figures == std::vector<std::string>{"04_masks.svg", "04_timing.svg", "04_receptive_field.svg"});
+    CHECK(figures == std::vector<std::string>{"04_masks.svg", "04_timing.svg", "04_receptive_field.svg",
+                                              "04_accuracy_by_distance.svg"});
 }
 
 TEST_CASE("lesson 04 part 1: the slides' w = 4 and w = 6 masks keep 3 and 4 tokens", "[lessons][lesson04]") {

@@ -552,57 +552,69 @@ TEST_CASE("svg: data that cannot be drawn is refused with the file's name", "[le
                       Catch::Contains("cannot write"));
 }
 
-TEST_CASE("svg: error bars, reference lines and named categories", "[lessons][svg]") {
-    const auto path = test::scratch_path("dots.svg");
-    lessons::svg::LinePlot dots{"Test error over seeds", "method", "test error"};
-    dots.x_categories = {"from scratch", "autoencoder"};
-    dots.lines = false;
-    dots.series.push_back({"mean, min-max", {0, 1}, {0.18, 0.15}, false, {0.17, 0.14}, {0.19, 0.16}});
-    dots.references.push_back({0.5, "chance"});
-    lessons::svg::write(path, dots);
+TEST_CASE("svg: every figure fits the book's column, its text at 12 px", "[lessons][svg]") {
+    const auto path = test::scratch_path("wide.svg");
+    lessons::svg::LinePlot plot{std::string(200, 'x') + " a title longer than the figure is wide", "step", "loss"};
+    plot.series.push_back({"a series with a rather long name in the legend", {1, 2}, {1, 2}});
+    lessons::svg::write(path, plot);
     const std::string text = test::read_text(path);
-    // a bar per point, the reference's label, every category named on the axis
-    CHECK(test::occurrences(text, "class=\"error-bar\"") == 2);
-    CHECK_THAT(text, Catch::Contains(">chance<"));
-    CHECK_THAT(text, Catch::Contains(">from scratch<") && Catch::Contains(">autoencoder<"));
-    // what cannot be drawn is refused
-    auto wrong = dots;
-    wrong.series[0].low = {0.17};
-    CHECK_THROWS_WITH(lessons::svg::write(path, wrong), Catch::Contains("1 low and 2 high"));
-    wrong = dots;
-    wrong.series[0].x = {0, 2};
-    CHECK_THROWS_WITH(lessons::svg::write(path, wrong), Catch::Contains("none of the 2 categories"));
-    wrong = dots;
-    wrong.series[0].low = {0.2, 0.14};  // a bar that runs down from below its top
-    CHECK_THROWS_WITH(lessons::svg::write(path, wrong), Catch::Contains("error bar 0"));
+    CHECK_THAT(text, Catch::Contains("width=\"640\"") && Catch::Contains("font-size=\"12\""));
+    CHECK_THAT(text, Catch::Contains(">a title longer than the figure is wide</text>"));  // wrapped: its own line
     std::filesystem::remove(path);
 }
 
-TEST_CASE("svg: heat-map ticks, marked cells, and no figure wider than a page's column", "[lessons][svg]") {
+TEST_CASE("svg: error bars, reference lines and named categories", "[lessons][svg]") {
+    const auto path = test::scratch_path("dots.svg");
+    lessons::svg::LinePlot plot{"test error over seeds", "method", "test error"};
+    plot.x_categories = {"SGD", "RBM pre-training"};
+    plot.lines = false;
+    plot.series.push_back({"mean, min-max", {0, 1}, {0.2, 0.1}, false, {0.15, 0.05}, {0.3, 0.12}});
+    plot.references.push_back({0.5, "chance"});
+    lessons::svg::write(path, plot);
+    const std::string text = test::read_text(path);
+    CHECK(test::occurrences(text, "<path d=\"M") == 2);  // one bar per point
+    CHECK_THAT(text, Catch::Contains(">SGD</text>") && Catch::Contains(">chance</text>"));
+    CHECK_THAT(text, Catch::Contains("stroke-dasharray=\"6 3\""));  // the reference line
+    CHECK(text.find("0.5") != std::string::npos);                   // the y axis reaches the reference
+
+    lessons::svg::LinePlot bad = plot;
+    bad.series[0].high = {0.3};
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("error bars"));
+    bad = plot;
+    bad.series[0].high = {0.1, 0.12};  // below its low
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("runs from"));
+    bad = plot;
+    bad.series[0].x = {0, 2};
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("none of the 2 categories"));
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("svg: heat-map ticks, marked cells and row headings", "[lessons][svg]") {
     const auto path = test::scratch_path("ticks.svg");
-    lessons::svg::HeatmapGrid grid{"Moved outputs", 1};
-    lessons::svg::Heatmap map{"after each layer", {{0, 1, 1}, {0, 1, 1}}, 0.0, 1.0};
-    map.x_ticks = {"p0", "p1", "p2"};
-    map.y_ticks = {"L = 1", "L = 2"};
-    map.marked = {{0, 2}};
-    map.marked_label = "the edge";
-    grid.panels.push_back(map);
+    lessons::svg::HeatmapGrid grid{"attention", 1};
+    grid.row_titles = {"short prefix"};
+    lessons::svg::Heatmap& map = grid.panels.emplace_back();
+    map.values = {{1, 0, 0}, {0.5, 0.5, 0}, {0.2, 0.3, 0.5}};
+    map.x_ticks = {"the", "cow", "runs"};
+    map.y_ticks = {"the", "cow", "runs"};
+    map.marked = {{2, 1}};
+    map.marked_label = "the subject";
     lessons::svg::write(path, grid);
     const std::string text = test::read_text(path);
-    CHECK_THAT(text, Catch::Contains(">p2<") && Catch::Contains(">L = 2<") && Catch::Contains(">the edge<"));
-    CHECK(test::occurrences(text, "stroke=\"#ff7f0e\"") >= 1);  // the marked cell's outline
-    auto wrong = grid;
-    wrong.panels[0].x_ticks = {"p0"};
-    CHECK_THROWS_WITH(lessons::svg::write(path, wrong), Catch::Contains("3 columns and 1 x ticks"));
-    wrong = grid;
-    wrong.panels[0].marked = {{2, 0}};
-    CHECK_THROWS_WITH(lessons::svg::write(path, wrong), Catch::Contains("outside its"));
-    // a long title and many panels still fit the 640 px a page's column gives a figure
-    lessons::svg::HeatmapGrid wide{std::string(200, 'w'), 12};
-    for (int p = 0; p < 12; ++p) wide.panels.push_back({"p", {{0, 1}, {1, 0}}});
-    lessons::svg::write(path, wide);
-    const std::string wide_text = test::read_text(path);
-    const double width = std::stod(wide_text.substr(wide_text.find("width=\"") + 7));
-    CHECK(width <= lessons::svg::kWidth);
+    CHECK(test::occurrences(text, ">cow</text>") == 2);  // under a column and left of a row
+    CHECK_THAT(text, Catch::Contains(">short prefix</text>") && Catch::Contains(">the subject</text>"));
+    CHECK(test::occurrences(text, "stroke=\"#ff7f0e\"") == 2);  // the marked cell and its legend
+
+    lessons::svg::HeatmapGrid bad = grid;
+    bad.panels[0].x_ticks.pop_back();
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("3 columns and 2 x ticks"));
+    bad = grid;
+    bad.panels[0].marked = {{3, 0}};
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("outside"));
+    bad = grid;
+    bad.panels[0].values.assign(40, std::vector<double>(40, 0.5));
+    bad.panels[0].x_ticks.clear(), bad.panels[0].y_ticks.clear(), bad.panels[0].marked.clear();
+    bad.panels[0].numbers = true;  // 40 cells across leave no room for digits
+    CHECK_THROWS_WITH(lessons::svg::write(path, bad), Catch::Contains("too small"));
     std::filesystem::remove(path);
 }
