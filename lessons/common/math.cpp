@@ -359,15 +359,25 @@ std::string plain(const Node& n) {
     return {};
 }
 
-// Walks `text`, handing each piece of prose and each formula (and whether
-// it is displayed) to the two callbacks.
-template <class Prose, class Formula>
-void split(std::string_view text, Prose prose, Formula formula) {
+// Walks `text`, handing each piece of prose, each `code` span and each
+// formula (and whether it is displayed) to the three callbacks.
+template <class Prose, class Code, class Formula>
+void split(std::string_view text, Prose prose, Code code, Formula formula) {
     std::string buffer;
     for (size_t i = 0; i < text.size();) {
         if (text.substr(i, 2) == "\\$") {
             buffer += '$';
             i += 2;
+            continue;
+        }
+        if (text[i] == '`') {
+            const size_t end = text.find('`', i + 1);
+            if (end == std::string_view::npos)
+                throw std::invalid_argument(fmt::format("an unclosed ` in \"{}\"", text));
+            prose(buffer);
+            buffer.clear();
+            code(std::string(text.substr(i + 1, end - i - 1)));
+            i = end + 1;
             continue;
         }
         if (text[i] != '$') {
@@ -394,6 +404,7 @@ std::string html(std::string_view text) {
     std::string out;
     split(
         text, [&](const std::string& prose) { out += svg::escape(prose); },
+        [&](const std::string& code) { out += "<code>" + svg::escape(code) + "</code>"; },
         [&](const NodePtr& f, bool display) {
             out += display ? "<math display=\"block\">" : "<math>";
             out += mathml(*f) + "</math>";
@@ -404,7 +415,8 @@ std::string html(std::string_view text) {
 std::string plain(std::string_view text) {
     std::string out;
     split(
-        text, [&](const std::string& prose) { out += prose; }, [&](const NodePtr& f, bool) { out += plain(*f); });
+        text, [&](const std::string& prose) { out += prose; }, [&](const std::string& code) { out += code; },
+        [&](const NodePtr& f, bool) { out += plain(*f); });
     return out;
 }
 

@@ -14,7 +14,8 @@
 // be written as themselves (θ, ≤, ·) or as commands (\theta, \le, \cdot).
 //   \frac{a}{b}  \sqrt{x}  \hat{x}  \text{words}  \mathrm{name}
 //   \mathbf{x}  \left( … \right)  \quad  \,
-// A literal dollar sign is \$. Anything else that starts with a backslash
+// A name from the code is written between backticks, `ag::rope`: <code> on
+// the page, the bare name on the terminal. A literal dollar sign is \$. Anything else that starts with a backslash
 // is an error: std::invalid_argument naming it, so that a typo in a lesson
 // fails its test instead of printing TeX on a page.
 #include <string>
@@ -23,11 +24,12 @@
 namespace lessons::math {
 
 // `text` with every $…$ span replaced by MathML (inline) and the rest
-// escaped for HTML; $$…$$ is a displayed formula (a block of its own).
+// escaped for HTML; $$…$$ is a displayed formula (a block of its own) and
+// `name` a name from the code.
 std::string html(std::string_view text);
 
-// `text` with every $…$ span as plain text for the terminal: commands as
-// their symbols, x^{ab} as x^(ab), \frac{a}{b} as (a)/(b).
+// `text` with every $…$ span as plain text for the terminal (and `name` as
+// the bare name): commands as their symbols, x^{ab} as x^(ab), \frac{a}{b} as (a)/(b).
 std::string plain(std::string_view text);
 
 }  // namespace lessons::math

@@ -459,6 +459,10 @@ TEST_CASE("math: a formula is MathML on the page and plain text on the terminal"
     CHECK(math::plain("$\\left(x\\right) \\rightarrow y$") == "(x) → y");
     CHECK_THAT(math::html("$\\left(x\\right)$"), Contains("<mo stretchy=\"true\">)</mo>"));
     CHECK(math::plain("no formula") == "no formula");
+    // a name from the code: <code> on the page, the bare name on the terminal
+    CHECK(math::html("calls `ag::rope<float>` once") == "calls <code>ag::rope&lt;float&gt;</code> once");
+    CHECK(math::plain("calls `ag::rope` once") == "calls ag::rope once");
+    CHECK_THROWS_WITH(math::html("an unclosed `name"), Contains("unclosed `"));
     // A typo fails the lesson that wrote it, naming the command.
     CHECK_THROWS_WITH(math::html("$\\thetta$"), Contains("\\thetta"));
     CHECK_THROWS_AS(math::html("an unclosed $x"), std::invalid_argument);
