@@ -121,7 +121,7 @@ void part2_graph(Report& r, const Options& options) {
     }
 
     r.paragraph(
-        "loss = cross_entropy(tanh(x W1ᵀ + b1) W2ᵀ + b2, targets), the MLP of part 1 written with engine ops. "
+        "`loss = cross_entropy(tanh(x W1ᵀ + b1) W2ᵀ + b2, targets)`, the MLP of part 1 written with engine ops. "
         "Leaves (made by no op): {} need no gradient; {} require grad. The nodes, inputs first (#k reads node k's "
         "output):",
         leaf_list({mlp.x, mlp.targets}), leaf_list(mlp.parameters()));
@@ -131,7 +131,7 @@ void part2_graph(Report& r, const Options& options) {
     if (draw_graph(ag::to_dot(loss, "loss"), dot, output_path(options, "00_graph.svg")))
         r.figure("00_graph.svg",
                  "The graph as a picture: leaves in boxes (shape; whether they require grad), ops in ellipses, "
-                 "the shape that flows along each edge (ag::to_dot, drawn by Graphviz).");
+                 "the shape that flows along each edge (`ag::to_dot`, drawn by Graphviz).");
     else
         r.paragraph(
             "Graphviz is not installed, so the graph is not drawn: its DOT text is in {} (apt-get install graphviz, "
@@ -251,7 +251,7 @@ void part3_gradients(Report& r, const Options& options) {
     r.value("gradcheck_max_abs_error", worst_gradcheck);
     r.claim({"gradcheck",
              "Automatic differentiation computes the gradient: the engine's backward() agrees with central finite "
-             "differences (ag::gradcheck)",
+             "differences (`ag::gradcheck`)",
              "", worst_gradcheck, gradcheck_passed,
              fmt::format("gradcheck {} on {}; its largest |error| {} (with h = {}; it passes when every |error| <= "
                          "{} + {}·|numeric|; the table's column used h = {})",

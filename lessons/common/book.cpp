@@ -25,6 +25,9 @@ using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 using svg::escape;
 
+// "04" of the program "04_sliding_window": the lesson's number.
+std::string lesson_number(const std::string& name) { return name.substr(0, name.find('_')); }
+
 // One style sheet for every page: readable on a laptop and a phone, and on
 // paper (no background colours needed to read a claim's outcome).
 constexpr const char* kStyle = R"(
@@ -235,13 +238,14 @@ std::string lesson_page(const Report& report, const fs::path& out_dir) {
     const std::vector<std::string> settings{escape(settings_text(report.settings()))};
     std::string body = "<nav><a href=\"index.html\">← the lesson book</a></nav>\n<header>\n";
     body += fmt::format(
-        "<h1>Lesson {}: {}</h1>\n<p class=\"meta\">lecture 4 {} · {}{}</p>\n</header>\n", escape(report.name()),
-        escape(report.title()), escape(report.lecture_section()), fmt::join(settings, ", "),
+        "<h1>Lesson {}: {}</h1>\n<p class=\"meta\">lecture 4 {} · the program <code>{}</code> · {}{}</p>\n</header>\n",
+        escape(lesson_number(report.name())), escape(report.title()), escape(report.lecture_section()),
+        escape(report.name()), fmt::join(settings, ", "),
         report.run().started.empty() ? ""
                                      : fmt::format(" · ran {} UTC for {:.1f} s",
                                                    escape(readable_time(report.run().started)), report.run().seconds));
     for (const PartRecord& p : report.parts()) body += part_html(p, out_dir);
-    return page(fmt::format("Lesson {}: {}", report.name(), report.title()), body);
+    return page(fmt::format("Lesson {}: {}", lesson_number(report.name()), report.title()), body);
 }
 
 std::vector<LessonEntry> read_course(const fs::path& out_dir) {
@@ -424,9 +428,10 @@ std::string course_page(const fs::path& out_dir) {
             if (course::lesson_of(e).name == guide.name)
                 exercises += fmt::format("{}<a href=\"#{}\"><code>{}_{}</code></a>", exercises.empty() ? "" : ", ",
                                          e.id(), e.id(), escape(e.name));
-        lessons += fmt::format("<section class=\"lesson\" id=\"lesson-{}\">\n<h3>{}{}</h3>\n", escape(guide.name),
-                               link_or_text(readable ? guide.name + ".html" : "", escape(guide.name)),
-                               readable ? ": " + math::html(run->title) : "");
+        lessons +=
+            fmt::format("<section class=\"lesson\" id=\"lesson-{}\">\n<h3>{}{}</h3>\n", escape(guide.name),
+                        link_or_text(readable ? guide.name + ".html" : "", "Lesson " + lesson_number(guide.name)),
+                        readable ? ": " + math::html(run->title) : "");
         if (readable) {
             lessons += "<ul class=\"parts\">";
             for (const LessonEntry::Part& p : run->parts)
@@ -442,8 +447,9 @@ std::string course_page(const fs::path& out_dir) {
         if (readable)
             for (const LessonEntry::Part& p : run->parts)
                 for (const Claim& c : p.claims) found.add(c);
-        std::string facts = fmt::format("Lecture {} · exercises: {} · code: <code>{}</code>", escape(guide.sections),
-                                        exercises.empty() ? "none" : exercises, escape(guide.folder));
+        std::string facts = fmt::format(
+            "Lecture {} · the program <code>{}</code> · exercises: {} · code: <code>{}</code>", escape(guide.sections),
+            escape(guide.name), exercises.empty() ? "none" : exercises, escape(guide.folder));
         if (!run)
             facts += " · <span class=\"missing\">not run yet</span>";
         else if (!readable)
@@ -480,7 +486,7 @@ std::string course_page(const fs::path& out_dir) {
         const std::string anchor = part_anchor(course, t.lesson, t.section);
         topics += fmt::format(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", escape(t.label), escape(t.text),
-            link_or_text(anchor, escape(t.lesson.substr(0, 2) + " " + t.section)), escape(course::to_string(t.shown)),
+            link_or_text(anchor, escape(lesson_number(t.lesson) + " " + t.section)), escape(course::to_string(t.shown)),
             t.exercise == 0 ? std::string("—") : fmt::format("<a href=\"#ex{0:02d}\">ex{0:02d}</a>", t.exercise));
     }
     body +=
@@ -525,7 +531,7 @@ std::string course_page(const fs::path& out_dir) {
                 claims += fmt::format(
                     "<tr class=\"{}\"><td><a href=\"{}\">{} part {}</a></td><td>{}</td><td>{}</td>"
                     "<td class=\"outcome\">{}</td></tr>\n",
-                    c.reproduced ? "reproduced" : "not-reproduced", escape(anchor), escape(lesson.name.substr(0, 2)),
+                    c.reproduced ? "reproduced" : "not-reproduced", escape(anchor), escape(lesson_number(lesson.name)),
                     part.number, kind_of(c), math::html(c.verdict.empty() ? c.statement : c.verdict),
                     outcome(c.reproduced));
             }
@@ -570,7 +576,7 @@ std::string languages_markdown(const std::vector<LessonEntry>& lecture, const st
                 const auto found = other.find({lesson.name, c.key});
                 const Claim* u = found == other.end() ? nullptr : found->second;
                 if (u) in_uniform.add(*u);
-                rows += fmt::format("| {} part {} ({}) | {} | {} | {} | {} | {} | {} |\n", lesson.name.substr(0, 2),
+                rows += fmt::format("| {} part {} ({}) | {} | {} | {} | {} | {} | {} |\n", lesson_number(lesson.name),
                                     part.number, markdown_cell(part.section), markdown_cell(c.statement),
                                     markdown_cell(c.lecture.str().empty() ? "—" : c.lecture.str()),
                                     markdown_cell(c.ours.str()), outcome(c.reproduced),
@@ -592,8 +598,8 @@ std::string topics_markdown(const std::vector<LessonEntry>& course) {
         const LessonEntry::Part* p = find_part(course, t.lesson, t.section);
         table += fmt::format(
             "| {} | {} | {} | {} | {} |\n", t.label, markdown_cell(t.text),
-            p ? fmt::format("{} part {} ({})", t.lesson.substr(0, 2), p->number, markdown_cell(p->section))
-              : fmt::format("{} (not run)", t.lesson.substr(0, 2)),
+            p ? fmt::format("{} part {} ({})", lesson_number(t.lesson), p->number, markdown_cell(p->section))
+              : fmt::format("{} (not run)", lesson_number(t.lesson)),
             course::to_string(t.shown), t.exercise == 0 ? std::string("—") : fmt::format("ex{:02d}", t.exercise));
     }
     return table;
@@ -605,7 +611,7 @@ std::string findings_markdown(const std::vector<LessonEntry>& course) {
     for (const LessonEntry& lesson : course)
         for (const LessonEntry::Part& part : lesson.parts)
             for (const Claim& c : part.claims)
-                table += fmt::format("| {} part {} ({}) | {} | {} | {} | {} | {} |\n", lesson.name.substr(0, 2),
+                table += fmt::format("| {} part {} ({}) | {} | {} | {} | {} | {} |\n", lesson_number(lesson.name),
                                      part.number, markdown_cell(part.section), kind_of(c),
                                      markdown_cell(math::plain(c.verdict.empty() ? c.statement : c.verdict)),
                                      markdown_cell(c.lecture.str().empty() ? "—" : c.lecture.str()),

@@ -89,15 +89,15 @@ const std::vector<Topic>& topics() {
          "04_sliding_window", "§6.1", S::computed, 15},
         {"learning goal 7", "relative position encodings are not better on every task, shown by an experiment",
          "05_modern_transformer", "§7.3", S::trained_model, 0},
-        // §9 pitfalls
+        // §9 pitfalls (§9.2: the section's second item)
         {"pitfall 1", "\"fine-tuning means retraining every parameter, the more the better\"", "01_pretrain_finetune",
          "§2.8", S::trained_model, 10},
         {"pitfall 2", "\"RoPE adds a position vector to the input\": it rotates q and k in every layer, and not v",
-         "02_rope", "§9", S::trained_model, 11},
+         "02_rope", "§9.2", S::trained_model, 11},
         {"pitfall 3", "\"RoPE rotates by the relative position\": each vector turns by its own absolute position",
          "02_rope", "§4.3", S::computed, 7},
         {"pitfall 4", "\"the two RoPE pairings are different\": equivalent, but a checkpoint needs its own", "02_rope",
-         "§9", S::trained_model, 11},
+         "§9.4", S::trained_model, 11},
         {"pitfall 5", "\"GQA is mainly there to save parameters\": it saves the KV cache and its bandwidth", "03_gqa",
          "§5.3", S::computed, 3},
         {"pitfall 6",

@@ -337,6 +337,11 @@ void Report::claim(Claim claim) {
     for (const auto& c : part.claims)
         if (c.key == claim.key)
             throw std::logic_error(fmt::format("part {} recorded claim '{}' twice", part.number, claim.key));
+    if (claim.verdict.empty())
+        throw std::logic_error(
+            fmt::format("claim '{}' has no verdict: say in a sentence what was tested and how "
+                        "it came out",
+                        claim.key));
     if (word_count(claim.verdict) > kVerdictWords)
         throw std::logic_error(fmt::format("claim '{}': its verdict has {} words, more than {}: {}", claim.key,
                                            word_count(claim.verdict), kVerdictWords, claim.verdict));
@@ -346,8 +351,8 @@ void Report::claim(Claim claim) {
         for (size_t i = 0; i < lines.size(); ++i) print((i == 0 ? first : rest) + lines[i]);
     };
     const std::string outcome = claim.reproduced ? "reproduced" : "not reproduced";
-    indented(outcome + ": " + (claim.verdict.empty() ? claim.statement : claim.verdict), "  ", "    ");
-    if (!claim.verdict.empty()) indented("the finding: " + claim.statement, "    ", "      ");
+    indented(outcome + ": " + claim.verdict, "  ", "    ");
+    indented("the finding: " + claim.statement, "    ", "      ");
     const std::string lecture = claim.lecture.str();
     indented(fmt::format("lecture {} · ours {}", lecture.empty() ? "gives no number" : lecture, claim.ours.str()),
              "    ", "      ");

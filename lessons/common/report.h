@@ -126,7 +126,7 @@ struct Claim {
     bool reproduced = false;
     std::string reason;  // the rule that decided it, with the margin (folded)
     ClaimKind kind = ClaimKind::check;
-    std::string verdict = "";  // one sentence, at most kVerdictWords words
+    std::string verdict = "";  // one sentence, 1 to kVerdictWords words
     Table evidence = {};       // optional (no columns: none): the figures behind it, per seed
 };
 
@@ -198,8 +198,8 @@ public:
     // A line for the terminal only: what the run is doing, file names.
     void log(std::string_view line);
     void figure(std::string file, std::string caption);
-    // A key already used in the part, or a verdict over kVerdictWords
-    // words, throws std::logic_error.
+    // A key already used in the part, or a verdict that is empty or over
+    // kVerdictWords words, throws std::logic_error.
     void claim(Claim claim);
     void takeaway(std::string line);
 

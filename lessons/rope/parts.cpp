@@ -142,9 +142,9 @@ void part1_three_forms(Report& r, const Options& options) {
     Claim forms = rounding_claim(
         "forms_agree",
         "the full matrix, the slides' element-wise form and the §4.6 matrix form (after permuting the dimensions) "
-        "give one rotation, and so does the engine's ag::rope",
+        "give one rotation, and so does the engine's `ag::rope`",
         "one result", forms_worst,
-        fmt::format("The element-wise form, the §4.6 matrix form and ag::rope match the full rotation matrix to {}: "
+        fmt::format("The element-wise form, the §4.6 matrix form and `ag::rope` match the full rotation matrix to {}: "
                     "{}",
                     readable(forms_worst),
                     forms_worst < kTolerance ? "one rotation, as the lecture says."
@@ -551,7 +551,7 @@ void part7_values_not_rotated(Report& r, const Options& options) {
         "§9 pitfall 2: \"RoPE is a position vector added to the input.\" It adds nothing: the embeddings go into "
         "the first layer as they are, and in every layer RoPE turns $q$ and $k$ by their own positions, never $v$. "
         "The checkpoint of part 6 trained with the half pairing ({}), its attention written by hand with the "
-        "engine's ag::rope and ag::attention_packed:",
+        "engine's `ag::rope` and `ag::attention_packed`:",
         rv.training);
     r.paragraph(
         "{}",
@@ -629,7 +629,7 @@ const Lesson& lesson() {
         {{"§4.2",
           "$R_{\\Theta,m}$ and three ways to apply it",
           "The full block-diagonal matrix, the slides' element-wise form and the §4.6 matrix form "
-          "(half-split pairing, after a permutation) rotate alike, and so does ag::rope.",
+          "(half-split pairing, after a permutation) rotate alike, and so does `ag::rope`.",
           part1_three_forms,
           {"lessons/rope/rotation.cpp", "autograd/ops/rope.cpp"}},
          {"§4.4",
@@ -653,13 +653,13 @@ const Lesson& lesson() {
           "Decoding token by token with a cache of rotated keys equals the full forward pass.",
           part5_kv_cache,
           {"lessons/rope/kv_cache.cpp"}},
-         {"§9",
+         {"§9.4",
           "Pitfall 4: the two pairings on a trained model",
           "A ModernLM trained with one pairing and run with the other loses its quality; permuting $W_q$ and "
           "$W_k$'s rows per head makes the other pairing compute the same model.",
           part6_pairings,
           {"lessons/rope/pairing_swap.cpp"}},
-         {"§9",
+         {"§9.2",
           "Pitfall 2: RoPE turns q and k, never v",
           "A trained ModernLM whose attention also turns v: its perplexity, and how its outputs change when the "
           "same sentences start at another position.",

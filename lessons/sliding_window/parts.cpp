@@ -59,7 +59,7 @@ void part1_masks(Report& r, const Options& options) {
     r.paragraph(
         "§6.1 The slides' w is Longformer's two-sided window width; a causal window keeps w/2 + 1 tokens, the "
         "current one on the diagonal. The code, like Mistral, takes the number of visible tokens W: query t sees "
-        "key $j$ iff $t - W < j ≤ t$. The masks below are read off the engine: a 1 where ag::causal_attention with "
+        "key $j$ iff $t - W < j ≤ t$. The masks below are read off the engine: a 1 where `ag::causal_attention` with "
         "window W gives key j a nonzero weight for query t.");
     svg::HeatmapGrid figure{"Sliding-window masks (query t sees key j: dark)", 2};
     figure.x_label = "key j";
@@ -246,8 +246,8 @@ void part2_implementations(Report& r, const Options& options) {
     const int64_t T = options.quick ? 37 : 100, d = 16;
     const EqualityCheck equal = compare_with_engine(T, d, {1, 3, 8, 64, T + 5}, options.seeds);
     r.paragraph(
-        "§6.2 The slides' three implementations (lessons/sliding_window/implementations.cpp) against the engine's "
-        "fused ag::causal_attention, one head, q, k, v ~ N(0, 1) [T = {}, d = {}], {}:",
+        "§6.2 The slides' three implementations (`lessons/sliding_window/implementations.cpp`) against the engine's "
+        "fused `ag::causal_attention`, one head, q, k, v ~ N(0, 1) [T = {}, d = {}], {}:",
         T, d, seeds_text(options));
     std::vector<std::vector<Cell>> rows;
     for (const EqualOutputs& w : equal.windows) {

@@ -41,7 +41,8 @@ struct Recorded {
         report.value("data_only", 7.0);
         report.log("loaded from out/models/model-0123456789abcdef.safetensors");
         report.figure("02_angles.svg", "angles < 2π");
-        report.claim({"norms_kept", "a rotation keeps the norm", 1.7e-16, 2.2e-16, true, "both at rounding level"});
+        report.claim({"norms_kept", "a rotation keeps the norm", 1.7e-16, 2.2e-16, true, "both at rounding level",
+                      lessons::ClaimKind::check, "A rotation keeps the norm to rounding level"});
         report.claim({"gqa_as_good", "GQA 2:1 is as good as MHA", "", 6.48, false, "0.3 worse, 3x the seed spread",
                       lessons::ClaimKind::experiment, "GQA's perplexity is 0.3 above MHA's: not as good, here",
                       lessons::Table{"seeds", {"seed", "GQA"}, {{0, 6.4}, {1, 6.56}}}});
@@ -92,15 +93,22 @@ TEST_CASE("report: items keep their order, claims keep both figures", "[lessons]
                              "    lecture gives no number · ours 6.48\n"
                              "    how it was decided: 0.3 worse, 3x the seed spread\n"
                              "    seed   GQA\n"));
-    CHECK_THAT(out, Contains("  reproduced: a rotation keeps the norm\n    lecture 1.70e-16 · ours 2.20e-16\n"));
+    CHECK_THAT(
+        out,
+        Contains(
+            "  reproduced: A rotation keeps the norm to rounding level\n    the finding: a rotation keeps the norm\n"
+            "    lecture 1.70e-16 · ours 2.20e-16\n"));
     CHECK_THAT(out, Contains("loaded from out/models/model-0123456789abcdef.safetensors"));
     CHECK_THAT(out, Contains("  the largest change of a norm = 2.20e-16"));
     CHECK(out.find("FAILED") == std::string::npos);
 
     Report again(r.printed);
     again.section(1, "§0", "t", "s");
-    again.claim({"k", "s", "", 1, true, ""});
-    CHECK_THROWS_AS(again.claim({"k", "s", "", 1, true, ""}), std::logic_error);  // a key twice
+    again.claim({"k", "s", "", 1, true, "", lessons::ClaimKind::check, "v"});
+    CHECK_THROWS_AS(again.claim({"k", "s", "", 1, true, "", lessons::ClaimKind::check, "v"}),
+                    std::logic_error);  // a key twice
+    // and a claim without a verdict leaves the page nothing to say
+    CHECK_THROWS_WITH(again.claim({"silent", "s", "", 1, true, ""}), Contains("no verdict"));
     // A verdict is one sentence a student reads aloud: 31 words is one too many.
     std::string long_verdict;
     for (int w = 0; w < 31; ++w) long_verdict += (w ? " " : "") + std::string("word");
@@ -146,7 +154,8 @@ TEST_CASE("book: a lesson page shows every item, escaped, with figures inline", 
     const std::string html = lessons::book::lesson_page(r.report, out);
     CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
     CHECK_THAT(html, Contains("<meta charset=\"utf-8\">"));
-    CHECK_THAT(html, Contains("<h1>Lesson 02_rope: RoPE: rotary positions</h1>"));
+    CHECK_THAT(html,
+               Contains("<h1>Lesson 02: RoPE: rotary positions</h1>") && Contains("the program <code>02_rope</code>"));
     CHECK_THAT(html, Contains("lecture 4 §4 回顾"));  // UTF-8 passes through
     CHECK_THAT(html, Contains("<h2>Part 1 · §4.6 · Matrix &lt;form&gt; &amp; pairs</h2>"));
     CHECK_THAT(html, Contains("shows &quot;both&quot; pairings"));
@@ -206,7 +215,7 @@ TEST_CASE("book: the course page lists the lessons, every claim and the scoreboa
                             {"number": 18, "name": "autoencoder", "section": "§2.4", "status": "not started",
                              "tests_passed": 0, "tests_registered": 9}]})");
     const std::string html = lessons::book::course_page(out);
-    CHECK_THAT(html, Contains("<h3><a href=\"02_rope.html\">02_rope</a>: RoPE: rotary positions</h3>"));
+    CHECK_THAT(html, Contains("<h3><a href=\"02_rope.html\">Lesson 02</a>: RoPE: rotary positions</h3>"));
     CHECK_THAT(html, Contains("<li><a href=\"02_rope.html#part-1\">Part 1</a> · §4.6 · Matrix &lt;form&gt; &amp; "
                               "pairs · <code>lessons/rope/rotation.cpp</code></li>"));
     CHECK_THAT(html, Contains("running 12 s (last run 2026-12-01 11:19 UTC)"));
@@ -281,7 +290,8 @@ TEST_CASE("book: the findings table is made from the reports' claims", "[lessons
           "Of the lecture's 1 experiment on trained models, 0 reproduced; of the 1 check (identities, arithmetic and "
           "this repository's own additions), 1 holds.\n\n"
           "| where | kind | verdict | lecture | ours | outcome |\n|---|---|---|---|---|---|\n"
-          "| 02 part 1 (§4.6) | check | a rotation keeps the norm | 1.70e-16 | 2.20e-16 | reproduced |\n"
+          "| 02 part 1 (§4.6) | check | A rotation keeps the norm to rounding level | 1.70e-16 | 2.20e-16 | reproduced "
+          "|\n"
           "| 02 part 1 (§4.6) | experiment | GQA's perplexity is 0.3 above MHA's: not as good, here | — | 6.48 | not "
           "reproduced |\n");
 
@@ -351,8 +361,9 @@ TEST_CASE("findings: the docs' tables from the reports, or one line, exit 2 and 
     INFO("stderr: " << good.err);
     CHECK(good.status == 0);
     CHECK_THAT(good.out, Contains("2 findings from 1 lessons"));
-    CHECK_THAT(test::read_text(readme),
-               Contains("| 02 part 1 (§4.6) | check | a rotation keeps the norm |") && !Contains("| old |"));
+    CHECK_THAT(
+        test::read_text(readme),
+        Contains("| 02 part 1 (§4.6) | check | A rotation keeps the norm to rounding level |") && !Contains("| old |"));
     // and the lecture's goals, pitfalls and exercises, each with the part that shows it
     const std::string topics = test::read_text(readme.string() + ".topics");
     CHECK_THAT(topics, Contains("| exercise 1 | RoPE by hand: the score of q at t and k at j depends on t - j | 02 "
@@ -372,8 +383,9 @@ void language_report(const std::filesystem::path& out, const std::string& langua
     report.lesson("05_modern_transformer", "The modern Transformer", "§7", {{"seeds", 3}, {"language", language}});
     report.section(3, "§7.3", "Which position encoding extrapolates", "shows it");
     report.claim({"rope_worst", "RoPE extrapolates worst", "0.000", ours, reproduced, "the reason",
-                  lessons::ClaimKind::experiment});
-    report.claim({"rows_untouched", "untrained rows stay random", "", 27, true, "by construction"});
+                  lessons::ClaimKind::experiment, "RoPE extrapolates worst here"});
+    report.claim({"rows_untouched", "untrained rows stay random", "", 27, true, "by construction",
+                  lessons::ClaimKind::check, "The untrained rows stay random"});
     std::filesystem::create_directories(out);
     lessons::book::write_pages(report, out);
     std::fclose(printed);
@@ -415,7 +427,7 @@ TEST_CASE("findings --uniform: the lecture's experiments under both languages, i
     CHECK(good.status == 0);
     CHECK(test::read_text(reference) ==
           std::string("# R\n") + lessons::book::kLanguages.begin + "\n" + table + lessons::book::kLanguages.end + "\n");
-    CHECK_THAT(test::read_text(readme), Contains("| 05 part 3 (§7.3) | experiment | RoPE extrapolates worst |"));
+    CHECK_THAT(test::read_text(readme), Contains("| 05 part 3 (§7.3) | experiment | RoPE extrapolates worst here |"));
     // --reference only with --uniform
     CHECK(run_findings(lecture, readme, fmt::format("--reference '{}'", reference.string())).status == 2);
     std::filesystem::remove_all(lecture);

@@ -44,7 +44,7 @@ const lessons::Lesson& toy_lesson() {
         {{"§0", "Records", "records what a part can record",
           [](Report& r, const Options& o) {
               r.value("seeds", o.seeds);
-              r.claim({"fine", "a toy finding", "", 1, true, "it holds"});
+              r.claim({"fine", "a toy finding", "", 1, true, "it holds", lessons::ClaimKind::check, "The toy holds"});
               r.table("t", {"name", "x"}, {{"a", 1.5}, {"b\"q", 2}});
               r.takeaway("done");
           }},
@@ -369,7 +369,8 @@ TEST_CASE("run_lesson: --json writes every recorded value", "[lessons][json]") {
               "record\",\"sources\":[],\"values\":{\"seeds\":3.0},\"labels\":{},\"tables\":{\"t\":"
               "{\"columns\":[\"name\",\"x\"],\"rows\":[[\"a\",1.5],[\"b\\\"q\",2]]}},\"claims\":{\"fine\":"
               "{\"statement\":\"a toy finding\",\"lecture\":\"\",\"ours\":1,\"reproduced\":true,\"reason\":\"it "
-              "holds\",\"kind\":\"check\",\"verdict\":\"\"}},\"items\":[{\"value\":\"seeds\"},{\"claim\":\"fine\"},{"
+              "holds\",\"kind\":\"check\",\"verdict\":\"The toy "
+              "holds\"}},\"items\":[{\"value\":\"seeds\"},{\"claim\":\"fine\"},{"
               "\"table\":\"t\"}],"
               "\"takeaway\":\"done\"}}}");
 }
