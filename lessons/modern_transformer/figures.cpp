@@ -1,7 +1,10 @@
 #include "lessons/modern_transformer/figures.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -41,6 +44,44 @@ void perplexity_figure(Report& r, const Options& options, const GptVsModern& res
                     "floor {:.4f} and differ from each other by {:.4f}{}.",
                     seeds == 1 ? std::string(" (seed 0)") : fmt::format(" (the dot: the mean of {} seeds)", seeds), gpt,
                     modern, gpt - result.floor, modern - result.floor, result.floor, std::fabs(modern - gpt), spreads));
+}
+
+void accuracy_by_k_figure(Report& r, const Options& options, const PositionEncodings& encodings, int trained_k) {
+    const std::array<EncodingRuns, 3>& all = encodings.encodings;
+    const int seeds = static_cast<int>(all[0].scores.size()), largest = static_cast<int>(all[0].scores[0].size());
+    svg::LinePlot plot{seeds == 1
+                           ? std::string("Agreement accuracy against k (seed 0)")
+                           : fmt::format("Agreement accuracy against k (mean, bars: min-max over {} seeds)", seeds),
+                       "k, attractors between subject and verb (the subject is 3k tokens back)", "accuracy"};
+    plot.markers = true;
+    plot.dodge = 4;  // the encodings' bars side by side at each k
+    double lowest_within = 1;
+    std::vector<std::string> at_largest;
+    for (size_t e = 0; e < kEncodings.size(); ++e) {
+        svg::Series s{kEncodings[e].name, {}, {}};
+        for (int k = 1; k <= largest; ++k) {
+            const Spread accuracy = spread(all[e].accuracy_at(k));
+            s.x.push_back(k);
+            s.y.push_back(accuracy.mean);
+            s.low.push_back(accuracy.min);
+            s.high.push_back(accuracy.max);
+            if (k <= trained_k) lowest_within = std::min(lowest_within, accuracy.mean);
+            if (k == largest)
+                at_largest.push_back(seeds == 1 ? fmt::format("{} {:.3f}", kEncodings[e].name, accuracy.mean)
+                                                : fmt::format("{} {:.3f} (seeds {:.3f}-{:.3f})", kEncodings[e].name,
+                                                              accuracy.mean, accuracy.min, accuracy.max));
+        }
+        plot.series.push_back(std::move(s));
+    }
+    plot.references.push_back({0.5, "chance 0.5"});
+    // the training sentences hold k <= trained_k: right of the line is extrapolation
+    plot.references.push_back({trained_k + 0.5, "longer than training", true});
+    svg::write(output_path(options, "05_accuracy_by_k.svg"), plot);
+    r.figure("05_accuracy_by_k.svg",
+             fmt::format("Up to k = {}, the lengths the models were trained on, every encoding's {}accuracy is at "
+                         "least {:.3f}; at k = {} it is {}.",
+                         trained_k, seeds == 1 ? "" : "mean ", lowest_within, largest,
+                         fmt::format("{}, {} and {}", at_largest[0], at_largest[1], at_largest[2])));
 }
 
 }  // namespace lessons::modern_transformer

@@ -5,11 +5,17 @@
 #include "lessons/common/cli.h"
 #include "lessons/common/report.h"
 #include "lessons/modern_transformer/gpt_vs_modern.h"
+#include "lessons/modern_transformer/position_encodings.h"
 
 namespace lessons::modern_transformer {
 
 // §7.2 each model's test perplexity over the seeds (the mean as the dot, the
 // lowest to the highest seed as its bar) above the grammar's floor.
 void perplexity_figure(Report& r, const Options& options, const GptVsModern& result);
+
+// §7.3 agreement accuracy against k, one series per encoding (the mean over
+// the seeds, their min-max as bars), with chance 0.5 and the end of the
+// training lengths (trained up to k = trained_k).
+void accuracy_by_k_figure(Report& r, const Options& options, const PositionEncodings& encodings, int trained_k);
 
 }  // namespace lessons::modern_transformer

@@ -416,7 +416,8 @@ std::string row_ranges(const std::vector<bool>& rows) {
     return runs.empty() ? "none" : fmt::format("{}", fmt::join(runs, ", "));
 }
 
-void agreement_tables(Report& r, const Options& options, const std::array<EncodingRuns, 3>& all) {
+void agreement_tables(Report& r, const Options& options, const PositionEncodings& encodings, int trained_k) {
+    const std::array<EncodingRuns, 3>& all = encodings.encodings;
     std::vector<std::vector<Cell>> rows;
     for (int seed = 0; seed < options.seeds; ++seed)
         for (size_t e = 0; e < kEncodings.size(); ++e) {
@@ -430,6 +431,7 @@ void agreement_tables(Report& r, const Options& options, const std::array<Encodi
     r.paragraph(
         "Agreement accuracy per k (k attractors between subject and verb; every attractor has the other number):");
     r.table("agreement", {"encoding", "seed", "k=1", "k=2", "k=3", "k=4", "k=5", "k=6", "k=1-3", "k=4-6"}, rows);
+    accuracy_by_k_figure(r, options, encodings, trained_k);
 
     rows.clear();
     for (size_t e = 0; e < kEncodings.size(); ++e) {
@@ -863,7 +865,7 @@ void part3_positions(Report& r, const Options& options) {
         for (size_t e = 0; e < kEncodings.size(); ++e)
             r.log(fmt::format("{} seed {}: {}", kEncodings[e].name, seed,
                               all[e].models[static_cast<size_t>(seed)].status));
-    agreement_tables(r, options, all);
+    agreement_tables(r, options, encodings, largest_k(runs.train));
     const PositionDiagnosis diagnosis = diagnose_positions(encodings, runs);
     subject_attention(r, options, runs, diagnosis);
     const bool rope_worst = compare_with_lecture(r, options, encodings, diagnosis);

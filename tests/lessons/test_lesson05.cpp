@@ -343,8 +343,8 @@ TEST_CASE("lesson 05: every part records claims with statements and verdicts, it
     const auto& run = quick_run();
     test::check_prose(run);
     const auto figures = test::check_claims_and_figures(run, quick_out());
-    CHECK(figures ==
-          std::vector<std::string>{"05_perplexity.svg", "05_subject_attention.svg", "05_weight_accuracy.svg"});
+    CHECK(figures == std::vector<std::string>{"05_perplexity.svg", "05_accuracy_by_k.svg", "05_subject_attention.svg",
+                                              "05_weight_accuracy.svg"});
 }
 
 TEST_CASE("lesson 05 part 1: the exact parameter counts", "[lessons][lesson05]") {
@@ -472,6 +472,10 @@ TEST_CASE("lesson 05 part 3 (quick): agreement in range, the diagnosis of every 
     CHECK(std::any_of(part.paragraphs.begin(), part.paragraphs.end(), [](const std::string& p) {
         return p.find("Training sentences have k <= 2, so at k = 3 and beyond") != std::string::npos;
     }));
+    // accuracy against k: a dot per encoding and k, chance and the training lengths' end named
+    const std::string by_k = test::read_text(quick_out() / "05_accuracy_by_k.svg");
+    CHECK(test::occurrences(by_k, "<circle") == 3 * 6);
+    CHECK_THAT(by_k, Catch::Contains("chance 0.5") && Catch::Contains("longer than training"));
     // the scatter: a dot per model and one per encoding in its legend
     const std::string scatter = test::read_text(quick_out() / "05_weight_accuracy.svg");
     CHECK(test::occurrences(scatter, "<circle") == 3 + 3);
