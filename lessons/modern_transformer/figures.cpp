@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "data/farm_language.h"
 #include "lessons/common/spread.h"
 #include "lessons/common/svg.h"
 
@@ -82,6 +83,35 @@ void accuracy_by_k_figure(Report& r, const Options& options, const PositionEncod
                          "least {:.3f}; at k = {} it is {}.",
                          trained_k, seeds == 1 ? "" : "mean ", lowest_within, largest,
                          fmt::format("{}, {} and {}", at_largest[0], at_largest[1], at_largest[2])));
+}
+
+void attention_map_figure(Report& r, const Options& options, const AttentionMap& map, const std::string& model) {
+    std::vector<std::string> tokens;
+    for (int64_t id : map.ids) tokens.emplace_back(farm::token(id));
+    const auto verb_query = static_cast<size_t>(map.verb_query), subject = static_cast<size_t>(kSubject);
+    svg::HeatmapGrid grid{fmt::format("{}, layer {} of {}: attention weights on one test sentence", model,
+                                      map.layer + 1, map.weights.size()),
+                          2};
+    grid.x_label = "key: the token attended to";
+    grid.y_label = "query: the token attending";
+    const auto& heads = map.weights[map.layer];
+    for (size_t h = 0; h < heads.size(); ++h) {
+        svg::Heatmap panel{fmt::format("head {}: {:.2f} on the subject", h + 1, map.subject_weight(map.layer, h)),
+                           heads[h], 0, 1};
+        panel.x_ticks = panel.y_ticks = tokens;
+        panel.marked = {{verb_query, subject}};
+        panel.marked_label = "the subject, for the next verb";
+        grid.panels.push_back(std::move(panel));
+    }
+    svg::write(output_path(options, "05_attention_map.svg"), grid);
+    const int k = (map.verb_query - kSubject) / 3;
+    r.figure("05_attention_map.svg",
+             fmt::format("In the row of \"{}\", the position that predicts the verb \"{}\", head {} of layer {} "
+                         "puts {:.3f} on the subject \"{}\" (outlined), {} tokens back past {}: the subject "
+                         "weight below is this largest weight over layers and heads, averaged over many prefixes.",
+                         tokens[verb_query], tokens[verb_query + 1], map.head + 1, map.layer + 1,
+                         map.subject_weight(map.layer, map.head), tokens[subject], map.verb_query - kSubject,
+                         count_of(k, "attractor")));
 }
 
 }  // namespace lessons::modern_transformer

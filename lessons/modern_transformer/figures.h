@@ -5,6 +5,7 @@
 #include "lessons/common/cli.h"
 #include "lessons/common/report.h"
 #include "lessons/modern_transformer/gpt_vs_modern.h"
+#include "lessons/modern_transformer/position_diagnosis.h"
 #include "lessons/modern_transformer/position_encodings.h"
 
 namespace lessons::modern_transformer {
@@ -17,5 +18,11 @@ void perplexity_figure(Report& r, const Options& options, const GptVsModern& res
 // the seeds, their min-max as bars), with chance 0.5 and the end of the
 // training lengths (trained up to k = trained_k).
 void accuracy_by_k_figure(Report& r, const Options& options, const PositionEncodings& encodings, int trained_k);
+
+// §7.3 one sentence's attention weights through `model` (its name on the
+// page), query by key, one panel per head of the layer whose head looks
+// hardest at the subject from the position that predicts the verb; that
+// cell is outlined in every panel.
+void attention_map_figure(Report& r, const Options& options, const AttentionMap& map, const std::string& model);
 
 }  // namespace lessons::modern_transformer

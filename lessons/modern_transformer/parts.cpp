@@ -566,6 +566,12 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
         }
     }
     r.paragraph(
+        "Where a model looks: one test sentence with {} through RoPE seed 0 (part 2's ModernLM). Each row is a "
+        "query, the token attending; each column a key, the token attended to. A row's weights sum to 1 and stop at "
+        "the diagonal (the causal mask).",
+        count_of(kExampleK, "attractor"));
+    attention_map_figure(r, options, diagnosis.example, "RoPE seed 0");
+    r.paragraph(
         "Diagnosis, every model: at the position that predicts the verb, the largest attention weight any head of "
         "any layer puts on the subject (token 2), mean over the prefixes (the subject weight), and p(correct) = "
         "mass on the right verb number / mass on all 24 verb forms (0.5: cannot tell; below 0.5: follows the "

@@ -343,8 +343,8 @@ TEST_CASE("lesson 05: every part records claims with statements and verdicts, it
     const auto& run = quick_run();
     test::check_prose(run);
     const auto figures = test::check_claims_and_figures(run, quick_out());
-    CHECK(figures == std::vector<std::string>{"05_perplexity.svg", "05_accuracy_by_k.svg", "05_subject_attention.svg",
-                                              "05_weight_accuracy.svg"});
+    CHECK(figures == std::vector<std::string>{"05_perplexity.svg", "05_accuracy_by_k.svg", "05_attention_map.svg",
+                                              "05_subject_attention.svg", "05_weight_accuracy.svg"});
 }
 
 TEST_CASE("lesson 05 part 1: the exact parameter counts", "[lessons][lesson05]") {
@@ -476,6 +476,10 @@ TEST_CASE("lesson 05 part 3 (quick): agreement in range, the diagnosis of every 
     const std::string by_k = test::read_text(quick_out() / "05_accuracy_by_k.svg");
     CHECK(test::occurrences(by_k, "<circle") == 3 * 6);
     CHECK_THAT(by_k, Catch::Contains("chance 0.5") && Catch::Contains("longer than training"));
+    // the attention map: a panel per head, the sentence's tokens as ticks, the subject outlined in each
+    const std::string map = test::read_text(quick_out() / "05_attention_map.svg");
+    CHECK(test::occurrences(map, "head ") == 4);
+    CHECK_THAT(map, Catch::Contains("&lt;s&gt;") && Catch::Contains("the subject, for the next verb"));
     // the scatter: a dot per model and one per encoding in its legend
     const std::string scatter = test::read_text(quick_out() / "05_weight_accuracy.svg");
     CHECK(test::occurrences(scatter, "<circle") == 3 + 3);
@@ -597,6 +601,43 @@ TEST_CASE("untouched_position_rows: exact, and it sees a change of one ulp", "[l
     CHECK(std::count(rows.untouched.begin(), rows.untouched.end(), true) == 39);
     rows = untouched_position_rows(model, 4, 2, training);
     CHECK(std::count(rows.untouched.begin(), rows.untouched.end(), true) == 0);
+}
+
+TEST_CASE("attention_map: every head's weights, causal rows summing to 1, the head that finds the subject",
+          "[lessons][lesson05]") {
+    using lessons::modern_transformer::attention_map;
+    using lessons::modern_transformer::example_sentence;
+    using lessons::modern_transformer::kSubject;
+    // two sentences of k = 2, the first with an attractor of the subject's number
+    const farm::Sentence agreeing{farm::encode("<s> the dog near the cat by the dogs runs </s>"), 0, 2};
+    const farm::Sentence opposite{farm::encode("<s> the dog near the cats by the hens runs </s>"), 0, 2};
+    CHECK(example_sentence({agreeing, opposite}, 2).ids == opposite.ids);
+    CHECK(example_sentence({agreeing}, 2).ids == agreeing.ids);  // none opposite: the first with k
+    CHECK_THROWS_AS(example_sentence({agreeing}, 3), std::invalid_argument);
+
+    const nn::LanguageModel model(nn::LMConfig::modern_lm(), 0);
+    const auto map = attention_map(model, opposite);
+    const size_t T = opposite.ids.size() - 1;  // </s> is only a target
+    CHECK(map.ids.size() == T);
+    CHECK(map.verb_query == kSubject + 3 * 2);
+    REQUIRE(map.weights.size() == 2);
+    double largest = 0;
+    for (size_t l = 0; l < map.weights.size(); ++l) {
+        REQUIRE(map.weights[l].size() == 4);
+        for (size_t h = 0; h < 4; ++h) {
+            REQUIRE(map.weights[l][h].size() == T);
+            for (size_t t = 0; t < T; ++t) {
+                double sum = 0;
+                for (size_t j = 0; j < T; ++j) {
+                    if (j > t) CHECK(map.weights[l][h][t][j] == 0.0);
+                    sum += map.weights[l][h][t][j];
+                }
+                CHECK(sum == Approx(1.0).epsilon(1e-12));
+            }
+            largest = std::max(largest, map.subject_weight(l, h));
+        }
+    }
+    CHECK(map.subject_weight(map.layer, map.head) == largest);
 }
 
 TEST_CASE("05_modern_transformer --quick --part 1 --json writes the report", "[lessons][lesson05][json]") {
