@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "data/farm_language.h"
 #include "lessons/common/spread.h"
@@ -79,9 +80,10 @@ void accuracy_by_k_figure(Report& r, const Options& options, const PositionEncod
     plot.references.push_back({trained_k + 0.5, "longer than training", true});
     svg::write(output_path(options, "05_accuracy_by_k.svg"), plot);
     r.figure("05_accuracy_by_k.svg",
-             fmt::format("Up to k = {}, the lengths the models were trained on, every encoding's {}accuracy is at "
-                         "least {:.3f}; at k = {} it is {}.",
-                         trained_k, seeds == 1 ? "" : "mean ", lowest_within, largest,
+             fmt::format("Up to k = {}, the lengths the models were trained on, every encoding's {}accuracy is {}; "
+                         "at k = {} it is {}.",
+                         trained_k, seeds == 1 ? "" : "mean ",
+                         lowest_within == 1 ? std::string("1") : fmt::format("at least {:.3f}", lowest_within), largest,
                          fmt::format("{}, {} and {}", at_largest[0], at_largest[1], at_largest[2])));
 }
 
@@ -112,6 +114,56 @@ void attention_map_figure(Report& r, const Options& options, const AttentionMap&
                          tokens[verb_query], tokens[verb_query + 1], map.head + 1, map.layer + 1,
                          map.subject_weight(map.layer, map.head), tokens[subject], map.verb_query - kSubject,
                          count_of(k, "attractor")));
+}
+
+void subject_weight_figure(Report& r, const Options& options, const PositionDiagnosis& diagnosis, int trained_k) {
+    const int seeds = static_cast<int>(diagnosis.models.size() / kEncodings.size());
+    svg::LinePlot plot{"Largest attention on the subject when predicting the verb, RoPE",
+                       "k, attractors between subject and verb (the subject is 3k tokens back)",
+                       "max weight over layers and heads"};
+    plot.markers = true;
+    double lowest_within = 1;
+    std::vector<std::string> at_largest;
+    for (int seed = 0; seed < seeds; ++seed) {
+        const ModelDiagnosis& m = diagnosis.at(kRope, seed);
+        svg::Series series{fmt::format("RoPE seed {}", seed), {}, m.weight};
+        for (size_t k = 1; k <= m.weight.size(); ++k) series.x.push_back(static_cast<double>(k));
+        plot.series.push_back(std::move(series));
+        for (int k = 1; k <= trained_k; ++k)
+            lowest_within = std::min(lowest_within, m.weight[static_cast<size_t>(k - 1)]);
+        at_largest.push_back(fmt::format("{:.3f}", m.weight.back()));
+    }
+    plot.references.push_back({trained_k + 0.5, "longer than training", true});
+    svg::write(output_path(options, "05_subject_attention.svg"), plot);
+    r.figure("05_subject_attention.svg",
+             fmt::format("RoPE, seed by seed, mean over the prefixes: up to k = {} every seed puts at least {:.3f} on "
+                         "the subject, at k = {} {} ({}).",
+                         trained_k, lowest_within, diagnosis.models.front().weight.size(), fmt::join(at_largest, ", "),
+                         seeds == 1 ? "seed 0" : "seed 0 first"));
+}
+
+void weight_accuracy_figure(Report& r, const Options& options, const PositionDiagnosis& diagnosis) {
+    const WeightExplains& explains = diagnosis.explains;
+    svg::LinePlot plot{"Accuracy against subject weight at k = 4-6, every model", "subject weight at k = 4-6",
+                       "accuracy at k = 4-6"};
+    plot.lines = false;
+    for (size_t e = 0; e < kEncodings.size(); ++e) {
+        svg::Series series{kEncodings[e].name, {}, {}};
+        for (const ModelDiagnosis& m : diagnosis.models)
+            if (m.encoding == e) {
+                series.x.push_back(m.weight_beyond);
+                series.y.push_back(m.accuracy_beyond);
+            }
+        plot.series.push_back(std::move(series));
+    }
+    plot.references.push_back({0.5, "chance 0.5"});
+    if (explains.below > 0)
+        plot.references.push_back({explains.threshold, fmt::format("split at {:.3f}", explains.threshold), true});
+    svg::write(output_path(options, "05_weight_accuracy.svg"), plot);
+    r.figure("05_weight_accuracy.svg",
+             fmt::format("Every model (encoding and seed): accuracy at k = 4-6 against its subject weight there{}.",
+                         std::isfinite(explains.correlation) ? fmt::format(", r = {:.3f}", explains.correlation)
+                                                             : std::string()));
 }
 
 }  // namespace lessons::modern_transformer

@@ -25,4 +25,12 @@ void accuracy_by_k_figure(Report& r, const Options& options, const PositionEncod
 // cell is outlined in every panel.
 void attention_map_figure(Report& r, const Options& options, const AttentionMap& map, const std::string& model);
 
+// §7.3 RoPE's subject weight per k, seed by seed, with the end of the
+// training lengths (trained up to k = trained_k).
+void subject_weight_figure(Report& r, const Options& options, const PositionDiagnosis& diagnosis, int trained_k);
+
+// §7.3 every model's accuracy at k = 4-6 against its subject weight there,
+// with chance 0.5 and the weight that best splits the models by accuracy.
+void weight_accuracy_figure(Report& r, const Options& options, const PositionDiagnosis& diagnosis);
+
 }  // namespace lessons::modern_transformer

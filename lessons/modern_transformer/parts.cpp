@@ -11,7 +11,6 @@
 #include "lessons/common/evaluation.h"
 #include "lessons/common/progress.h"
 #include "lessons/common/spread.h"
-#include "lessons/common/svg.h"
 #include "lessons/modern_transformer/farm_runs.h"
 #include "lessons/modern_transformer/figures.h"
 #include "lessons/modern_transformer/gpt_vs_modern.h"
@@ -587,23 +586,7 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
     r.paragraph("p(correct) per k:");
     r.table("p_correct", per_k, p_correct);
 
-    svg::LinePlot per_seed{"Largest attention on the subject at the verb position, RoPE",
-                           "k (attractors; the subject is 3k positions back)", "max weight over layers and heads"};
-    per_seed.markers = true;
-    for (int seed = 0; seed < options.seeds; ++seed) {
-        const ModelDiagnosis& m = diagnosis.at(kRope, seed);
-        svg::Series series{fmt::format("RoPE seed {}", seed), {}, m.weight};
-        for (size_t k = 1; k <= m.weight.size(); ++k) series.x.push_back(static_cast<double>(k));
-        per_seed.series.push_back(std::move(series));
-    }
-    per_seed.series.push_back({fmt::format("trained up to k = {}", trained_k),
-                               {static_cast<double>(trained_k), static_cast<double>(trained_k)},
-                               {0, 1},
-                               true});
-    svg::write(output_path(options, "05_subject_attention.svg"), per_seed);
-    r.figure("05_subject_attention.svg",
-             "RoPE, seed by seed: the largest attention any head puts on the subject at the verb-predicting "
-             "position, per k");
+    subject_weight_figure(r, options, diagnosis, trained_k);
 
     r.paragraph(
         "The lecture's reading: a learned table can learn \"look at position 2\", true at any length; without "
@@ -622,24 +605,7 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
     Table weights_table{"", {"encoding", "seed", "subject weight at k = 4-6", "accuracy at k = 4-6"}, {}};
     for (const ModelDiagnosis& m : diagnosis.models)
         weights_table.rows.push_back({kEncodings[m.encoding].name, m.seed, m.weight_beyond, m.accuracy_beyond});
-    svg::LinePlot scatter{"Accuracy against subject weight at k = 4-6, every model", "subject weight at k = 4-6",
-                          "accuracy at k = 4-6"};
-    scatter.lines = false;
-    for (size_t e = 0; e < kEncodings.size(); ++e) {
-        svg::Series series{kEncodings[e].name, {}, {}};
-        for (const ModelDiagnosis& m : diagnosis.models)
-            if (m.encoding == e) {
-                series.x.push_back(m.weight_beyond);
-                series.y.push_back(m.accuracy_beyond);
-            }
-        scatter.series.push_back(std::move(series));
-    }
-    if (explains.below > 0)
-        scatter.series.push_back(
-            {"split at " + decimals3(explains.threshold), {explains.threshold, explains.threshold}, {0, 1}, true});
-    svg::write(output_path(options, "05_weight_accuracy.svg"), scatter);
-    r.figure("05_weight_accuracy.svg",
-             "Every model (encoding and seed): accuracy at k = 4-6 against its subject weight there");
+    weight_accuracy_figure(r, options, diagnosis);
     r.claim({"subject_weight_explains_k4_6",
              "The models that still find the subject beyond the training lengths are the ones that still agree: the "
              "subject weight at k = 4-6 sorts the models by their accuracy there.",
