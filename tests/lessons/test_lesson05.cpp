@@ -574,7 +574,7 @@ TEST_CASE("lesson 05 part 3 (quick): the untrained learned position rows are fou
     REQUIRE(rows.rows.size() == 1);
     CHECK(rows.at(0, "rows untouched (found)").str() == "13-39");
     CHECK(rows.at(0, "max moved").number() > 1e-3);  // the trained rows did move
-    CHECK(rows.at(0, "(1 - lr·λ)^steps").number() < 1.0);
+    CHECK(rows.at(0, "$(1 - \\mathrm{lr} \\cdot λ)^\\mathrm{steps}$").number() < 1.0);
     const auto& reads = quick_run().report.part(3).table("learned_extrapolation");
     CHECK(reads.at(3, "untrained rows read").number() == 2);  // k=4: positions 13 and 14
 }
