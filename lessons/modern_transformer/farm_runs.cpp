@@ -38,7 +38,7 @@ FarmRuns farm_runs(const Options& options) {
         "{} training sentences (the {} farm language, data seed 0{}), {} of AdamW lr {} in batches of {}; "
         "{} test sentences; {} agreement prefixes per k",
         group_thousands(static_cast<double>(runs.train.size())), runs.language.name(),
-        options.quick ? fmt::format(", --quick: the first with k <= {}", kQuickMaxK) : "",
+        options.quick ? fmt::format(", `--quick`: the first with k <= {}", kQuickMaxK) : "",
         count_of(runs.training.epochs, "epoch"), runs.training.lr, runs.training.batch_size,
         group_thousands(static_cast<double>(runs.test.size())), runs.agreement[0].size());
     return runs;

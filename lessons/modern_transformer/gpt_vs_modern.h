@@ -12,21 +12,12 @@
 
 namespace lessons::modern_transformer {
 
-// A loss curve: the per-step losses of every epoch, averaged over blocks of
-// steps (one step's loss is a 32-sentence batch: noisy).
-struct LossCurve {
-    size_t block = 1;            // steps averaged in one point
-    std::vector<double> steps;   // each block's middle step (1-based)
-    std::vector<double> losses;  // each block's mean loss
-};
-
 struct RecipeRun {
     std::string name;  // "GPT" or "ModernLM"
     CachedLm run;      // seed 0's, trained on runs.train through the model cache
     int64_t parameters = 0;
     std::vector<double> test_perplexity;  // seed by seed
     double seconds = 0;                   // seed 0's training run, all epochs
-    LossCurve curve;                      // seed 0's, in blocks of 1/125 of the steps (at least one step)
 };
 
 struct GptVsModern {

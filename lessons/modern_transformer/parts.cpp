@@ -11,8 +11,8 @@
 #include "lessons/common/evaluation.h"
 #include "lessons/common/progress.h"
 #include "lessons/common/spread.h"
-#include "lessons/common/svg.h"
 #include "lessons/modern_transformer/farm_runs.h"
+#include "lessons/modern_transformer/figures.h"
 #include "lessons/modern_transformer/gpt_vs_modern.h"
 #include "lessons/modern_transformer/position_diagnosis.h"
 #include "lessons/modern_transformer/position_encodings.h"
@@ -51,7 +51,7 @@ RecipeCounts parameter_counts(Report& r) {
     const nn::LMConfig llama_cfg = nn::llama3_8b();
     r.paragraph(
         "§7.1 Parameters counted two ways: summed over the built module's tensors (sorted by name), and from the "
-        "formula nn::count_parameters, which never builds the model (so it also counts Llama-3 8B):");
+        "formula `nn::count_parameters`, which never builds the model (so it also counts Llama-3 8B):");
     r.table("parameter_counts", {"model", "counted from", "embeddings", "attention", "FFN", "norms", "head", "total"},
             {count_row("ModernLM", "module", counts.modern_module),
              count_row("ModernLM", "formula", counts.modern_formula), count_row("GPT", "module", counts.gpt_module),
@@ -62,7 +62,9 @@ RecipeCounts parameter_counts(Report& r) {
     r.value("gpt_params_formula", static_cast<double>(counts.gpt_formula.total()));
     const bool module_equals_formula = counts.module_equals_formula;
     r.claim({"module_equals_formula",
-             "ModernLM's parameters counted from the built model and from the param_count formula agree: 99,648.",
+             "ModernLM's parameters counted from the built model and from the formula `nn::count_parameters` (the "
+             "lecture's "
+             "`param_count`) agree: 99,648.",
              99648, counts.modern_total, module_equals_formula,
              fmt::format("module and formula {} in every group (embeddings, attention, FFN, norms, head), for "
                          "ModernLM ({}) and for GPT ({}; the lecture: 111,360)",
@@ -75,8 +77,8 @@ RecipeCounts parameter_counts(Report& r) {
                          outcome(module_equals_formula))});
 
     const int64_t total = llama.total();
-    r.paragraph("Llama-3 8B (d = {}, {} layers, {}/{} heads, FFN {}, V = {}, untied head): {:.2f} billion parameters.",
-                llama_cfg.d_model, llama_cfg.n_layers, llama_cfg.n_heads, llama_cfg.n_kv_heads,
+    r.paragraph("Llama-3 8B ($d$ = {}, {}, {}/{} heads, FFN {}, $V$ = {}, untied head): {:.2f} billion parameters.",
+                llama_cfg.d_model, count_of(llama_cfg.n_layers, "layer"), llama_cfg.n_heads, llama_cfg.n_kv_heads,
                 thousands(llama_cfg.d_ff), thousands(llama_cfg.vocab), static_cast<double>(total) / 1e9);
     const auto percent = [&](int64_t part) { return 100.0 * share(part, total); };
     r.table("llama3_8b", {"part", "parameters", "share (%)"},
@@ -93,7 +95,7 @@ RecipeCounts parameter_counts(Report& r) {
     r.value("llama3_embeddings_head_share", embeddings_head_share);
     const int64_t kv = llama_cfg.n_kv_heads * llama_cfg.head_dim();
     const double kv_over_q = share(kv, llama_cfg.d_model);
-    r.paragraph("Attention is small because of GQA (§5): W_k and W_v are {} × {}, {:.2f} of W_q's {} × {}.",
+    r.paragraph("Attention is small because of GQA (§5): $W_k$ and $W_v$ are {} × {}, {:.2f} of $W_q$'s {} × {}.",
                 llama_cfg.d_model, kv, kv_over_q, llama_cfg.d_model, llama_cfg.d_model);
     const bool size_reproduced = rounds_to(static_cast<double>(total) / 1e9, 8.03, 2);
     r.claim({"llama3_8b_params", "Llama-3 8B has 8.03 billion parameters.", 8.03e9, total, size_reproduced,
@@ -119,7 +121,7 @@ RecipeCounts parameter_counts(Report& r) {
     split("llama3_embeddings_head_share",
           "The 128K vocabulary makes the embeddings and the output layer about 13% of Llama-3 8B.",
           "the embeddings and output layer", 0.13, embeddings_head_share, 2);
-    r.claim({"llama3_kv_quarter_of_q", "GQA makes Llama-3 8B's W_k and W_v a quarter of W_q.", 0.25, kv_over_q,
+    r.claim({"llama3_kv_quarter_of_q", "GQA makes Llama-3 8B's $W_k$ and $W_v$ a quarter of $W_q$.", 0.25, kv_over_q,
              kv_over_q == 0.25,
              fmt::format("{} KV heads of {} dimensions against {} query heads: {} × {} against {} × {}",
                          llama_cfg.n_kv_heads, llama_cfg.head_dim(), llama_cfg.n_heads, llama_cfg.d_model, kv,
@@ -168,7 +170,7 @@ void rmsnorm_vs_layernorm(Report& r) {
               "LayerNorm", example.layer, {-1.342, -0.447, 0.447, 1.342});
 
     const double centred_gap = identity.centred_gap, uncentred_gap = identity.uncentred_gap;
-    r.paragraph("On 1,000 rows of d = {} (entries N(2, 3²)) with a random gain g and β = 0:", d);
+    r.paragraph("On 1,000 rows of $d$ = {} (entries $N(2, 3^2)$) with a random gain $g$ and $β = 0$:", d);
     r.value("max_rmsnorm_centred_minus_layernorm", centred_gap);
     r.value("max_rmsnorm_minus_layernorm", uncentred_gap);
     r.claim(
@@ -188,7 +190,7 @@ void rmsnorm_vs_layernorm(Report& r) {
     const nn::RMSNorm rms_norm(d);
     const int64_t norms = 2 * nn::LMConfig::modern_lm().n_layers + 1;  // two per block, one final
     r.paragraph(
-        "What RMSNorm drops: the mean (one reduction less per row) and β (d parameters per norm). At d = {}: "
+        "What RMSNorm drops: the mean (one reduction less per row) and β ($d$ parameters per norm). At $d$ = {}: "
         "LayerNorm {} parameters, RMSNorm {}; the {} norms of each model: GPT {}, ModernLM {}.",
         d, layer_norm.num_parameters(), rms_norm.num_parameters(), norms, norms * layer_norm.num_parameters(),
         norms * rms_norm.num_parameters());
@@ -229,7 +231,8 @@ void swiglu_hidden_size(Report& r) {
     const nn::SwiGLU swiglu(modern_cfg.d_model, modern_cfg.d_ff, gen);
     const int64_t llama2_hidden = swiglu_hidden_rounded(llama_cfg.d_model, 256);
     r.paragraph(
-        "ModernLM's d_ff = {} is 8·{}/3 = {:.2f} rounded up to a multiple of 4 (Llama 2 7B rounds to 256: {}). As "
+        "ModernLM's $d_\\mathrm{{ff}}$ = {} is 8·{}/3 = {:.2f} rounded up to a multiple of 4 (Llama 2 7B rounds to "
+        "256: {}). As "
         "modules: GPT's GELU MLP has {} parameters (its {} biases included), ModernLM's SwiGLU {} (no biases).",
         modern_cfg.d_ff, modern_cfg.d_model, swiglu_matching_hidden(modern_cfg.d_model), thousands(llama2_hidden),
         thousands(gelu.num_parameters()), 4 * modern_cfg.d_model + modern_cfg.d_model,
@@ -244,7 +247,8 @@ void swiglu_hidden_size(Report& r) {
     r.value("swiglu_module_params", static_cast<double>(swiglu.num_parameters()));
     r.value("llama3_d_ff_over_d", share(llama_cfg.d_ff, llama_cfg.d_model));
     r.claim({"swiglu_hidden_d4096",
-             "SwiGLU matches the GELU MLP's weights at d_ff = 8d/3: at d = 4096, rounded up to a multiple of 256, "
+             "SwiGLU matches the GELU MLP's weights at $d_\\mathrm{ff} = 8d/3$: at $d$ = 4096, rounded up to a "
+             "multiple of 256, "
              "11,008, Llama 2 7B's hidden size.",
              11008, llama2_hidden, llama2_hidden == 11008,
              fmt::format("8·{}/3 = {:.1f} rounds up to {}", llama_cfg.d_model,
@@ -276,7 +280,8 @@ void part1_recipe(Report& r, const Options&) {
     rmsnorm_vs_layernorm(r);
     swiglu_hidden_size(r);
     r.takeaway(fmt::format(
-        "the modern recipe keeps the size class (ModernLM {} against GPT {}: GQA's smaller W_k and W_v, no position "
+        "the modern recipe keeps the size class (ModernLM {} against GPT {}: GQA's smaller $W_k$ and $W_v$, no "
+        "position "
         "table, no biases, no LayerNorm β; SwiGLU at 8d/3 keeps the FFN's size); in a large model the FFN holds most "
         "parameters.",
         thousands(counts.modern_total), thousands(counts.gpt_total)));
@@ -290,15 +295,17 @@ constexpr std::array<double, 2> kLecturePerplexity{2.5305, 2.5262};
 void part2_gpt_vs_modern(Report& r, const Options& options) {
     const FarmRuns runs = farm_runs(options);
     const int seeds = options.seeds;
+    const nn::LMConfig gpt_cfg = nn::LMConfig::gpt(), modern_cfg = nn::LMConfig::modern_lm();
     r.paragraph(
-        "§7.2 The lecture-2 GPT (learned positions, LayerNorm, GELU MLP, biases) and the ModernLM (RoPE, RMSNorm, "
-        "SwiGLU, GQA 4/2 heads, no biases), both d = 64 and 2 layers, initialisation {} (ModernLM's are part 3's "
-        "RoPE models), trained on {}.",
+        "§7.2 The lecture-2 GPT (learned positions, LayerNorm, GELU MLP, biases; $d$ = {}, {}, {} heads) and the "
+        "ModernLM (RoPE, RMSNorm, SwiGLU, GQA with {} query and {} key-value heads, no biases; $d$ = {}, {}), "
+        "initialisation {} (ModernLM's are part 3's RoPE models), trained on {}.",
+        gpt_cfg.d_model, count_of(gpt_cfg.n_layers, "layer"), gpt_cfg.n_heads, modern_cfg.n_heads,
+        modern_cfg.n_kv_heads, modern_cfg.d_model, count_of(modern_cfg.n_layers, "layer"),
         seeds == 1 ? std::string("seed 0") : fmt::format("seeds 0 … {}", seeds - 1), runs.description);
     const GptVsModern result = compare_gpt_and_modern(options, runs, seeds);
     const double floor = result.floor;
     std::vector<std::vector<Cell>> rows;
-    svg::LinePlot plot{"GPT vs ModernLM: training loss (seed 0)", "step", "cross-entropy (mean over blocks of steps)"};
     std::array<Spread, 2> ppl;
     std::array<int64_t, 2> params{};
     for (size_t m = 0; m < result.models.size(); ++m) {
@@ -308,17 +315,11 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
         params[m] = model.parameters;
         rows.push_back({model.name, params[m], ppl[m].mean, ppl[m].min, ppl[m].max, kLecturePerplexity[m],
                         ppl[m].mean - floor, model.run.logs.back().train_loss, model.seconds});
-        plot.series.push_back({model.name, model.curve.steps, model.curve.losses});
     }
-    // The floor under any training loss: the grammar's own cross-entropy on
-    // the training sentences, ln of its perplexity there.
-    const std::vector<double>& steps = result.models[0].curve.steps;
-    plot.series.push_back({fmt::format("the grammar's floor, ln {:.4f}", result.floor_train),
-                           {steps.front(), steps.back()},
-                           {std::log(result.floor_train), std::log(result.floor_train)}});
     r.table("gpt_vs_modern_lm",
-            {"model", "parameters", fmt::format("test perplexity, mean of {}", count_of(seeds, "seed")), "lowest",
-             "highest", "lecture", "mean above the floor", "seed 0's last train loss", "seed 0's training s"},
+            {"model", "parameters",
+             seeds == 1 ? std::string("test perplexity") : fmt::format("test perplexity, mean of {} seeds", seeds),
+             "lowest", "highest", "lecture", "mean above the floor", "seed 0's last train loss", "seed 0's training s"},
             rows);
     r.value("gpt_params", static_cast<double>(params[0]));
     r.value("modern_lm_params", static_cast<double>(params[1]));
@@ -332,12 +333,18 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
     if (runs.language.is_uniform())
         r.paragraph(
             "In the uniform language every choice is uniform, so its perplexities sit near its floor {:.2f}, not near "
-            "the lecture's 2.53: only the comparison between the two models carries over (docs/farm_language.md).",
+            "the lecture's 2.53: only the comparison between the two models carries over (`docs/farm_language.md`).",
             floor);
+    else if (options.quick)
+        r.paragraph(
+            "`--quick` trains on {} for {}, far less than the lecture's 20,000 sentences for 5 epochs, so these "
+            "perplexities are nowhere near the lecture's 2.53: only the comparison between the two models carries "
+            "over.",
+            count_of(static_cast<int64_t>(runs.train.size()), "sentence"), count_of(runs.training.epochs, "epoch"));
     else
         r.paragraph(
             "The lecture's language was calibrated once so that GPT, seed 0, trained like this reaches the lecture's "
-            "test perplexity (docs/farm_language.md): seed 0's GPT is {:+.2f}% from the lecture's 2.5305 and "
+            "test perplexity (`docs/farm_language.md`): seed 0's GPT is {:+.2f}% from the lecture's 2.5305 and "
             "ModernLM, which was not calibrated on, {:+.2f}% from its 2.5262; the means of the seeds are {:+.2f}% and "
             "{:+.2f}%.",
             100 * (ppl[0].at(0) / kLecturePerplexity[0] - 1), 100 * (ppl[1].at(0) / kLecturePerplexity[1] - 1),
@@ -366,18 +373,11 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
         "distance above the floor. From seed to seed GPT moves by {:.4f} and ModernLM by {:.4f}.",
         thousands(params[0] - params[1]), gap <= 0 ? "below" : "above", std::fabs(gap),
         100.0 * std::fabs(gap) / (ppl[0].mean - floor), ppl[0].max - ppl[0].min, ppl[1].max - ppl[1].min);
-    svg::write(output_path(options, "05_loss.svg"), plot);
-    const double ln_floor = std::log(result.floor_train);
-    const double gpt_end = result.models[0].curve.losses.back(), modern_end = result.models[1].curve.losses.back();
-    r.figure("05_loss.svg",
-             fmt::format("Training loss of GPT and ModernLM (seed 0), each point the mean of a block of {} steps, and "
-                         "the grammar's floor under it. The last blocks end at {:.4f} (GPT) and {:.4f} (ModernLM), "
-                         "{:.4f} and {:.4f} above the floor: the gap the claims test is in the perplexity table.",
-                         result.models[0].curve.block, gpt_end, modern_end, gpt_end - ln_floor, modern_end - ln_floor));
+    perplexity_figure(r, options, result);
     r.claim({"modern_lm_fewer_parameters", "ModernLM has fewer parameters than GPT: 99,648 against 111,360.",
              "99,648 against 111,360", fmt::format("{} against {}", thousands(params[1]), thousands(params[0])),
              params[1] < params[0],
-             fmt::format("{} fewer: no biases, no LayerNorm β, GQA's smaller W_k and W_v, no position table",
+             fmt::format("{} fewer: no biases, no LayerNorm β, GQA's smaller $W_k$ and $W_v$, no position table",
                          thousands(params[0] - params[1])),
              ClaimKind::check,
              fmt::format("Parameters, ModernLM against GPT: {} against {}, the lecture's 99,648 against 111,360: {}.",
@@ -388,8 +388,8 @@ void part2_gpt_vs_modern(Report& r, const Options& options) {
                          order.str(), gap, quarter),
              ClaimKind::experiment,
              fmt::format("Test perplexity, ModernLM against GPT: {:.4f} against {:.4f} (the lecture's 2.5262, 2.5305), "
-                         "on par in {} of {} seeds: {}.",
-                         ppl[1].mean, ppl[0].mean, order.holding, seeds, outcome(order.clear())),
+                         "on par in {} of {}: {}.",
+                         ppl[1].mean, ppl[0].mean, order.holding, count_of(seeds, "seed"), outcome(order.clear())),
              per_seed_table});
     r.takeaway(fmt::format(
         "ModernLM: {} parameters against GPT's {}, test perplexity {:.4f} against {:.4f} (floor {:.4f}; {}); on "
@@ -420,7 +420,8 @@ std::string row_ranges(const std::vector<bool>& rows) {
     return runs.empty() ? "none" : fmt::format("{}", fmt::join(runs, ", "));
 }
 
-void agreement_tables(Report& r, const Options& options, const std::array<EncodingRuns, 3>& all) {
+void agreement_tables(Report& r, const Options& options, const PositionEncodings& encodings, int trained_k) {
+    const std::array<EncodingRuns, 3>& all = encodings.encodings;
     std::vector<std::vector<Cell>> rows;
     for (int seed = 0; seed < options.seeds; ++seed)
         for (size_t e = 0; e < kEncodings.size(); ++e) {
@@ -434,6 +435,7 @@ void agreement_tables(Report& r, const Options& options, const std::array<Encodi
     r.paragraph(
         "Agreement accuracy per k (k attractors between subject and verb; every attractor has the other number):");
     r.table("agreement", {"encoding", "seed", "k=1", "k=2", "k=3", "k=4", "k=5", "k=6", "k=1-3", "k=4-6"}, rows);
+    accuracy_by_k_figure(r, options, encodings, trained_k);
 
     rows.clear();
     for (size_t e = 0; e < kEncodings.size(); ++e) {
@@ -517,16 +519,17 @@ std::string seed_ranking(const PositionDiagnosis& diagnosis, int seed) {
     std::stable_sort(models.begin(), models.end(), [](const ModelDiagnosis* a, const ModelDiagnosis* b) {
         return a->accuracy_beyond > b->accuracy_beyond;
     });
-    std::vector<std::string> accuracies, weights;
+    std::string accuracies;  // "none 0.998 > RoPE 0.971 > learned 0.523"; "=" between equal accuracies
+    std::vector<std::string> weights;
     bool same_order = true;
     for (size_t i = 0; i < models.size(); ++i) {
-        accuracies.push_back(
-            fmt::format("{} {}", kEncodings[models[i]->encoding].name, decimals3(models[i]->accuracy_beyond)));
+        if (i > 0) accuracies += models[i - 1]->accuracy_beyond > models[i]->accuracy_beyond ? " > " : " = ";
+        accuracies += fmt::format("{} {}", kEncodings[models[i]->encoding].name, decimals3(models[i]->accuracy_beyond));
         weights.push_back(decimals3(models[i]->weight_beyond));
         same_order = same_order && (i == 0 || models[i - 1]->weight_beyond > models[i]->weight_beyond);
     }
-    return fmt::format("in seed {} the accuracies at k = 4-6 run {}, the subject weights {} ({})", seed,
-                       fmt::join(accuracies, " > "), same_order ? "in the same order" : "not in that order",
+    return fmt::format("in seed {} the accuracies at k = 4-6 run {}, the subject weights {} ({})", seed, accuracies,
+                       same_order ? "in the same order" : "not in that order",
                        fmt::join(weights, same_order ? " > " : ", "));
 }
 
@@ -568,6 +571,12 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
         }
     }
     r.paragraph(
+        "Where a model looks: one test sentence with {} through RoPE seed 0 (part 2's ModernLM). Each row is a "
+        "query, the token attending; each column a key, the token attended to. A row's weights sum to 1 and stop at "
+        "the diagonal (the causal mask).",
+        count_of(kExampleK, "attractor"));
+    attention_map_figure(r, options, diagnosis.example, "RoPE seed 0");
+    r.paragraph(
         "Diagnosis, every model: at the position that predicts the verb, the largest attention weight any head of "
         "any layer puts on the subject (token 2), mean over the prefixes (the subject weight), and p(correct) = "
         "mass on the right verb number / mass on all 24 verb forms (0.5: cannot tell; below 0.5: follows the "
@@ -583,23 +592,7 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
     r.paragraph("p(correct) per k:");
     r.table("p_correct", per_k, p_correct);
 
-    svg::LinePlot per_seed{"Largest attention on the subject at the verb position, RoPE",
-                           "k (attractors; the subject is 3k positions back)", "max weight over layers and heads"};
-    per_seed.markers = true;
-    for (int seed = 0; seed < options.seeds; ++seed) {
-        const ModelDiagnosis& m = diagnosis.at(kRope, seed);
-        svg::Series series{fmt::format("RoPE seed {}", seed), {}, m.weight};
-        for (size_t k = 1; k <= m.weight.size(); ++k) series.x.push_back(static_cast<double>(k));
-        per_seed.series.push_back(std::move(series));
-    }
-    per_seed.series.push_back({fmt::format("trained up to k = {}", trained_k),
-                               {static_cast<double>(trained_k), static_cast<double>(trained_k)},
-                               {0, 1},
-                               true});
-    svg::write(output_path(options, "05_subject_attention.svg"), per_seed);
-    r.figure("05_subject_attention.svg",
-             "RoPE, seed by seed: the largest attention any head puts on the subject at the verb-predicting "
-             "position, per k");
+    subject_weight_figure(r, options, diagnosis, trained_k);
 
     r.paragraph(
         "The lecture's reading: a learned table can learn \"look at position 2\", true at any length; without "
@@ -618,24 +611,7 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
     Table weights_table{"", {"encoding", "seed", "subject weight at k = 4-6", "accuracy at k = 4-6"}, {}};
     for (const ModelDiagnosis& m : diagnosis.models)
         weights_table.rows.push_back({kEncodings[m.encoding].name, m.seed, m.weight_beyond, m.accuracy_beyond});
-    svg::LinePlot scatter{"Accuracy against subject weight at k = 4-6, every model", "subject weight at k = 4-6",
-                          "accuracy at k = 4-6"};
-    scatter.lines = false;
-    for (size_t e = 0; e < kEncodings.size(); ++e) {
-        svg::Series series{kEncodings[e].name, {}, {}};
-        for (const ModelDiagnosis& m : diagnosis.models)
-            if (m.encoding == e) {
-                series.x.push_back(m.weight_beyond);
-                series.y.push_back(m.accuracy_beyond);
-            }
-        scatter.series.push_back(std::move(series));
-    }
-    if (explains.below > 0)
-        scatter.series.push_back(
-            {"split at " + decimals3(explains.threshold), {explains.threshold, explains.threshold}, {0, 1}, true});
-    svg::write(output_path(options, "05_weight_accuracy.svg"), scatter);
-    r.figure("05_weight_accuracy.svg",
-             "Every model (encoding and seed): accuracy at k = 4-6 against its subject weight there");
+    weight_accuracy_figure(r, options, diagnosis);
     r.claim({"subject_weight_explains_k4_6",
              "The models that still find the subject beyond the training lengths are the ones that still agree: the "
              "subject weight at k = 4-6 sorts the models by their accuracy there.",
@@ -729,8 +705,8 @@ bool compare_with_lecture(Report& r, const Options& options, const PositionEncod
              out_of_order.empty() ? lecture_order.str()
                                   : fmt::format("{}: {}", lecture_order.str(), fmt::join(out_of_order, "; ")),
              ClaimKind::experiment, order_verdict, per_seed});
-    r.claim({"worst_seed_is_rope", "The worst single seed at k = 4-6 is RoPE's.", 0.0, three_decimals(all[worst].min46),
-             worst == kRope,
+    r.claim({"worst_seed_is_rope", "The worst single seed at k = 4-6 is RoPE's.", "0.000",
+             three_decimals(all[worst].min46), worst == kRope,
              worst == kRope ? fmt::format("RoPE's worst seed scores {:.3f}, of {}", all[worst].min46,
                                           count_of(options.seeds, "seed"))
                             : fmt::format("the worst seed is {}'s ({:.3f}; RoPE's worst {:.3f})",
@@ -754,7 +730,7 @@ bool compare_with_lecture(Report& r, const Options& options, const PositionEncod
     if (options.seeds < 8)
         r.paragraph(
             "{} a small sample, whichever way it came out: the verdicts above hold for the seeds run, not for the "
-            "encodings in general. --seeds 8 gives a firmer answer (docs/reference_figures.md records one such "
+            "encodings in general. `--seeds 8` gives a firmer answer (`docs/reference_figures.md` records one such "
             "run).",
             options.seeds == 1 ? std::string("One seed is") : fmt::format("{} seeds are", options.seeds));
     return rope_worst.clear();
@@ -777,14 +753,17 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
     const int64_t max_len = all[kLearned].models[0].model->config().max_len;
     r.paragraph(
         "Learned positions: the longest training sentence has {} tokens, so inputs sit at positions 0-{} and rows "
-        "{}-{} of pos_emb never receive a gradient. AdamW's decoupled weight decay still multiplies every row by "
-        "(1 - lr·λ) each step, so such a row must equal its fresh N(0,1) row (same seed) times (1 - lr·λ)^steps, bit "
+        "{}-{} of the position table `pos_emb` never receive a gradient. AdamW's decoupled weight decay still "
+        "multiplies "
+        "every row by $1 - \\mathrm{{lr}} \\cdot λ$ each step, so such a row must equal its fresh $N(0, 1)$ row (same "
+        "seed) times $(1 - \\mathrm{{lr}} \\cdot λ)^\\mathrm{{steps}}$, bit "
         "for bit. Compared row by row (\"moved\": max |trained - decayed fresh| on the other rows):",
         longest, first_untrained - 1, first_untrained, max_len - 1);
-    r.table("learned_position_rows",
-            {"seed", "rows untouched (found)", "rows never read (predicted)", "match", "(1 - lr·λ)^steps", "max moved",
-             "mean ‖row‖ untouched", "mean ‖row‖ trained"},
-            rows);
+    r.table(
+        "learned_position_rows",
+        {"seed", "rows untouched (found)", "rows never read (predicted)", "match",
+         "$(1 - \\mathrm{lr} \\cdot λ)^\\mathrm{steps}$", "max moved", "mean ‖row‖ untouched", "mean ‖row‖ trained"},
+        rows);
     r.value("longest_training_sentence", static_cast<double>(longest));
     r.value("first_untrained_row", static_cast<double>(first_untrained));
     const auto untouched_seed0 = std::count(seed0.untouched.begin(), seed0.untouched.end(), true);
@@ -793,7 +772,7 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
              "Learned position rows that no training input reaches are never trained: they stay random vectors.", "",
              fmt::format("rows {} untouched (seed 0)", row_ranges(seed0.untouched)), as_predicted,
              as_predicted ? fmt::format("in every seed exactly the rows {}-{} equal their fresh rows times "
-                                        "(1 - lr·λ)^steps, bit for bit",
+                                        "$(1 - \\mathrm{{lr}} \\cdot λ)^\\mathrm{{steps}}$, bit for bit",
                                         first_untrained, max_len - 1)
                           : fmt::format("in some seed the untouched rows are not exactly {}-{} (see the table)",
                                         first_untrained, max_len - 1),
@@ -810,8 +789,9 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
                         a.accuracy, a.p_correct});
     }
     r.paragraph(
-        "What the learned model reads at each k (seed 0): positions 0 … 2+3k, the last of which may be untrained "
-        "rows, random vectors (mean norm {:.2f} against {:.2f} for the trained rows):",
+        "What the learned model reads at each k (seed 0): positions 0 … $2 + 3k$, of which those past the longest "
+        "training sentence are untrained rows, random vectors (mean norm {:.2f} against {:.2f} for the trained "
+        "rows):",
         seed0.mean_norm_untouched, seed0.mean_norm_trained);
     r.table("learned_extrapolation", {"k", "verb-predicting position", "untrained rows read", "accuracy", "p(correct)"},
             rows);
@@ -828,8 +808,8 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
             r.paragraph(
                 "k={}: the model reads {}, the last of them at the verb-predicting position itself; accuracy {}, "
                 "p(correct) {}.",
-                k, count_of(static_cast<int64_t>(rows[i][2].number()), "untrained random row"), rows[i][3].str(),
-                rows[i][4].str());
+                k, count_of(static_cast<int64_t>(rows[i][2].number()), "untrained random row"),
+                decimals3(rows[i][3].number()), decimals3(rows[i][4].number()));
     }
     // The first k beyond training that reads only trained rows, against the larger k.
     const auto clean = static_cast<size_t>(trained_k);
@@ -855,7 +835,8 @@ void untrained_positions(Report& r, const Options& options, const FarmRuns& runs
 void part3_positions(Report& r, const Options& options) {
     const FarmRuns runs = farm_runs(options);
     r.paragraph(
-        "§7.3 ModernLMs that differ only in their position encoding: learned (a row of pos_emb per position), none "
+        "§7.3 ModernLMs that differ only in their position encoding: learned (a row of the position table `pos_emb` "
+        "per position), none "
         "(only the causal mask tells positions apart) and RoPE (the default; seed 0 is part 2's ModernLM). {} the "
         "model; data and batch order are the same. Trained on {}.",
         options.seeds == 1 ? std::string("Seed 0 initialises")
@@ -867,7 +848,7 @@ void part3_positions(Report& r, const Options& options) {
         for (size_t e = 0; e < kEncodings.size(); ++e)
             r.log(fmt::format("{} seed {}: {}", kEncodings[e].name, seed,
                               all[e].models[static_cast<size_t>(seed)].status));
-    agreement_tables(r, options, all);
+    agreement_tables(r, options, encodings, largest_k(runs.train));
     const PositionDiagnosis diagnosis = diagnose_positions(encodings, runs);
     subject_attention(r, options, runs, diagnosis);
     const bool rope_worst = compare_with_lecture(r, options, encodings, diagnosis);

@@ -4,11 +4,11 @@
 //      formula (ModernLM, GPT, Llama-3 8B), RMSNorm against LayerNorm, and
 //      SwiGLU's 8d/3 hidden size;
 //   2. GPT against ModernLM, same size class, 5 epochs each: parameters, test
-//      perplexity beside the grammar's own floor, loss curves;
+//      perplexity over the seeds beside the grammar's own floor;
 //   3. learned / no / RoPE positions: subject-verb agreement within and
 //      beyond the training lengths, per seed, and the diagnosis (attention
 //      on the subject; learned position rows that never got a gradient).
-// Default 1 seed; the lecture's table is --seeds 3, firmer with --seeds 8.
+// Default 3 seeds, as the lecture's table; firmer with --seeds 8.
 #include "lessons/common/lesson.h"
 
 namespace lessons::modern_transformer {

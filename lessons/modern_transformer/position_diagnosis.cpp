@@ -7,6 +7,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "data/batching.h"
 
 namespace lessons::modern_transformer {
@@ -43,6 +45,50 @@ std::vector<double> subject_attention_per_k(const nn::LanguageModel& model,
         per_k.push_back(total / static_cast<double>(set.size()));
     }
     return per_k;
+}
+
+AttentionMap attention_map(const nn::LanguageModel& model, const farm::Sentence& sentence) {
+    ag::NoGradGuard no_grad;
+    AttentionMap map;
+    map.ids.assign(sentence.ids.begin(), sentence.ids.end() - 1);
+    map.verb_query = kSubject + 3 * sentence.k;
+    const auto T = static_cast<int64_t>(map.ids.size());
+    if (map.verb_query >= T) throw std::invalid_argument("attention_map: the sentence has no verb");
+    std::vector<ag::Tensor> weights;  // per layer [1, H, T, T]
+    model.hidden(ag::Tensor::from({1, T}, std::vector<double>(map.ids.begin(), map.ids.end())), &weights);
+    const int64_t H = model.config().n_heads;
+    for (const ag::Tensor& w : weights) {
+        const ag::Tensor p = w.contiguous();
+        auto& layer = map.weights.emplace_back();
+        for (int64_t h = 0; h < H; ++h) {
+            auto& head = layer.emplace_back();
+            for (int64_t t = 0; t < T; ++t)
+                head.emplace_back(p.data() + (h * T + t) * T, p.data() + (h * T + t + 1) * T);
+        }
+    }
+    for (size_t l = 0; l < map.weights.size(); ++l)
+        for (size_t h = 0; h < map.weights[l].size(); ++h)
+            if (map.subject_weight(l, h) > map.subject_weight(map.layer, map.head)) map.layer = l, map.head = h;
+    return map;
+}
+
+double AttentionMap::subject_weight(size_t l, size_t h) const {
+    return weights.at(l).at(h).at(static_cast<size_t>(verb_query)).at(static_cast<size_t>(kSubject));
+}
+
+const farm::Sentence& example_sentence(const std::vector<farm::Sentence>& sentences, int k) {
+    const farm::Sentence* first = nullptr;
+    for (const farm::Sentence& s : sentences) {
+        if (s.k != k) continue;
+        if (!first) first = &s;
+        bool opposite = true;  // attractor i's noun is token kSubject + 3i
+        for (int i = 1; i <= k; ++i)
+            opposite = opposite &&
+                       farm::is_plural_noun(s.ids[static_cast<size_t>(kSubject + 3 * i)]) != (s.subject_plural == 1);
+        if (opposite) return s;
+    }
+    if (!first) throw std::invalid_argument(fmt::format("example_sentence: no sentence has k = {}", k));
+    return *first;
 }
 
 namespace {
@@ -126,6 +172,7 @@ PositionDiagnosis diagnose_positions(const PositionEncodings& encodings, const F
             result.models.push_back(std::move(m));
         }
     result.explains = weight_explains(result.models);
+    result.example = attention_map(*all[kRope].models[0].model, example_sentence(runs.test, kExampleK));
     return result;
 }
 

@@ -23,6 +23,26 @@ constexpr int64_t kSubject = 2;
 std::vector<double> subject_attention_per_k(const nn::LanguageModel& model,
                                             const std::vector<std::vector<farm::Sentence>>& sets);
 
+// §7.3 one sentence through one model: what every head of every layer
+// attends to, and where the position that predicts the verb looks hardest
+// at the subject (the largest weight subject_attention_per_k averages).
+struct AttentionMap {
+    std::vector<int64_t> ids;  // the sentence as the model reads it: every token but its last, </s>
+    int64_t verb_query = 0;    // kSubject + 3k: the position whose output predicts the verb
+    // [layer][head][query t][key j]: the weight query t gives key j (0 for
+    // j > t: the mask is causal), each row summing to 1
+    std::vector<std::vector<std::vector<std::vector<double>>>> weights;
+    size_t layer = 0, head = 0;  // the head with the largest weight on the subject at verb_query
+    double subject_weight(size_t layer, size_t head) const;  // weights[layer][head][verb_query][kSubject]
+};
+AttentionMap attention_map(const nn::LanguageModel& model, const farm::Sentence& sentence);
+
+// The sentence such a map is drawn for: the first of `sentences` with k
+// attractors that all have the number opposite to the subject's (the nearest
+// noun then points to the wrong verb form), else the first with k
+// attractors. Throws std::invalid_argument when none has k.
+const farm::Sentence& example_sentence(const std::vector<farm::Sentence>& sentences, int k);
+
 // The diagnosis of one model, one encoding and seed of part 3: where it
 // looks when it predicts the verb, and how sure it is.
 struct ModelDiagnosis {
@@ -55,9 +75,15 @@ struct WeightExplains {
     bool separates() const { return below > 0 && lowest_above > highest_below; }
 };
 
+// The example's attractors: within the training lengths (also --quick's,
+// k <= 2), and few enough for its tokens to label a map's rows and columns.
+constexpr int kExampleK = 2;
+
 struct PositionDiagnosis {
     std::vector<ModelDiagnosis> models;  // seed by seed, each in kEncodings' order (the agreement table's)
     WeightExplains explains;
+    // RoPE seed 0 (part 2's ModernLM) on example_sentence(runs.test, kExampleK)
+    AttentionMap example;
     const ModelDiagnosis& at(size_t encoding, int seed) const;
 };
 

@@ -12,6 +12,12 @@ double mean_over_k(const std::vector<double>& per_k, int first, int last) {
     return sum / static_cast<double>(last - first + 1);
 }
 
+std::vector<double> EncodingRuns::accuracy_at(int k) const {
+    std::vector<double> per_seed;
+    for (const auto& per_k : scores) per_seed.push_back(per_k.at(static_cast<size_t>(k - 1)).accuracy);
+    return per_seed;
+}
+
 namespace {
 
 // The mean accuracy over k = first … last.

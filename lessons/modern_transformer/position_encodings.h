@@ -31,6 +31,7 @@ struct EncodingRuns {
     std::vector<double> within, beyond;                // [seed]: mean accuracy over k = 1-3 and over k = 4-6
     double mean13 = 0, mean46 = 0;                     // the means of within and beyond over the seeds
     double min46 = 1;                                  // the worst seed's beyond
+    std::vector<double> accuracy_at(int k) const;      // [seed]: the accuracy at k (1 … 6)
 };
 
 struct PositionEncodings {

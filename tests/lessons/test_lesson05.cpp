@@ -343,7 +343,8 @@ TEST_CASE("lesson 05: every part records claims with statements and verdicts, it
     const auto& run = quick_run();
     test::check_prose(run);
     const auto figures = test::check_claims_and_figures(run, quick_out());
-    CHECK(figures == std::vector<std::string>{"05_loss.svg", "05_subject_attention.svg", "05_weight_accuracy.svg"});
+    CHECK(figures == std::vector<std::string>{"05_perplexity.svg", "05_accuracy_by_k.svg", "05_attention_map.svg",
+                                              "05_subject_attention.svg", "05_weight_accuracy.svg"});
 }
 
 TEST_CASE("lesson 05 part 1: the exact parameter counts", "[lessons][lesson05]") {
@@ -429,7 +430,7 @@ TEST_CASE("lesson 05 part 1: SwiGLU's 8d/3", "[lessons][lesson05]") {
     CHECK(claim(1, "swiglu_hidden_d4096").ours.number() == 11008);
 }
 
-TEST_CASE("lesson 05 part 2 (quick): finite perplexities and both figures", "[lessons][lesson05]") {
+TEST_CASE("lesson 05 part 2 (quick): finite perplexities and the figure of them", "[lessons][lesson05]") {
     for (const char* key : {"gpt_test_perplexity", "modern_lm_test_perplexity"}) {
         INFO(key);
         CHECK(std::isfinite(value(2, key)));
@@ -447,12 +448,11 @@ TEST_CASE("lesson 05 part 2 (quick): finite perplexities and both figures", "[le
     CHECK(claim(2, "perplexity_comparable").kind == lessons::ClaimKind::experiment);
     CHECK(claim(2, "modern_lm_fewer_parameters").kind == lessons::ClaimKind::check);
     const auto& out = quick_out();
-    for (const char* figure : {"05_loss.svg", "05_subject_attention.svg"}) {
-        INFO(figure);
-        const std::string text = test::read_text(out / figure);
-        CHECK_THAT(text, Catch::Contains("<svg"));
-        CHECK_THAT(text, Catch::Contains("<polyline"));  // the curves were drawn
-    }
+    // a dot per model and one in the legend, the floor drawn and named
+    const std::string dots = test::read_text(out / "05_perplexity.svg");
+    CHECK(test::occurrences(dots, "<circle") == 2 + 1);
+    CHECK_THAT(dots, Catch::Contains(fmt::format("the grammar's floor {:.4f}", floor)));
+    CHECK_THAT(test::read_text(out / "05_subject_attention.svg"), Catch::Contains("<polyline"));  // the curves
 }
 
 TEST_CASE("lesson 05 part 3 (quick): agreement in range, the diagnosis of every model and the reasons quoting it",
@@ -472,6 +472,14 @@ TEST_CASE("lesson 05 part 3 (quick): agreement in range, the diagnosis of every 
     CHECK(std::any_of(part.paragraphs.begin(), part.paragraphs.end(), [](const std::string& p) {
         return p.find("Training sentences have k <= 2, so at k = 3 and beyond") != std::string::npos;
     }));
+    // accuracy against k: a dot per encoding and k, chance and the training lengths' end named
+    const std::string by_k = test::read_text(quick_out() / "05_accuracy_by_k.svg");
+    CHECK(test::occurrences(by_k, "<circle") == 3 * 6);
+    CHECK_THAT(by_k, Catch::Contains("chance 0.5") && Catch::Contains("longer than training"));
+    // the attention map: a panel per head, the sentence's tokens as ticks, the subject outlined in each
+    const std::string map = test::read_text(quick_out() / "05_attention_map.svg");
+    CHECK(test::occurrences(map, "head ") == 4);
+    CHECK_THAT(map, Catch::Contains("&lt;s&gt;") && Catch::Contains("the subject, for the next verb"));
     // the scatter: a dot per model and one per encoding in its legend
     const std::string scatter = test::read_text(quick_out() / "05_weight_accuracy.svg");
     CHECK(test::occurrences(scatter, "<circle") == 3 + 3);
@@ -566,7 +574,7 @@ TEST_CASE("lesson 05 part 3 (quick): the untrained learned position rows are fou
     REQUIRE(rows.rows.size() == 1);
     CHECK(rows.at(0, "rows untouched (found)").str() == "13-39");
     CHECK(rows.at(0, "max moved").number() > 1e-3);  // the trained rows did move
-    CHECK(rows.at(0, "(1 - lr·λ)^steps").number() < 1.0);
+    CHECK(rows.at(0, "$(1 - \\mathrm{lr} \\cdot λ)^\\mathrm{steps}$").number() < 1.0);
     const auto& reads = quick_run().report.part(3).table("learned_extrapolation");
     CHECK(reads.at(3, "untrained rows read").number() == 2);  // k=4: positions 13 and 14
 }
@@ -593,6 +601,43 @@ TEST_CASE("untouched_position_rows: exact, and it sees a change of one ulp", "[l
     CHECK(std::count(rows.untouched.begin(), rows.untouched.end(), true) == 39);
     rows = untouched_position_rows(model, 4, 2, training);
     CHECK(std::count(rows.untouched.begin(), rows.untouched.end(), true) == 0);
+}
+
+TEST_CASE("attention_map: every head's weights, causal rows summing to 1, the head that finds the subject",
+          "[lessons][lesson05]") {
+    using lessons::modern_transformer::attention_map;
+    using lessons::modern_transformer::example_sentence;
+    using lessons::modern_transformer::kSubject;
+    // two sentences of k = 2, the first with an attractor of the subject's number
+    const farm::Sentence agreeing{farm::encode("<s> the dog near the cat by the dogs runs </s>"), 0, 2};
+    const farm::Sentence opposite{farm::encode("<s> the dog near the cats by the hens runs </s>"), 0, 2};
+    CHECK(example_sentence({agreeing, opposite}, 2).ids == opposite.ids);
+    CHECK(example_sentence({agreeing}, 2).ids == agreeing.ids);  // none opposite: the first with k
+    CHECK_THROWS_AS(example_sentence({agreeing}, 3), std::invalid_argument);
+
+    const nn::LanguageModel model(nn::LMConfig::modern_lm(), 0);
+    const auto map = attention_map(model, opposite);
+    const size_t T = opposite.ids.size() - 1;  // </s> is only a target
+    CHECK(map.ids.size() == T);
+    CHECK(map.verb_query == kSubject + 3 * 2);
+    REQUIRE(map.weights.size() == 2);
+    double largest = 0;
+    for (size_t l = 0; l < map.weights.size(); ++l) {
+        REQUIRE(map.weights[l].size() == 4);
+        for (size_t h = 0; h < 4; ++h) {
+            REQUIRE(map.weights[l][h].size() == T);
+            for (size_t t = 0; t < T; ++t) {
+                double sum = 0;
+                for (size_t j = 0; j < T; ++j) {
+                    if (j > t) CHECK(map.weights[l][h][t][j] == 0.0);
+                    sum += map.weights[l][h][t][j];
+                }
+                CHECK(sum == Approx(1.0).epsilon(1e-12));
+            }
+            largest = std::max(largest, map.subject_weight(l, h));
+        }
+    }
+    CHECK(map.subject_weight(map.layer, map.head) == largest);
 }
 
 TEST_CASE("05_modern_transformer --quick --part 1 --json writes the report", "[lessons][lesson05][json]") {
