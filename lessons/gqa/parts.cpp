@@ -46,10 +46,11 @@ void check_gqa_is_mha(Report& r, const Options& options) {
         "$\\lfloor h/g \\rfloor$.");
     const int64_t dh = base.head_dim();
     r.paragraph(
-        "ModernLMs (d = {}, {} query heads, seed = init seed) with 2 and 1 K/V heads, against MHA models whose "
+        "ModernLMs (d = {}, {}, seed = init seed) with 2 and 1 K/V heads, against MHA models whose "
         "$W_k$ and $W_v$ hold each K/V head copied $g$ times (rows h·{} … h·{}+{} = K/V head $\\lfloor h/g "
-        "\\rfloor$), everything else copied: the logits on {} test sentences ({} positions).",
-        base.d_model, base.n_heads, dh, dh, dh - 1, check.sentences, check.positions);
+        "\\rfloor$), everything else copied: the logits on {} ({}).",
+        base.d_model, count_of(base.n_heads, "query head"), dh, dh, dh - 1, count_of(check.sentences, "test sentence"),
+        count_of(check.positions, "position"));
     r.table("equality",
             {"seed", "K/V heads", "g", "parameters GQA", "parameters MHA copy", "largest |logit GQA − logit MHA copy|"},
             rows);
@@ -86,7 +87,7 @@ void count_attention_parameters(Report& r) {
     const int64_t mha = counts.front().module, mqa = counts.back().module;  // 8 K/V heads, and 1
     r.paragraph(
         "Attention parameters for d = 32 and 8 query heads of 4 dimensions, every divisor of 8 as the K/V head "
-        "count: nn::ModernAttention's parameters against the formula $2d^2 + 2d \\cdot h_{kv} d_h$ ($W_q$ and "
+        "count: `nn::ModernAttention`'s parameters against the formula $2d^2 + 2d \\cdot h_{kv} d_h$ ($W_q$ and "
         "$W_o$, then $W_k$ and $W_v$).");
     r.table("attention_parameters",
             {"attention", "K/V heads", "g", "$W_q + W_o$", "$W_k + W_v$", "parameters (module)", "parameters (formula)",
@@ -135,10 +136,10 @@ void part2_llama(Report& r, const Options&) {
 
     const double weight_gib = static_cast<double>(weights) / GiB;
     r.paragraph(
-        "§5.3: Llama-3 8B ({} layers, {} query heads of {}, {} K/V heads) decodes {} sequences of {} tokens on an "
-        "H100 ({:.0f} GB = {:.0f}·10⁹ bytes at {:.2f} TB/s). Weights: {} parameters (nn::count_parameters) × {} "
-        "bytes (BF16) = {} bytes = {:.2f} GiB.",
-        llama.n_layers, llama.n_heads, llama.head_dim(), llama.n_kv_heads, setup.batch, setup.tokens,
+        "§5.3: Llama-3 8B ({}, {} of {}, {}) decodes {} of {} on an H100 ({:.0f} GB = {:.0f}·10⁹ bytes at {:.2f} "
+        "TB/s). Weights: {} parameters (`nn::count_parameters`) × {} bytes (BF16) = {} bytes = {:.2f} GiB.",
+        count_of(llama.n_layers, "layer"), count_of(llama.n_heads, "query head"), llama.head_dim(),
+        count_of(llama.n_kv_heads, "K/V head"), count_of(setup.batch, "sequence"), count_of(setup.tokens, "token"),
         setup.memory_bytes / GB, setup.memory_bytes / GB, setup.bandwidth / 1e12,
         group_thousands(static_cast<double>(params)), setup.bytes_per_value,
         group_thousands(static_cast<double>(weights)), weight_gib);
