@@ -1,5 +1,7 @@
 #include "lessons/gqa/quality.h"
 
+#include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <memory>
 #include <utility>
@@ -77,6 +79,11 @@ QualitySetup QualitySetup::quick(const farm::Language& language) {
     return s;
 }
 
+Gap gap_between(double from, double to, double floor) {
+    const double gap = to - from, distance = from - floor;
+    return {gap, gap / distance, std::fabs(gap) < kClose * distance, gap > kClose * distance};
+}
+
 QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem::path& out_dir, int seeds,
                                Progress* progress) {
     std::vector<LmRun> models;  // every seed's, trained side by side
@@ -92,7 +99,18 @@ QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem:
         result.second_epoch_mean.uptrained += last.second_epoch.uptrained / static_cast<double>(seeds);
         result.second_epoch_mean.control += last.second_epoch.control / static_cast<double>(seeds);
     }
-    result.grammar_perplexity = grammar_perplexity(setup.test, setup.language);
+    for (size_t m = 0; m < Models; ++m) {
+        std::vector<double> per_seed;
+        for (const SeedRuns& s : result.seeds) per_seed.push_back(s.perplexity[m]);
+        result.over_seeds[m] = spread(per_seed);
+    }
+    const double floor = result.grammar_perplexity = grammar_perplexity(setup.test, setup.language);
+    const std::array<double, Models>& mean = result.mean;
+    const SecondEpoch& again = result.second_epoch_mean;
+    result.gaps = {
+        gap_between(mean[Mha], mean[Gqa], floor),           gap_between(mean[Mha], mean[Mqa], floor),
+        gap_between(mean[Mha], mean[Pooled], floor),        gap_between(mean[Control], mean[Uptrained], floor),
+        gap_between(again.control, again.uptrained, floor), mean[Uptrained] - mean[Mha]};
     return result;
 }
 

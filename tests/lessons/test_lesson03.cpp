@@ -15,6 +15,7 @@
 #include "lessons/gqa/decoding_cost.h"
 #include "lessons/gqa/kv_heads.h"
 #include "lessons/gqa/parts.h"
+#include "lessons/gqa/quality.h"
 #include "nn/param_count.h"
 
 namespace {
@@ -91,6 +92,8 @@ TEST_CASE("lesson 03: every part records claims with a statement, and its figure
     const auto value = [&](const char* key) { return part3.value(key).number(); };
     const double mha = value("ppl_mha"), control = value("ppl_control"), floor = value("grammar_perplexity");
     // "almost negligible", "comparable": within a quarter of the distance above the grammar's floor
+    const double band = lessons::gqa::kClose;
+    CHECK(band == 0.25);
     const double gqa_gap = value("ppl_gqa") - mha, mqa_gap = value("ppl_mqa") - mha;
     const double pooled_gap = value("ppl_mean_pooled") - mha, uptrained_gap = value("ppl_uptrained") - control;
     CHECK(value("gqa_minus_mha") == gqa_gap);
@@ -102,10 +105,10 @@ TEST_CASE("lesson 03: every part records claims with a statement, and its figure
         double ours;
         bool reproduced;
     } rules[] = {
-        {"gqa_close_to_mha", gqa_gap, std::fabs(gqa_gap) < 0.25 * (mha - floor)},
-        {"mqa_close_to_mha", mqa_gap, std::fabs(mqa_gap) < 0.25 * (mha - floor)},
-        {"pooling_loses", pooled_gap, pooled_gap > 0.25 * (mha - floor)},
-        {"uptrained_comparable_to_control", uptrained_gap, std::fabs(uptrained_gap) < 0.25 * (control - floor)},
+        {"gqa_close_to_mha", gqa_gap, std::fabs(gqa_gap) < band * (mha - floor)},
+        {"mqa_close_to_mha", mqa_gap, std::fabs(mqa_gap) < band * (mha - floor)},
+        {"pooling_loses", pooled_gap, pooled_gap > band * (mha - floor)},
+        {"uptrained_comparable_to_control", uptrained_gap, std::fabs(uptrained_gap) < band * (control - floor)},
         {"uptrained_below_mha", value("ppl_uptrained") - mha, value("ppl_uptrained") < mha}};
     for (const auto& rule : rules) {
         INFO("part 3, claim " << rule.key);
@@ -316,4 +319,19 @@ TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the
     CHECK(part.figures[0].file == "03_loss.svg");
     CHECK(part.figures[1].file == "03_uptraining.svg");
     CHECK_THAT(run.output(), Catch::Contains("03_loss.svg"));
+}
+
+TEST_CASE("a gap is read against the distance to the floor of the model it is measured from",
+          "[lessons][lesson03][gqa]") {
+    using lessons::gqa::gap_between;
+    const auto g = gap_between(2.5, 2.51, 2.46);  // 0.01 of a distance of 0.04: a quarter
+    CHECK(g.gap == Approx(0.01));
+    CHECK(g.share == Approx(0.25));
+    CHECK(gap_between(2.5, 2.509, 2.46).close);
+    CHECK_FALSE(gap_between(2.5, 2.509, 2.46).beyond);
+    CHECK(gap_between(2.5, 2.491, 2.46).close);  // below it: as close
+    CHECK(gap_between(2.5, 2.52, 2.46).beyond);
+    CHECK_FALSE(gap_between(2.5, 2.52, 2.46).close);
+    CHECK_FALSE(gap_between(2.5, 2.48, 2.46).beyond);  // far below: not close, and no loss
+    CHECK_FALSE(gap_between(2.5, 2.48, 2.46).close);
 }
