@@ -114,4 +114,33 @@ QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem:
     return result;
 }
 
+UptrainingCurves uptraining_curves(const QualityRuns& runs, const QualitySetup& setup, size_t window) {
+    // Model m's run, the mean over the seeds step by step, smoothed; its
+    // steps from `keep` on, numbered from `first` on.
+    const auto curve = [&](Model m, size_t keep, double first) {
+        const size_t steps = runs.seeds.front().step_losses[m].size();
+        std::vector<double> mean(steps, 0.0);
+        for (const SeedRuns& s : runs.seeds)
+            for (size_t i = 0; i < steps; ++i) mean[i] += s.step_losses[m][i] / static_cast<double>(runs.seeds.size());
+        LossCurve c;
+        double sum = 0;
+        for (size_t i = 0; i < steps; ++i) {
+            sum += mean[i];
+            if (i >= window) sum -= mean[i - window];
+            if (i < keep) continue;
+            c.step.push_back(first + static_cast<double>(i - keep));
+            c.loss.push_back(sum / static_cast<double>(std::min(i + 1, window)));
+        }
+        return c;
+    };
+    const size_t trained = runs.seeds.front().step_losses[Mha].size();
+    const size_t last_epoch = trained - trained / static_cast<size_t>(setup.training.epochs);
+    UptrainingCurves curves;
+    curves.conversion = static_cast<double>(trained);
+    curves.mha = curve(Mha, last_epoch, static_cast<double>(last_epoch + 1));
+    curves.uptrained = curve(Uptrained, 0, curves.conversion + 1);
+    curves.control = curve(Control, 0, curves.conversion + 1);
+    return curves;
+}
+
 }  // namespace lessons::gqa

@@ -97,4 +97,20 @@ struct QualityRuns {
 QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem::path& out_dir, int seeds,
                                Progress* progress);
 
+// §5.4 Uptraining step by step: each step's training loss, the mean over
+// the seeds (every seed trains on the same batches in the same order),
+// smoothed by a running mean of `window` steps (of fewer at a run's
+// start). Steps are counted over the whole training: the MHA model's last
+// epoch before it is pooled ends at step `conversion`, and the uptrained
+// model and the control take the steps after it.
+struct LossCurve {
+    std::vector<double> step, loss;
+};
+struct UptrainingCurves {
+    double conversion = 0;  // the last step before MHA's K/V heads are mean-pooled
+    LossCurve mha;          // the MHA model's last epoch
+    LossCurve uptrained, control;
+};
+UptrainingCurves uptraining_curves(const QualityRuns& runs, const QualitySetup& setup, size_t window);
+
 }  // namespace lessons::gqa
