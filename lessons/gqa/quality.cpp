@@ -107,10 +107,13 @@ QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem:
     const double floor = result.grammar_perplexity = grammar_perplexity(setup.test, setup.language);
     const std::array<double, Models>& mean = result.mean;
     const SecondEpoch& again = result.second_epoch_mean;
-    result.gaps = {
-        gap_between(mean[Mha], mean[Gqa], floor),           gap_between(mean[Mha], mean[Mqa], floor),
-        gap_between(mean[Mha], mean[Pooled], floor),        gap_between(mean[Control], mean[Uptrained], floor),
-        gap_between(again.control, again.uptrained, floor), mean[Uptrained] - mean[Mha]};
+    QualityGaps& gaps = result.gaps;
+    gaps.gqa = gap_between(mean[Mha], mean[Gqa], floor);
+    gaps.mqa = gap_between(mean[Mha], mean[Mqa], floor);
+    gaps.pooled = gap_between(mean[Mha], mean[Pooled], floor);
+    gaps.uptrained = gap_between(mean[Control], mean[Uptrained], floor);
+    gaps.uptrained_two_epochs = gap_between(again.control, again.uptrained, floor);
+    gaps.uptrained_minus_mha = mean[Uptrained] - mean[Mha];
     return result;
 }
 
