@@ -46,10 +46,11 @@ void check_gqa_is_mha(Report& r, const Options& options) {
         "$\\lfloor h/g \\rfloor$.");
     const int64_t dh = base.head_dim();
     r.paragraph(
-        "ModernLMs (d = {}, {} query heads, seed = init seed) with 2 and 1 K/V heads, against MHA models whose "
+        "ModernLMs (d = {}, {}, seed = init seed) with 2 and 1 K/V heads, against MHA models whose "
         "$W_k$ and $W_v$ hold each K/V head copied $g$ times (rows h·{} … h·{}+{} = K/V head $\\lfloor h/g "
-        "\\rfloor$), everything else copied: the logits on {} test sentences ({} positions).",
-        base.d_model, base.n_heads, dh, dh, dh - 1, check.sentences, check.positions);
+        "\\rfloor$), everything else copied: the logits on {} ({}).",
+        base.d_model, count_of(base.n_heads, "query head"), dh, dh, dh - 1, count_of(check.sentences, "test sentence"),
+        count_of(check.positions, "position"));
     r.table("equality",
             {"seed", "K/V heads", "g", "parameters GQA", "parameters MHA copy", "largest |logit GQA − logit MHA copy|"},
             rows);
@@ -86,7 +87,7 @@ void count_attention_parameters(Report& r) {
     const int64_t mha = counts.front().module, mqa = counts.back().module;  // 8 K/V heads, and 1
     r.paragraph(
         "Attention parameters for d = 32 and 8 query heads of 4 dimensions, every divisor of 8 as the K/V head "
-        "count: nn::ModernAttention's parameters against the formula $2d^2 + 2d \\cdot h_{kv} d_h$ ($W_q$ and "
+        "count: `nn::ModernAttention`'s parameters against the formula $2d^2 + 2d \\cdot h_{kv} d_h$ ($W_q$ and "
         "$W_o$, then $W_k$ and $W_v$).");
     r.table("attention_parameters",
             {"attention", "K/V heads", "g", "$W_q + W_o$", "$W_k + W_v$", "parameters (module)", "parameters (formula)",
@@ -135,10 +136,10 @@ void part2_llama(Report& r, const Options&) {
 
     const double weight_gib = static_cast<double>(weights) / GiB;
     r.paragraph(
-        "§5.3: Llama-3 8B ({} layers, {} query heads of {}, {} K/V heads) decodes {} sequences of {} tokens on an "
-        "H100 ({:.0f} GB = {:.0f}·10⁹ bytes at {:.2f} TB/s). Weights: {} parameters (nn::count_parameters) × {} "
-        "bytes (BF16) = {} bytes = {:.2f} GiB.",
-        llama.n_layers, llama.n_heads, llama.head_dim(), llama.n_kv_heads, setup.batch, setup.tokens,
+        "§5.3: Llama-3 8B ({}, {} of {}, {}) decodes {} of {} on an H100 ({:.0f} GB = {:.0f}·10⁹ bytes at {:.2f} "
+        "TB/s). Weights: {} parameters (`nn::count_parameters`) × {} bytes (BF16) = {} bytes = {:.2f} GiB.",
+        count_of(llama.n_layers, "layer"), count_of(llama.n_heads, "query head"), llama.head_dim(),
+        count_of(llama.n_kv_heads, "K/V head"), count_of(setup.batch, "sequence"), count_of(setup.tokens, "token"),
         setup.memory_bytes / GB, setup.memory_bytes / GB, setup.bandwidth / 1e12,
         group_thousands(static_cast<double>(params)), setup.bytes_per_value,
         group_thousands(static_cast<double>(weights)), weight_gib);
@@ -247,7 +248,7 @@ void part2_llama(Report& r, const Options&) {
 // How each model of part 3 is shown.
 struct ModelInfo {
     const char* model;
-    const char* legend;   // its name in the figures
+    const char* legend;   // its name on the perplexity figure
     const char* key;      // the value recorded for --json
     const char* lecture;  // the lecture's figure, if it gives one
 };
@@ -257,8 +258,8 @@ const std::array<ModelInfo, Models> kModels{{
     {"GQA", "GQA", "ppl_gqa", "2.5262 (§7.2)"},
     {"MQA", "MQA", "ppl_mqa", ""},
     {"MHA mean-pooled to GQA", "", "ppl_mean_pooled", "'a large loss'"},
-    {"  + 1 epoch (uptrained)", "GQA uptrained from MHA", "ppl_uptrained", "2.5017"},
-    {"MHA + 1 epoch (control)", "MHA, the control", "ppl_control", "2.5010"},
+    {"  + 1 epoch (uptrained)", "uptrained GQA", "ppl_uptrained", "2.5017"},
+    {"MHA + 1 epoch (control)", "MHA control", "ppl_control", "2.5010"},
 }};
 
 // How a model was trained.
@@ -269,41 +270,29 @@ std::string training_of(Model m, const QualitySetup& setup) {
     return count_of(setup.training.epochs, "epoch");
 }
 
-// The mean of the last `window` values up to each point (fewer at the start):
-// what the loss figures draw, the noise of single batches smoothed away.
-std::vector<double> running_mean(const std::vector<double>& y, size_t window) {
-    std::vector<double> out;
-    double sum = 0;
-    for (size_t i = 0; i < y.size(); ++i) {
-        sum += y[i];
-        if (i >= window) sum -= y[i - window];
-        out.push_back(sum / static_cast<double>(std::min(i + 1, window)));
-    }
-    return out;
+// `plot` written into --out as `file`, and shown on the page with `caption`.
+void figure(Report& r, const Options& options, const std::string& file, const svg::LinePlot& plot,
+            const std::string& caption) {
+    svg::write(output_path(options, file), plot);
+    r.figure(file, caption);
 }
 
-// The runs' training losses (a running mean of 50 steps) from step
-// `first_step` on, as figure `name` in --out, registered with `caption`; the
-// uptraining runs continue after the other runs' last step.
-void loss_figure(Report& r, const Options& options, const QualitySetup& setup, const SeedRuns& runs,
-                 const std::string& name, const std::string& title, double first_step, const std::string& caption) {
-    constexpr size_t window = 50;
-    svg::LinePlot plot{title, "step", "train loss (running mean of 50 steps)"};
-    const double before = static_cast<double>(runs.step_losses[Mha].size());  // steps of the 5-epoch runs
-    for (Model m : {Mha, Gqa, Mqa, Uptrained, Control}) {
-        const std::vector<double> y = running_mean(runs.step_losses[m], window);
-        svg::Series series{
-            fmt::format("{} ({} KV heads): {}", kModels[m].legend, kKvHeads[m], training_of(m, setup)), {}, {}};
-        const double first = m == Uptrained || m == Control ? before + 1 : 1;
-        for (size_t i = 0; i < y.size(); ++i)
-            if (first + static_cast<double>(i) >= first_step) {
-                series.x.push_back(first + static_cast<double>(i));
-                series.y.push_back(y[i]);
-            }
-        plot.series.push_back(std::move(series));
-    }
-    svg::write(output_path(options, name), plot);
-    r.figure(name, caption);
+// What the quick run's reasons add: the finding is measured on a tiny model.
+std::string quick_note(const Options& options, const QualitySetup& setup) {
+    return options.quick ? fmt::format(" (--quick: a tiny model trained {} on {} sentences)",
+                                       count_of(setup.training.epochs, "epoch"), setup.train.size())
+                         : "";
+}
+
+// The rule a gap claim folds (quality.h, kClose): the gap within, or
+// beyond, kClose of the distance above the floor of the model it is
+// measured from, and how much of that distance it is.
+std::string gap_rule(const Gap& gap, const char* within_or_beyond, const std::string& whose, double floor,
+                     const std::string& note) {
+    return fmt::format(
+        "reproduced when the gap is {} {:.0f}% of {} distance above the grammar's perplexity {:.4f}: it is {:.0f}% "
+        "of it{}",
+        within_or_beyond, 100 * kClose, whose, floor, 100 * gap.share, note);
 }
 
 // Each seed's perplexity of models a and b and the gap b - a: the evidence
@@ -321,45 +310,265 @@ Table gap_per_seed(const QualityRuns& runs, Model a, Model b) {
     return t;
 }
 
+// What part 3 trains, and the model cache's word on each run (terminal).
+void describe_runs(Report& r, const Options& options, const QualitySetup& setup, const QualityRuns& runs) {
+    r.paragraph(
+        "§5.4: ModernLMs ({}, $d = {}$) with 4, 2 and 1 K/V heads, {} on {} sentences. Uptraining: the MHA model's "
+        "K and V heads mean-pooled in consecutive pairs (0,1 -> 0, 2,3 -> 1), then one more epoch at lr 1e-4 with a "
+        "fresh AdamW; the fair control trains the MHA model that epoch the same way, on the same batches in the same "
+        "order.",
+        count_of(setup.base.n_heads, "query head"), setup.base.d_model, count_of(setup.training.epochs, "epoch"),
+        group_thousands(static_cast<double>(setup.train.size())));
+    for (size_t seed = 0; seed < runs.seeds.size(); ++seed)
+        for (Model m : {Mha, Gqa, Mqa})
+            r.log(fmt::format("seed {}, {} ({}): {} (models cached in {}/models/)", seed, kModels[m].model,
+                              count_of(kKvHeads[m], "K/V head"), runs.seeds[seed].status[m], options.out));
+}
+
+// Every model's test perplexity, seed by seed, with the grammar's own.
+void perplexity_table(Report& r, const QualitySetup& setup, const QualityRuns& runs) {
+    const size_t seeds = runs.seeds.size();
+    std::vector<std::string> columns{"model", "K/V heads", "K, V values cached per token", "training"};
+    for (size_t seed = 0; seed < seeds; ++seed) columns.push_back(fmt::format("seed {}", seed));
+    if (seeds > 1) columns.push_back("mean");
+    columns.push_back("lecture");
+    std::vector<std::vector<Cell>> rows;
+    for (size_t m = 0; m < Models; ++m) {
+        const ModelInfo& info = kModels[m];
+        const int64_t cached = 2 * setup.base.n_layers * kKvHeads[m] * setup.base.head_dim();
+        std::vector<Cell> cells{info.model, kKvHeads[m], cached, training_of(static_cast<Model>(m), setup)};
+        for (const SeedRuns& s : runs.seeds) cells.emplace_back(s.perplexity[m]);
+        if (seeds > 1) cells.push_back(runs.mean[m]);
+        cells.push_back(info.lecture);
+        rows.push_back(std::move(cells));
+    }
+    std::vector<Cell> floor_row{"the grammar itself", "", "", "(a perfect model)"};
+    while (floor_row.size() + 1 < columns.size()) floor_row.push_back(runs.grammar_perplexity);  // seeds, mean
+    floor_row.push_back("");
+    rows.push_back(std::move(floor_row));
+    r.paragraph("Test perplexity ({} sentences):", group_thousands(static_cast<double>(setup.test.size())));
+    r.table("perplexity", columns, rows);
+    for (size_t m = 0; m < Models; ++m) r.value(kModels[m].key, runs.mean[m]);
+    r.value("grammar_perplexity", runs.grammar_perplexity);
+    // the gaps between rows, which the lecture's findings are about
+    r.value("gqa_minus_mha", runs.gaps.gqa.gap);
+    r.value("mqa_minus_mha", runs.gaps.mqa.gap);
+    r.value("pooled_minus_mha", runs.gaps.pooled.gap);
+    r.value("uptrained_minus_control", runs.gaps.uptrained.gap);
+}
+
+// §5.4 what the claims compare, model by model: each one's test perplexity
+// (the mean over the seeds, a bar from the lowest seed to the highest)
+// against the grammar's own, the floor. The pooled model is left out: at
+// about 3.4 it would squeeze the others' gaps of thousandths into one line.
+void perplexity_figure(Report& r, const Options& options, const QualitySetup& setup, const QualityRuns& runs) {
+    const size_t seeds = runs.seeds.size();
+    svg::LinePlot plot{seeds > 1 ? fmt::format("§5.4 test perplexity per model: the mean over {} seeds, a bar from "
+                                               "the lowest seed to the highest",
+                                               seeds)
+                                 : std::string("§5.4 test perplexity per model (1 seed)"),
+                       "model", "test perplexity"};
+    plot.lines = false;
+    svg::Series trained{count_of(setup.training.epochs, "epoch") + " from scratch", {}, {}},
+        more{training_of(Uptrained, setup), {}, {}};
+    for (Model m : {Mha, Gqa, Mqa, Uptrained, Control}) {
+        svg::Series& s = m == Uptrained || m == Control ? more : trained;
+        s.x.push_back(static_cast<double>(plot.x_categories.size()));
+        s.y.push_back(runs.mean[m]);
+        s.low.push_back(runs.over_seeds[m].min);
+        s.high.push_back(runs.over_seeds[m].max);
+        plot.x_categories.push_back(fmt::format("{} ({})", kModels[m].legend, count_of(kKvHeads[m], "K/V head")));
+    }
+    plot.series = {trained, more};
+    const double floor = runs.grammar_perplexity;
+    plot.references.push_back({floor, fmt::format("the grammar's own perplexity {:.4f}: the floor", floor)});
+    const std::array<double, Models>& mean = runs.mean;
+    const double highest = std::max({mean[Mha], mean[Gqa], mean[Mqa]}),
+                 lowest = std::min({mean[Mha], mean[Gqa], mean[Mqa]});
+    figure(r, options, "03_perplexity.svg", plot,
+           fmt::format("MHA, GQA and MQA end within {:.4f} of each other (MHA {:.4f}, GQA {:.4f}, MQA {:.4f}) while "
+                       "MHA is still {:.4f} above the floor, and one more epoch leaves the uptrained GQA at {:.4f}, "
+                       "{:+.4f} from the control's {:.4f}.",
+                       highest - lowest, mean[Mha], mean[Gqa], mean[Mqa], mean[Mha] - floor, mean[Uptrained],
+                       runs.gaps.uptrained.gap, mean[Control]));
+}
+
+// How the claims read the lecture's words on a gap (kClose), and the
+// seed-to-seed noise to weigh a gap against.
+void how_gaps_are_read(Report& r, const QualityRuns& runs) {
+    const double floor = runs.grammar_perplexity;
+    r.paragraph(
+        "Against the lecture{}: its \"almost negligible\" and \"comparable\" are read as a gap within {:.0f}% of "
+        "the distance the model compared against still has above the grammar's own perplexity {:.4f}, its "
+        "\"large loss\" as beyond that.",
+        runs.seeds.size() > 1 ? " (means over seeds)" : "", 100 * kClose, floor);
+    if (runs.seeds.size() < 2) return;
+    const Spread& noise = runs.over_seeds[Mha];
+    r.paragraph(
+        "The noise to weigh each gap against: MHA's own perplexity moves by {:.4f} between seeds ({:.4f} to "
+        "{:.4f}), {:.0f}% of its distance to the floor.",
+        noise.max - noise.min, noise.min, noise.max, 100.0 * (noise.max - noise.min) / (runs.mean[Mha] - floor));
+}
+
+// §5.4 "almost negligible": GQA and MQA against MHA.
+void sharing_claims(Report& r, const QualityRuns& runs, const std::string& note) {
+    const double mha = runs.mean[Mha], floor = runs.grammar_perplexity;
+    for (const Model row : {Gqa, Mqa}) {
+        const Gap& gap = row == Gqa ? runs.gaps.gqa : runs.gaps.mqa;
+        r.claim({row == Gqa ? "gqa_close_to_mha" : "mqa_close_to_mha",
+                 fmt::format("a model with {} ({}) is almost as good as MHA: the cost is almost negligible",
+                             count_of(kKvHeads[row], "K/V head"), kModels[row].model),
+                 "'almost negligible'", gap.gap, gap.close, gap_rule(gap, "within", "MHA's", floor, note),
+                 ClaimKind::experiment,
+                 fmt::format("{} ends {:+.2f} from MHA's test perplexity {:.2f}{}, {:.0f}% of MHA's distance to the "
+                             "floor: {}.",
+                             kModels[row].model, gap.gap, mha, runs.seeds.size() > 1 ? " on average" : "",
+                             100 * gap.share, gap.close ? "almost negligible, as the lecture says" : "a cost here"),
+                 gap_per_seed(runs, Mha, row)});
+    }
+}
+
 // §9 pitfall 6, "MQA is the cheapest, so the best": our MHA, GQA and MQA
 // side by side, with how far each one's final perplexity moves between
 // seeds (the stability the runs can show without training more).
-void pitfall6_mqa(Report& r, const QualityRuns& runs, const QualitySetup& setup, bool mqa_close) {
+void pitfall6_mqa(Report& r, const QualityRuns& runs, const QualitySetup& setup) {
     const std::array<double, Models>& mean = runs.mean;
     r.paragraph(
         "§9 pitfall 6: \"MQA is the cheapest, so the best.\" The lecture's warning (Ainslie et al. 2023): MQA's "
         "quality drops more, and its training is less stable; GQA is the compromise. Ours: MHA {:.4f}, GQA {:.4f}, "
         "MQA {:.4f}{}.",
         mean[Mha], mean[Gqa], mean[Mqa], runs.seeds.size() > 1 ? " (means over seeds)" : "");
-    std::array<double, Models> seed_spread{};
+    const auto moves = [&](Model m) { return runs.over_seeds[m].max - runs.over_seeds[m].min; };
     if (runs.seeds.size() > 1) {
         std::vector<std::vector<Cell>> rows;
-        for (Model m : {Mha, Gqa, Mqa}) {
-            std::vector<double> final_ppl;
-            for (const SeedRuns& s : runs.seeds) final_ppl.push_back(s.perplexity[m]);
-            const Spread sp = spread(final_ppl);
-            seed_spread[m] = sp.max - sp.min;
-            rows.push_back({kModels[m].model, kKvHeads[m], sp.min, sp.max, seed_spread[m]});
-        }
+        for (Model m : {Mha, Gqa, Mqa})
+            rows.push_back({kModels[m].model, kKvHeads[m], runs.over_seeds[m].min, runs.over_seeds[m].max, moves(m)});
         r.paragraph("How far each model's final test perplexity moves between {}:",
                     count_of(static_cast<int64_t>(runs.seeds.size()), "seed"));
         r.table("seed_spread", {"model", "K/V heads", "lowest", "highest", "spread"}, rows);
     }
     r.paragraph(
-        "{} Our setting is far from the lecture's: {} query heads of {} dimensions ($d = {}$), {} layers, {} "
-        "training sentences, where one K/V head has little to lose; Ainslie et al. measured T5 models of billions "
-        "of parameters with dozens of heads.",
-        std::string(mqa_close ? "At this size MQA shows no cost: its gap to MHA is within the band that reads as "
-                                "negligible"
-                              : "Here MQA pays a cost beyond the band that reads as negligible") +
+        "{} Our setting is far from the lecture's: $d = {}$ in {} of {}, {}, {} training sentences, where one K/V "
+        "head has little to lose; Ainslie et al. measured T5 models of billions of parameters with dozens of "
+        "heads.",
+        std::string(runs.gaps.mqa.close ? "At this size MQA shows no cost: its gap to MHA is within the band that "
+                                          "reads as negligible"
+                                        : "Here MQA pays a cost beyond the band that reads as negligible") +
             (runs.seeds.size() < 2 ? "."
-             : seed_spread[Mqa] <= std::max(seed_spread[Mha], seed_spread[Gqa])
+             : moves(Mqa) <= std::max(moves(Mha), moves(Gqa))
                  ? fmt::format(", and its seeds spread {:.4f}, no more than MHA's or GQA's: no sign of instability.",
-                               seed_spread[Mqa])
-                 : fmt::format(", and its seeds spread {:.4f}, more than MHA's {:.4f} and GQA's {:.4f}.",
-                               seed_spread[Mqa], seed_spread[Mha], seed_spread[Gqa])),
-        setup.base.n_heads, setup.base.head_dim(), setup.base.d_model, setup.base.n_layers,
-        group_thousands(static_cast<double>(setup.train.size())));
+                               moves(Mqa))
+                 : fmt::format(", and its seeds spread {:.4f}, more than MHA's {:.4f} and GQA's {:.4f}.", moves(Mqa),
+                               moves(Mha), moves(Gqa))),
+        setup.base.d_model, count_of(setup.base.n_heads, "query head"), count_of(setup.base.head_dim(), "dimension"),
+        count_of(setup.base.n_layers, "layer"), group_thousands(static_cast<double>(setup.train.size())));
+}
+
+// §5.4 "a large loss": MHA's K/V heads mean-pooled into GQA, before any
+// more training.
+void pooling_claim(Report& r, const QualityRuns& runs, const std::string& note) {
+    const Gap& pooled = runs.gaps.pooled;
+    r.claim({"pooling_loses", "mean-pooling a trained MHA model's K/V heads into GQA at once costs a lot",
+             "'a large loss'", pooled.gap, pooled.beyond,
+             gap_rule(pooled, "beyond", "MHA's", runs.grammar_perplexity, note), ClaimKind::experiment,
+             fmt::format("Mean-pooling MHA's K/V heads into GQA costs {:+.2f} perplexity, {:.0f}% of MHA's distance "
+                         "to the floor: {}.",
+                         pooled.gap, 100 * pooled.share,
+                         pooled.beyond ? "a large loss, as the lecture says"
+                                       : fmt::format("below the {:.0f}% a large loss needs", 100 * kClose)),
+             gap_per_seed(runs, Mha, Pooled)});
+}
+
+// §5.4 uptraining, step by step: MHA's last epoch, the jump where its K/V
+// heads are pooled, and the epoch of uptraining beside the control's.
+void uptraining_figure(Report& r, const Options& options, const QualitySetup& setup, const QualityRuns& runs) {
+    constexpr size_t window = 20;
+    const UptrainingCurves curves = uptraining_curves(runs, setup, window);
+    svg::LinePlot plot{fmt::format("§5.4 uptraining: the training loss around the conversion ({}, a running mean "
+                                   "of {} steps)",
+                                   runs.seeds.size() > 1 ? fmt::format("mean over {} seeds", runs.seeds.size())
+                                                         : std::string("1 seed"),
+                                   window),
+                       "training step", "training loss (cross-entropy)"};
+    plot.series.push_back({"MHA, its last epoch", curves.mha.step, curves.mha.loss});
+    plot.series.push_back({"GQA uptrained from MHA", curves.uptrained.step, curves.uptrained.loss});
+    plot.series.push_back({"MHA, the control", curves.control.step, curves.control.loss});
+    plot.references.push_back({curves.conversion + 0.5, "MHA mean-pooled into GQA", true});
+    const std::vector<double>& up = curves.uptrained.loss;
+    const double before = curves.mha.loss.back(), peak = *std::max_element(up.begin(), up.end());
+    figure(r, options, "03_uptraining.svg", plot,
+           fmt::format("Where MHA's K/V heads are pooled the loss {} from {:.3f} to {:.3f}; the uptrained GQA ends "
+                       "the epoch at {:.3f}, against the control's {:.3f} on the same batches.",
+                       peak > before ? "jumps" : "moves", before, peak, up.back(), curves.control.loss.back()));
+}
+
+// §5.4 after one more epoch: the uptrained model against the control, and
+// a second epoch for both, a control of that budget.
+void uptraining_claims(Report& r, const QualityRuns& runs, const std::string& note) {
+    const std::array<double, Models>& mean = runs.mean;
+    const double floor = runs.grammar_perplexity;
+    const Gap &once = runs.gaps.uptrained, &twice = runs.gaps.uptrained_two_epochs;
+    std::vector<std::vector<Cell>> budget;
+    for (size_t seed = 0; seed < runs.seeds.size(); ++seed) {
+        const SeedRuns& s = runs.seeds[seed];
+        budget.push_back(
+            {seed, s.perplexity[Uptrained] - s.perplexity[Control], s.second_epoch.uptrained - s.second_epoch.control});
+    }
+    if (runs.seeds.size() > 1) budget.push_back({"mean", once.gap, twice.gap});
+    r.paragraph(
+        "A control of the uptraining budget: both the uptrained model and the control train a second epoch the "
+        "same way (lr 1e-4, a fresh AdamW, the batches of the next epoch). Uptrained minus control:");
+    r.table("uptraining_budget", {"seed", "after 1 epoch", "after 2 epochs"}, budget);
+    r.value("uptrained_minus_control_2_epochs", twice.gap);
+    const std::string band = fmt::format("{:.0f}% of that distance", 100 * kClose);
+    const std::string after_two =
+        fmt::format("a second epoch for both leaves {:+.4f}, {:.0f}% of the control's distance then ({})", twice.gap,
+                    100 * twice.share, twice.close ? "within " + band : "still beyond " + band);
+    r.claim({"uptrained_comparable_to_control",
+             "after one more epoch the uptrained GQA model is comparable to the MHA model trained that same epoch",
+             0.0007, once.gap, once.close,
+             gap_rule(once, "within", "the control's", floor, note) + (once.close ? "" : "; " + after_two),
+             ClaimKind::experiment,
+             fmt::format("One epoch after pooling, the uptrained GQA model is {:+.2f} from the control (lecture "
+                         "+0.0007), {:.0f}% of the control's distance to the floor: {}.",
+                         once.gap, 100 * once.share,
+                         once.close ? "comparable, as the lecture says" : "not comparable here"),
+             gap_per_seed(runs, Control, Uptrained)});
+    const double below = runs.gaps.uptrained_minus_mha;
+    r.claim({"uptrained_below_mha",
+             "the uptrained model ends below the original MHA model, but only thanks to the extra epoch at a smaller "
+             "lr, which the control gets too",
+             "below it", below, below < 0,
+             fmt::format("reproduced when the uptrained model's perplexity is below MHA's{}", below < 0 ? "" : note),
+             ClaimKind::experiment,
+             fmt::format("The uptrained model ends {:+.2f} from the original MHA model (the control, with the same "
+                         "extra epoch, {:+.2f}): {}.",
+                         below, mean[Control] - mean[Mha],
+                         below < 0 ? "below it, as the lecture says" : "not below it here"),
+             gap_per_seed(runs, Mha, Uptrained)});
+}
+
+// Whether our perplexities compare with the lecture's, or only their gaps.
+void levels(Report& r, const Options& options, const QualitySetup& setup, const QualityRuns& runs) {
+    const double mha = runs.mean[Mha], floor = runs.grammar_perplexity;
+    const std::string one_seed = options.seeds > 1 ? "" : " One seed: `--seeds 3` shows the noise.";
+    if (options.quick)
+        r.paragraph(
+            "With `--quick` a tiny model ($d = {}$) trains {} on {} sentences, so its levels (MHA {:.4f}) are far "
+            "above the lecture's (about 2.50) and the language's own {:.4f}: the run without `--quick` compares with "
+            "the lecture.{}",
+            setup.base.d_model, count_of(setup.training.epochs, "epoch"), setup.train.size(), mha, floor, one_seed);
+    else if (setup.language.is_uniform())
+        r.paragraph(
+            "Levels differ: the lecture's perplexities (about 2.50) come from a language calibrated to them; the "
+            "uniform language's cannot go below its own {:.4f}, so compare the gaps between rows, not the levels.{}",
+            floor, one_seed);
+    else
+        r.paragraph(
+            "The lecture's language is calibrated to the lecture's GPT perplexity (`docs/farm_language.md`), so the "
+            "levels compare too: MHA {:.4f} here, the lecture's models about 2.50; none can go below the language's "
+            "own {:.4f}.{}",
+            mha, floor, one_seed);
 }
 
 void part3_quality(Report& r, const Options& options) {
@@ -368,186 +577,28 @@ void part3_quality(Report& r, const Options& options) {
     Progress progress;
     const QualityRuns runs = train_quality_runs(setup, options.out, options.seeds, options.quick ? nullptr : &progress);
     const std::array<double, Models>& mean = runs.mean;
-    const double floor = runs.grammar_perplexity;
+    const QualityGaps& gaps = runs.gaps;
+    const std::string note = quick_note(options, setup);
 
-    r.paragraph(
-        "§5.4: ModernLMs ({} query heads, $d = {}$) with 4, 2 and 1 K/V heads, {} on {} sentences. Uptraining: the MHA "
-        "model's K and V heads mean-pooled in consecutive pairs (0,1 -> 0, "
-        "2,3 -> 1), then one more epoch at lr 1e-4 with a fresh AdamW; the fair control trains the MHA model that "
-        "epoch the same way, on the same batches in the same order.",
-        setup.base.n_heads, setup.base.d_model, count_of(setup.training.epochs, "epoch"), setup.train.size());
-    for (size_t seed = 0; seed < runs.seeds.size(); ++seed)
-        for (Model m : {Mha, Gqa, Mqa})
-            r.log(fmt::format("seed {}, {} ({} K/V heads): {} (models cached in {}/models/)", seed, kModels[m].model,
-                              kKvHeads[m], runs.seeds[seed].status[m], options.out));
-
-    std::vector<std::string> columns{"model", "K/V heads", "K, V values cached per token", "training"};
-    for (int seed = 0; seed < options.seeds; ++seed) columns.push_back(fmt::format("seed {}", seed));
-    if (options.seeds > 1) columns.push_back("mean");
-    columns.push_back("lecture");
-    std::vector<std::vector<Cell>> rows;
-    for (size_t m = 0; m < Models; ++m) {
-        const ModelInfo& info = kModels[m];
-        std::vector<Cell> cells{info.model, kKvHeads[m], 2 * setup.base.n_layers * kKvHeads[m] * setup.base.head_dim(),
-                                training_of(static_cast<Model>(m), setup)};
-        for (const SeedRuns& s : runs.seeds) cells.push_back(s.perplexity[m]);
-        if (options.seeds > 1) cells.push_back(mean[m]);
-        cells.push_back(info.lecture);
-        rows.push_back(std::move(cells));
-    }
-    std::vector<Cell> floor_row{"the grammar itself", "", "", "(a perfect model)"};
-    while (floor_row.size() + 1 < columns.size()) floor_row.push_back(floor);  // every seed, and the mean
-    floor_row.push_back("");
-    rows.push_back(std::move(floor_row));
-    r.paragraph("Test perplexity ({} sentences):", setup.test.size());
-    r.table("perplexity", columns, rows);
-    for (size_t m = 0; m < Models; ++m) r.value(kModels[m].key, mean[m]);
-    r.value("grammar_perplexity", floor);
-    // the gaps between rows, which the lecture's findings are about
-    const double gqa_minus_mha = mean[Gqa] - mean[Mha], mqa_minus_mha = mean[Mqa] - mean[Mha],
-                 pooled_minus_mha = mean[Pooled] - mean[Mha], uptrained_minus_control = mean[Uptrained] - mean[Control],
-                 uptrained_minus_mha = mean[Uptrained] - mean[Mha];
-    r.value("gqa_minus_mha", gqa_minus_mha);
-    r.value("mqa_minus_mha", mqa_minus_mha);
-    r.value("pooled_minus_mha", pooled_minus_mha);
-    r.value("uptrained_minus_control", uptrained_minus_control);
-    // seed 0's curves: every step, and the last epoch before uptraining and the one after it
-    const SeedRuns& first = runs.seeds.front();
-    const double steps = static_cast<double>(first.step_losses[Mha].size()),
-                 per_epoch = steps / static_cast<double>(setup.training.epochs);
-    loss_figure(r, options, setup, first, "03_loss.svg", "§5.4 training loss, seed 0", 1,
-                "training loss of every run, every step (seed 0, a running mean of 50 steps); the next figure zooms in "
-                "on the last epoch and the uptraining epoch, and the perplexity table holds the gaps the claims test");
-    loss_figure(r, options, setup, first, "03_uptraining.svg",
-                "§5.4 the last epoch, then uptraining vs the control (seed 0)", steps - per_epoch + 1,
-                "the last epoch before uptraining, then the uptrained GQA model against the control (seed 0)");
-
-    // The lecture's findings, on the gaps between rows: "almost negligible"
-    // and "comparable" read as a gap within kClose of what the model compared
-    // against still has to learn (its distance above the grammar's own
-    // perplexity, the floor no model can pass), "a large loss" as beyond
-    // that. A share of the perplexity itself would not do: 1% of MHA's is
-    // about half its whole distance to the floor (2.53 against 2.46 in the
-    // lecture's language), and more than all of it in the uniform one.
-    constexpr double kClose = 0.25;
-    const auto percent = [](double gap, double of) { return 100.0 * gap / of; };
-    const auto close_to = [&](double gap, double reference) { return std::fabs(gap) < kClose * (reference - floor); };
-    const std::string band = fmt::format("{:.0f}% of that distance", 100 * kClose);
-    const std::string quick_note = options.quick ? " (--quick: a tiny model trained 1 epoch on 400 sentences)" : "";
-    r.paragraph(
-        "Against the lecture{}: its \"almost negligible\" and \"comparable\" are read as a gap within {:.0f}% of "
-        "the distance the model compared against still has above the grammar's own perplexity {:.4f}, its "
-        "\"large loss\" as beyond that.",
-        options.seeds > 1 ? " (means over seeds)" : "", 100 * kClose, floor);
-    if (runs.seeds.size() > 1) {
-        std::vector<double> mha;
-        for (const SeedRuns& s : runs.seeds) mha.push_back(s.perplexity[Mha]);
-        const Spread noise = spread(mha);
-        r.paragraph(
-            "The noise to weigh each gap against: MHA's own perplexity moves by {:.4f} between seeds ({:.4f} to "
-            "{:.4f}), {:.0f}% of its distance to the floor.",
-            noise.max - noise.min, noise.min, noise.max, percent(noise.max - noise.min, mean[Mha] - floor));
-    }
-    // The rule every gap claim folds: within (or beyond) kClose of the
-    // reference's distance to the floor, and what share of it the gap is.
-    const auto rule = [&](double gap, double reference, const std::string& of) {
-        return fmt::format(
-            "reproduced when the gap is within {:.0f}% of {} distance above the grammar's perplexity "
-            "{:.4f}: it is {:.0f}% of it{}",
-            100 * kClose, of, floor, percent(gap, reference - floor), quick_note);
-    };
-    const std::string averaged = options.seeds > 1 ? "on average" : "";
-    for (const Model row : {Gqa, Mqa}) {
-        const double gap = row == Gqa ? gqa_minus_mha : mqa_minus_mha;
-        const bool close = close_to(gap, mean[Mha]);
-        r.claim({row == Gqa ? "gqa_close_to_mha" : "mqa_close_to_mha",
-                 fmt::format("a model with {} ({}) is almost as good as MHA: the cost is almost negligible",
-                             count_of(kKvHeads[row], "K/V head"), kModels[row].model),
-                 "'almost negligible'", gap, close, rule(gap, mean[Mha], "MHA's"), ClaimKind::experiment,
-                 fmt::format("{} ends {:+.2f} from MHA's test perplexity {:.2f}{}, {:.0f}% of MHA's distance to the "
-                             "floor: {}.",
-                             kModels[row].model, gap, mean[Mha], averaged.empty() ? "" : " " + averaged,
-                             percent(gap, mean[Mha] - floor),
-                             close ? "almost negligible, as the lecture says" : "a cost here"),
-                 gap_per_seed(runs, Mha, row)});
-    }
-    pitfall6_mqa(r, runs, setup, close_to(mqa_minus_mha, mean[Mha]));
-    const bool loses = pooled_minus_mha > kClose * (mean[Mha] - floor);
-    r.claim({"pooling_loses", "mean-pooling a trained MHA model's K/V heads into GQA at once costs a lot",
-             "'a large loss'", pooled_minus_mha, loses,
-             fmt::format("reproduced when the loss is beyond {:.0f}% of the MHA model's distance above the grammar's "
-                         "perplexity {:.4f}: it is {:.0f}% of it{}",
-                         100 * kClose, floor, percent(pooled_minus_mha, mean[Mha] - floor), quick_note),
-             ClaimKind::experiment,
-             fmt::format("Mean-pooling MHA's K/V heads into GQA costs {:+.2f} perplexity, {:.0f}% of MHA's distance "
-                         "to the floor: {}.",
-                         pooled_minus_mha, percent(pooled_minus_mha, mean[Mha] - floor),
-                         loses ? "a large loss, as the lecture says"
-                               : fmt::format("below the {:.0f}% a large loss needs", 100 * kClose)),
-             gap_per_seed(runs, Mha, Pooled)});
+    describe_runs(r, options, setup, runs);
+    perplexity_table(r, setup, runs);
+    perplexity_figure(r, options, setup, runs);
+    how_gaps_are_read(r, runs);
+    sharing_claims(r, runs, note);
+    pitfall6_mqa(r, runs, setup);
+    pooling_claim(r, runs, note);
     r.paragraph(
         "One more epoch takes the pooled model from {:.4f} to {:.4f} ({:+.4f}), the control (MHA) from {:.4f} "
         "to {:.4f}.",
         mean[Pooled], mean[Uptrained], mean[Uptrained] - mean[Pooled], mean[Mha], mean[Control]);
-    // The control of the budget: was one epoch enough? Both models one
-    // epoch more, the gap read by the same rule.
-    const SecondEpoch& again = runs.second_epoch_mean;
-    const double again_gap = again.uptrained - again.control;
-    const bool again_comparable = close_to(again_gap, again.control);
-    std::vector<std::vector<Cell>> budget;
-    for (size_t seed = 0; seed < runs.seeds.size(); ++seed) {
-        const SeedRuns& s = runs.seeds[seed];
-        budget.push_back(
-            {seed, s.perplexity[Uptrained] - s.perplexity[Control], s.second_epoch.uptrained - s.second_epoch.control});
-    }
-    if (runs.seeds.size() > 1) budget.push_back({"mean", uptrained_minus_control, again_gap});
-    r.paragraph(
-        "A control of the uptraining budget: both the uptrained model and the control train a second epoch the "
-        "same way (lr 1e-4, a fresh AdamW, the batches of the next epoch). Uptrained minus control:");
-    r.table("uptraining_budget", {"seed", "after 1 epoch", "after 2 epochs"}, budget);
-    r.value("uptrained_minus_control_2_epochs", again_gap);
-    const bool comparable = close_to(uptrained_minus_control, mean[Control]);
-    const std::string after_two = fmt::format(
-        "a second epoch for both leaves {:+.4f}, {:.0f}% of the control's distance then ({})", again_gap,
-        percent(again_gap, again.control - floor), again_comparable ? "within " + band : "still beyond " + band);
-    r.claim({"uptrained_comparable_to_control",
-             "after one more epoch the uptrained GQA model is comparable to the MHA model trained that same epoch",
-             0.0007, uptrained_minus_control, comparable,
-             rule(uptrained_minus_control, mean[Control], "the control's") + (comparable ? "" : "; " + after_two),
-             ClaimKind::experiment,
-             fmt::format("One epoch after pooling, the uptrained GQA model is {:+.2f} from the control (lecture "
-                         "+0.0007), {:.0f}% of the control's distance to the floor: {}.",
-                         uptrained_minus_control, percent(uptrained_minus_control, mean[Control] - floor),
-                         comparable ? "comparable, as the lecture says" : "not comparable here"),
-             gap_per_seed(runs, Control, Uptrained)});
-    r.claim({"uptrained_below_mha",
-             "the uptrained model ends below the original MHA model, but only thanks to the extra epoch at a smaller "
-             "lr, which the control gets too",
-             "below it", uptrained_minus_mha, uptrained_minus_mha < 0,
-             fmt::format("reproduced when the uptrained model's perplexity is below MHA's{}",
-                         uptrained_minus_mha < 0 ? "" : quick_note),
-             ClaimKind::experiment,
-             fmt::format("The uptrained model ends {:+.2f} from the original MHA model (the control, with the same "
-                         "extra epoch, {:+.2f}): {}.",
-                         uptrained_minus_mha, mean[Control] - mean[Mha],
-                         uptrained_minus_mha < 0 ? "below it, as the lecture says" : "not below it here"),
-             gap_per_seed(runs, Mha, Uptrained)});
-    if (setup.language.is_uniform())
-        r.paragraph(
-            "Levels differ: the lecture's perplexities (about 2.50) come from a language calibrated to them; the "
-            "uniform language's cannot go below its own {:.4f}, so compare the gaps between rows, not the levels.{}",
-            floor, options.seeds > 1 ? "" : " One seed: --seeds 3 shows the noise.");
-    else
-        r.paragraph(
-            "The lecture's language is calibrated to the lecture's GPT perplexity (docs/farm_language.md), so the "
-            "levels compare too: MHA {:.4f} here, the lecture's models about 2.50; none can go below the language's "
-            "own {:.4f}.{}",
-            mean[Mha], floor, options.seeds > 1 ? "" : " One seed: --seeds 3 shows the noise.");
+    uptraining_figure(r, options, setup, runs);
+    uptraining_claims(r, runs, note);
+    levels(r, options, setup, runs);
     r.takeaway(
         fmt::format("sharing K/V heads changed test perplexity by {:+.4f} (GQA) and {:+.4f} (MQA) here; "
                     "mean-pooling a trained MHA model into GQA cost {:+.4f} at once, and after one epoch of "
                     "uptraining it is {:+.4f} from the MHA model trained the same epoch ({:+.4f} after two).",
-                    gqa_minus_mha, mqa_minus_mha, pooled_minus_mha, uptrained_minus_control, again_gap));
+                    gaps.gqa.gap, gaps.mqa.gap, gaps.pooled.gap, gaps.uptrained.gap, gaps.uptrained_two_epochs.gap));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "lessons/gqa/quality.h"
 
+#include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <memory>
 #include <utility>
@@ -77,6 +79,11 @@ QualitySetup QualitySetup::quick(const farm::Language& language) {
     return s;
 }
 
+Gap gap_between(double from, double to, double floor) {
+    const double gap = to - from, distance = from - floor;
+    return {gap, gap / distance, std::fabs(gap) < kClose * distance, gap > kClose * distance};
+}
+
 QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem::path& out_dir, int seeds,
                                Progress* progress) {
     std::vector<LmRun> models;  // every seed's, trained side by side
@@ -92,8 +99,51 @@ QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem:
         result.second_epoch_mean.uptrained += last.second_epoch.uptrained / static_cast<double>(seeds);
         result.second_epoch_mean.control += last.second_epoch.control / static_cast<double>(seeds);
     }
-    result.grammar_perplexity = grammar_perplexity(setup.test, setup.language);
+    for (size_t m = 0; m < Models; ++m) {
+        std::vector<double> per_seed;
+        for (const SeedRuns& s : result.seeds) per_seed.push_back(s.perplexity[m]);
+        result.over_seeds[m] = spread(per_seed);
+    }
+    const double floor = result.grammar_perplexity = grammar_perplexity(setup.test, setup.language);
+    const std::array<double, Models>& mean = result.mean;
+    const SecondEpoch& again = result.second_epoch_mean;
+    QualityGaps& gaps = result.gaps;
+    gaps.gqa = gap_between(mean[Mha], mean[Gqa], floor);
+    gaps.mqa = gap_between(mean[Mha], mean[Mqa], floor);
+    gaps.pooled = gap_between(mean[Mha], mean[Pooled], floor);
+    gaps.uptrained = gap_between(mean[Control], mean[Uptrained], floor);
+    gaps.uptrained_two_epochs = gap_between(again.control, again.uptrained, floor);
+    gaps.uptrained_minus_mha = mean[Uptrained] - mean[Mha];
     return result;
+}
+
+UptrainingCurves uptraining_curves(const QualityRuns& runs, const QualitySetup& setup, size_t window) {
+    // Model m's run, the mean over the seeds step by step, smoothed; its
+    // steps from `keep` on, numbered from `first` on.
+    const auto curve = [&](Model m, size_t keep, double first) {
+        const size_t steps = runs.seeds.front().step_losses[m].size();
+        std::vector<double> mean(steps, 0.0);
+        for (const SeedRuns& s : runs.seeds)
+            for (size_t i = 0; i < steps; ++i) mean[i] += s.step_losses[m][i] / static_cast<double>(runs.seeds.size());
+        LossCurve c;
+        double sum = 0;
+        for (size_t i = 0; i < steps; ++i) {
+            sum += mean[i];
+            if (i >= window) sum -= mean[i - window];
+            if (i < keep) continue;
+            c.step.push_back(first + static_cast<double>(i - keep));
+            c.loss.push_back(sum / static_cast<double>(std::min(i + 1, window)));
+        }
+        return c;
+    };
+    const size_t trained = runs.seeds.front().step_losses[Mha].size();
+    const size_t last_epoch = trained - trained / static_cast<size_t>(setup.training.epochs);
+    UptrainingCurves curves;
+    curves.conversion = static_cast<double>(trained);
+    curves.mha = curve(Mha, last_epoch, static_cast<double>(last_epoch + 1));
+    curves.uptrained = curve(Uptrained, 0, curves.conversion + 1);
+    curves.control = curve(Control, 0, curves.conversion + 1);
+    return curves;
 }
 
 }  // namespace lessons::gqa

@@ -13,6 +13,7 @@
 
 #include "data/farm_language.h"
 #include "lessons/common/progress.h"
+#include "lessons/common/spread.h"
 #include "lessons/common/training.h"
 #include "nn/config.h"
 
@@ -54,16 +55,62 @@ struct SeedRuns {
     std::array<std::string, Models> status;               // the model cache's word on Mha, Gqa and Mqa
 };
 
+// §5.4 How the lesson reads the lecture's words on a gap between two
+// models' test perplexities: "almost negligible" and "comparable" as a gap
+// within kClose of the distance the model compared against still has to
+// go (its distance above the grammar's own perplexity, the floor no model
+// can pass), "a large loss" as a gap beyond it. A share of the perplexity
+// itself would not do: 1% of MHA's is about half its whole distance to
+// the floor (2.53 against 2.46 in the lecture's language), and more than
+// all of it in the uniform one.
+constexpr double kClose = 0.25;
+
+// The gap from a model at perplexity `from` to one at `to`, read against
+// `from`'s distance above the floor.
+struct Gap {
+    double gap = 0;       // to − from
+    double share = 0;     // gap / (from − floor): how much of that distance it is
+    bool close = false;   // |gap| < kClose · (from − floor)
+    bool beyond = false;  // gap > kClose · (from − floor): a loss beyond the band
+};
+Gap gap_between(double from, double to, double floor);
+
+// The gaps the lecture's findings are about, on the means over the seeds.
+struct QualityGaps {
+    Gap gqa, mqa, pooled;            // GQA, MQA, MHA mean-pooled into GQA: each against MHA
+    Gap uptrained;                   // the uptrained model against the control, one epoch after pooling
+    Gap uptrained_two_epochs;        // … after a second epoch for both
+    double uptrained_minus_mha = 0;  // the uptrained model against the MHA model it came from
+};
+
 struct QualityRuns {
-    std::vector<SeedRuns> seeds;        // seed 0 … seeds-1 (init seed of every model)
-    std::array<double, Models> mean{};  // test perplexity, the mean over the seeds
+    std::vector<SeedRuns> seeds;            // seed 0 … seeds-1 (init seed of every model)
+    std::array<double, Models> mean{};      // test perplexity, the mean over the seeds
+    std::array<Spread, Models> over_seeds;  // each model's test perplexities, seed by seed, their min and max
     SecondEpoch second_epoch_mean;
     double grammar_perplexity = 0;  // the grammar's own on the test sentences: no model goes below it
+    QualityGaps gaps;
 };
 
 // Every model for seed 0 … seeds-1. The MHA, GQA and MQA models are trained
 // through the model cache in out_dir (so a second run loads them).
 QualityRuns train_quality_runs(const QualitySetup& setup, const std::filesystem::path& out_dir, int seeds,
                                Progress* progress);
+
+// §5.4 Uptraining step by step: each step's training loss, the mean over
+// the seeds (every seed trains on the same batches in the same order),
+// smoothed by a running mean of `window` steps (of fewer at a run's
+// start). Steps are counted over the whole training: the MHA model's last
+// epoch before it is pooled ends at step `conversion`, and the uptrained
+// model and the control take the steps after it.
+struct LossCurve {
+    std::vector<double> step, loss;
+};
+struct UptrainingCurves {
+    double conversion = 0;  // the last step before MHA's K/V heads are mean-pooled
+    LossCurve mha;          // the MHA model's last epoch
+    LossCurve uptrained, control;
+};
+UptrainingCurves uptraining_curves(const QualityRuns& runs, const QualitySetup& setup, size_t window);
 
 }  // namespace lessons::gqa

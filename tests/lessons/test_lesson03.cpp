@@ -15,6 +15,7 @@
 #include "lessons/gqa/decoding_cost.h"
 #include "lessons/gqa/kv_heads.h"
 #include "lessons/gqa/parts.h"
+#include "lessons/gqa/quality.h"
 #include "nn/param_count.h"
 
 namespace {
@@ -73,7 +74,8 @@ TEST_CASE("lesson 03 runs every part and each has its takeaway", "[lessons][less
 TEST_CASE("lesson 03: every part records claims with a statement, and its figures exist", "[lessons][lesson03]") {
     const auto& run = quick_run();
     CHECK(test::check_claims_and_figures(run, quick_out()) ==
-          std::vector<std::string>{"03_loss.svg", "03_uptraining.svg"});
+          std::vector<std::string>{"03_perplexity.svg", "03_uptraining.svg"});
+    test::check_prose(run);
     for (const auto& part : run.report.parts())
         for (const auto& claim : part.claims) {
             INFO("part " << part.number << ", claim " << claim.key);
@@ -91,6 +93,8 @@ TEST_CASE("lesson 03: every part records claims with a statement, and its figure
     const auto value = [&](const char* key) { return part3.value(key).number(); };
     const double mha = value("ppl_mha"), control = value("ppl_control"), floor = value("grammar_perplexity");
     // "almost negligible", "comparable": within a quarter of the distance above the grammar's floor
+    const double band = lessons::gqa::kClose;
+    CHECK(band == 0.25);
     const double gqa_gap = value("ppl_gqa") - mha, mqa_gap = value("ppl_mqa") - mha;
     const double pooled_gap = value("ppl_mean_pooled") - mha, uptrained_gap = value("ppl_uptrained") - control;
     CHECK(value("gqa_minus_mha") == gqa_gap);
@@ -102,10 +106,10 @@ TEST_CASE("lesson 03: every part records claims with a statement, and its figure
         double ours;
         bool reproduced;
     } rules[] = {
-        {"gqa_close_to_mha", gqa_gap, std::fabs(gqa_gap) < 0.25 * (mha - floor)},
-        {"mqa_close_to_mha", mqa_gap, std::fabs(mqa_gap) < 0.25 * (mha - floor)},
-        {"pooling_loses", pooled_gap, pooled_gap > 0.25 * (mha - floor)},
-        {"uptrained_comparable_to_control", uptrained_gap, std::fabs(uptrained_gap) < 0.25 * (control - floor)},
+        {"gqa_close_to_mha", gqa_gap, std::fabs(gqa_gap) < band * (mha - floor)},
+        {"mqa_close_to_mha", mqa_gap, std::fabs(mqa_gap) < band * (mha - floor)},
+        {"pooling_loses", pooled_gap, pooled_gap > band * (mha - floor)},
+        {"uptrained_comparable_to_control", uptrained_gap, std::fabs(uptrained_gap) < band * (control - floor)},
         {"uptrained_below_mha", value("ppl_uptrained") - mha, value("ppl_uptrained") < mha}};
     for (const auto& rule : rules) {
         INFO("part 3, claim " << rule.key);
@@ -291,7 +295,7 @@ TEST_CASE("decoding_cost follows the formula for any model", "[lessons][lesson03
     CHECK_FALSE(lessons::gqa::decoding_cost(cfg, weights, setup).fits);
 }
 
-TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the figure is written",
+TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the figures are written",
           "[lessons][lesson03]") {
     const auto& run = quick_run();
     const auto& part = run.report.part(3);
@@ -311,9 +315,75 @@ TEST_CASE("lesson 03 part 3 (quick): every perplexity is finite and above 1, the
     INFO("part 3 must state pitfall 6 with MHA, GQA and MQA's perplexities");
     CHECK_THAT(run.output(), Catch::Contains("pitfall 6"));
     CHECK_THAT(run.output(), Catch::Contains(fmt::format("MQA {:.4f}", part.value("ppl_mqa").number())));
-    CHECK(test::read_text(quick_out() / "03_loss.svg").find("<svg") != std::string::npos);
+    // The test perplexity the claims compare, one dot per model over the
+    // grammar's floor; the uptraining epoch's losses, with where MHA is pooled.
     REQUIRE(part.figures.size() == 2);
-    CHECK(part.figures[0].file == "03_loss.svg");
+    CHECK(part.figures[0].file == "03_perplexity.svg");
     CHECK(part.figures[1].file == "03_uptraining.svg");
-    CHECK_THAT(run.output(), Catch::Contains("03_loss.svg"));
+    const std::string dots = test::read_text(quick_out() / "03_perplexity.svg");
+    for (const char* model : {"MHA (4", "GQA (2", "MQA (1", "uptrained", "control"}) {
+        INFO(model);
+        CHECK_THAT(dots, Catch::Contains(model));
+    }
+    CHECK_THAT(dots, Catch::Contains("the floor"));
+    CHECK_THAT(dots, Catch::Contains(fmt::format("{:.4f}", part.value("grammar_perplexity").number())));
+    CHECK_THAT(test::read_text(quick_out() / "03_uptraining.svg"), Catch::Contains("MHA mean-pooled into GQA"));
+    // each caption says what to see, with the run's numbers
+    CHECK_THAT(part.figures[0].caption, Catch::Contains(fmt::format("MHA {:.4f}", part.value("ppl_mha").number())));
+    CHECK_THAT(part.figures[0].caption,
+               Catch::Contains(fmt::format("{:+.4f}", part.value("uptrained_minus_control").number())));
+    CHECK_THAT(part.figures[1].caption, Catch::Contains("the uptrained GQA ends the epoch at"));
+    CHECK_THAT(run.output(), Catch::Contains("03_perplexity.svg"));
+}
+
+TEST_CASE("lesson 03 prose writes the code's names between backticks and counts in the singular",
+          "[lessons][lesson03]") {
+    const auto& run = quick_run();
+    for (const auto& part : run.report.parts())
+        for (const std::string& paragraph : part.paragraphs) {
+            INFO(paragraph);
+            for (size_t at = paragraph.find("nn::"); at != std::string::npos; at = paragraph.find("nn::", at + 1))
+                CHECK((at > 0 && paragraph[at - 1] == '`'));
+            for (const char* plural : {" 1 layers", " 1 epochs", " 1 seeds", " 1 query heads", " 1 sentences"})
+                CHECK(paragraph.find(plural) == std::string::npos);
+        }
+    // the quick run does not compare its levels with the lecture's
+    CHECK_THAT(run.output(), Catch::Contains("With --quick a tiny model"));
+}
+
+TEST_CASE("a gap is read against the distance to the floor of the model it is measured from",
+          "[lessons][lesson03][gqa]") {
+    using lessons::gqa::gap_between;
+    const auto g = gap_between(2.5, 2.51, 2.46);  // 0.01 of a distance of 0.04: a quarter
+    CHECK(g.gap == Approx(0.01));
+    CHECK(g.share == Approx(0.25));
+    CHECK(gap_between(2.5, 2.509, 2.46).close);
+    CHECK_FALSE(gap_between(2.5, 2.509, 2.46).beyond);
+    CHECK(gap_between(2.5, 2.491, 2.46).close);  // below it: as close
+    CHECK(gap_between(2.5, 2.52, 2.46).beyond);
+    CHECK_FALSE(gap_between(2.5, 2.52, 2.46).close);
+    CHECK_FALSE(gap_between(2.5, 2.48, 2.46).beyond);  // far below: not close, and no loss
+    CHECK_FALSE(gap_between(2.5, 2.48, 2.46).close);
+}
+
+TEST_CASE("the uptraining curves: the mean over seeds, smoothed, MHA's last epoch then the epoch after pooling",
+          "[lessons][lesson03][gqa]") {
+    using namespace lessons::gqa;
+    QualitySetup setup;
+    setup.training.epochs = 2;
+    QualityRuns runs;
+    runs.seeds.resize(2);
+    runs.seeds[0].step_losses[Mha] = {4, 3, 2, 1};  // 2 epochs of 2 steps
+    runs.seeds[1].step_losses[Mha] = {6, 5, 4, 3};
+    for (SeedRuns& s : runs.seeds) {
+        s.step_losses[Uptrained] = {9, 7, 5};
+        s.step_losses[Control] = {1, 1, 1};
+    }
+    const UptrainingCurves curves = uptraining_curves(runs, setup, 2);
+    CHECK(curves.conversion == 4);
+    CHECK(curves.mha.step == std::vector<double>{3, 4});
+    CHECK(curves.mha.loss == std::vector<double>{(4 + 3) / 2.0, (3 + 2) / 2.0});  // seed means 5 4 3 2, by twos
+    CHECK(curves.uptrained.step == std::vector<double>{5, 6, 7});
+    CHECK(curves.uptrained.loss == std::vector<double>{9, 8, 6});  // the first point averages one step
+    CHECK(curves.control.loss == std::vector<double>{1, 1, 1});
 }
