@@ -87,9 +87,28 @@ void accuracy_by_k_figure(Report& r, const Options& options, const PositionEncod
                          fmt::format("{}, {} and {}", at_largest[0], at_largest[1], at_largest[2])));
 }
 
-void attention_map_figure(Report& r, const Options& options, const AttentionMap& map, const std::string& model) {
+namespace {
+
+std::vector<std::string> tokens_of(const AttentionMap& map) {
     std::vector<std::string> tokens;
     for (int64_t id : map.ids) tokens.emplace_back(farm::token(id));
+    return tokens;
+}
+
+// Head h of the map's layer `layer`, its rows and columns labelled by the
+// tokens and the subject's cell for the verb outlined.
+svg::Heatmap head_panel(const AttentionMap& map, size_t layer, size_t h, std::string caption) {
+    svg::Heatmap panel{std::move(caption), map.weights.at(layer).at(h), 0, 1};
+    panel.x_ticks = panel.y_ticks = tokens_of(map);
+    panel.marked = {{static_cast<size_t>(map.verb_query), static_cast<size_t>(kSubject)}};
+    panel.marked_label = "the subject, for the next verb";
+    return panel;
+}
+
+}  // namespace
+
+void attention_map_figure(Report& r, const Options& options, const AttentionMap& map, const std::string& model) {
+    const std::vector<std::string> tokens = tokens_of(map);
     const auto verb_query = static_cast<size_t>(map.verb_query), subject = static_cast<size_t>(kSubject);
     svg::HeatmapGrid grid{fmt::format("{}, layer {} of {}: attention weights on one test sentence", model,
                                       map.layer + 1, map.weights.size()),
@@ -97,14 +116,9 @@ void attention_map_figure(Report& r, const Options& options, const AttentionMap&
     grid.x_label = "key: the token attended to";
     grid.y_label = "query: the token attending";
     const auto& heads = map.weights[map.layer];
-    for (size_t h = 0; h < heads.size(); ++h) {
-        svg::Heatmap panel{fmt::format("head {}: {:.2f} on the subject", h + 1, map.subject_weight(map.layer, h)),
-                           heads[h], 0, 1};
-        panel.x_ticks = panel.y_ticks = tokens;
-        panel.marked = {{verb_query, subject}};
-        panel.marked_label = "the subject, for the next verb";
-        grid.panels.push_back(std::move(panel));
-    }
+    for (size_t h = 0; h < heads.size(); ++h)
+        grid.panels.push_back(head_panel(
+            map, map.layer, h, fmt::format("head {}: {:.2f} on the subject", h + 1, map.subject_weight(map.layer, h))));
     svg::write(output_path(options, "05_attention_map.svg"), grid);
     const int k = (map.verb_query - kSubject) / 3;
     r.figure("05_attention_map.svg",
@@ -114,6 +128,30 @@ void attention_map_figure(Report& r, const Options& options, const AttentionMap&
                          tokens[verb_query], tokens[verb_query + 1], map.head + 1, map.layer + 1,
                          map.subject_weight(map.layer, map.head), tokens[subject], map.verb_query - kSubject,
                          count_of(k, "attractor")));
+}
+
+void long_prefix_figure(Report& r, const Options& options, const AttentionMap& within, const AttentionMap& beyond,
+                        const std::string& model) {
+    const size_t layer = within.layer, head = within.head;
+    const int k_within = (within.verb_query - kSubject) / 3, k_beyond = (beyond.verb_query - kSubject) / 3;
+    const double before = within.subject_weight(layer, head), after = beyond.subject_weight(layer, head);
+    svg::HeatmapGrid grid{fmt::format("{}, layer {} head {}, on a prefix with {}", model, layer + 1, head + 1,
+                                      count_of(k_beyond, "attractor")),
+                          1};
+    grid.x_label = "key: the token attended to";
+    grid.y_label = "query: the token attending";
+    grid.panels.push_back(
+        head_panel(beyond, layer, head, fmt::format("{:.2f} on the subject from the last position", after)));
+    // where the last position looks instead: its row's largest weight
+    const std::vector<double>& row = beyond.weights[layer][head][static_cast<size_t>(beyond.verb_query)];
+    const auto most = static_cast<int64_t>(std::max_element(row.begin(), row.end()) - row.begin());
+    svg::write(output_path(options, "05_attention_long_prefix.svg"), grid);
+    r.figure("05_attention_long_prefix.svg",
+             fmt::format("The same head with {} instead of {}, the subject {} tokens back: it puts {:.3f} on the "
+                         "subject (outlined), where it put {:.3f}, and {:.3f} on \"{}\", {} tokens back.",
+                         count_of(k_beyond, "attractor"), k_within, beyond.verb_query - kSubject, after, before,
+                         row[static_cast<size_t>(most)], farm::token(beyond.ids[static_cast<size_t>(most)]),
+                         beyond.verb_query - most));
 }
 
 void subject_weight_figure(Report& r, const Options& options, const PositionDiagnosis& diagnosis, int trained_k) {

@@ -25,6 +25,12 @@ void accuracy_by_k_figure(Report& r, const Options& options, const PositionEncod
 // cell is outlined in every panel.
 void attention_map_figure(Report& r, const Options& options, const AttentionMap& map, const std::string& model);
 
+// §7.3 the head that map `within` picked (its layer and head), on the long
+// prefix `beyond`: whether it still finds the subject past the training
+// lengths.
+void long_prefix_figure(Report& r, const Options& options, const AttentionMap& within, const AttentionMap& beyond,
+                        const std::string& model);
+
 // §7.3 RoPE's subject weight per k, seed by seed, with the end of the
 // training lengths (trained up to k = trained_k).
 void subject_weight_figure(Report& r, const Options& options, const PositionDiagnosis& diagnosis, int trained_k);

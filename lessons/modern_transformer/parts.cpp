@@ -577,6 +577,11 @@ void subject_attention(Report& r, const Options& options, const FarmRuns& runs, 
         count_of(kExampleK, "attractor"));
     attention_map_figure(r, options, diagnosis.example, "RoPE seed 0");
     r.paragraph(
+        "A longer prefix than any training sentence has, its {} all of the number opposite to the subject's: does "
+        "the head that found the subject above still find it?",
+        count_of(kLongExampleK, "attractor"));
+    long_prefix_figure(r, options, diagnosis.example, diagnosis.long_example, "RoPE seed 0");
+    r.paragraph(
         "Diagnosis, every model: at the position that predicts the verb, the largest attention weight any head of "
         "any layer puts on the subject (token 2), mean over the prefixes (the subject weight), and p(correct) = "
         "mass on the right verb number / mass on all 24 verb forms (0.5: cannot tell; below 0.5: follows the "

@@ -50,7 +50,8 @@ std::vector<double> subject_attention_per_k(const nn::LanguageModel& model,
 AttentionMap attention_map(const nn::LanguageModel& model, const farm::Sentence& sentence) {
     ag::NoGradGuard no_grad;
     AttentionMap map;
-    map.ids.assign(sentence.ids.begin(), sentence.ids.end() - 1);
+    map.ids = sentence.ids;
+    if (!map.ids.empty() && map.ids.back() == farm::EOS) map.ids.pop_back();
     map.verb_query = kSubject + 3 * sentence.k;
     const auto T = static_cast<int64_t>(map.ids.size());
     if (map.verb_query >= T) throw std::invalid_argument("attention_map: the sentence has no verb");
@@ -172,7 +173,9 @@ PositionDiagnosis diagnose_positions(const PositionEncodings& encodings, const F
             result.models.push_back(std::move(m));
         }
     result.explains = weight_explains(result.models);
-    result.example = attention_map(*all[kRope].models[0].model, example_sentence(runs.test, kExampleK));
+    const nn::LanguageModel& rope = *all[kRope].models[0].model;
+    result.example = attention_map(rope, example_sentence(runs.test, kExampleK));
+    result.long_example = attention_map(rope, runs.agreement.at(kLongExampleK - 1).at(0));
     return result;
 }
 

@@ -27,7 +27,7 @@ std::vector<double> subject_attention_per_k(const nn::LanguageModel& model,
 // attends to, and where the position that predicts the verb looks hardest
 // at the subject (the largest weight subject_attention_per_k averages).
 struct AttentionMap {
-    std::vector<int64_t> ids;  // the sentence as the model reads it: every token but its last, </s>
+    std::vector<int64_t> ids;  // the sentence as the model reads it: without its </s>, if it has one
     int64_t verb_query = 0;    // kSubject + 3k: the position whose output predicts the verb
     // [layer][head][query t][key j]: the weight query t gives key j (0 for
     // j > t: the mask is causal), each row summing to 1
@@ -78,12 +78,16 @@ struct WeightExplains {
 // The example's attractors: within the training lengths (also --quick's,
 // k <= 2), and few enough for its tokens to label a map's rows and columns.
 constexpr int kExampleK = 2;
+// The long example's: beyond every training length (k <= 3), the subject
+// 15 tokens back, and its prefix of 18 tokens still labels one panel.
+constexpr int kLongExampleK = 5;
 
 struct PositionDiagnosis {
     std::vector<ModelDiagnosis> models;  // seed by seed, each in kEncodings' order (the agreement table's)
     WeightExplains explains;
-    // RoPE seed 0 (part 2's ModernLM) on example_sentence(runs.test, kExampleK)
-    AttentionMap example;
+    // RoPE seed 0 (part 2's ModernLM) on example_sentence(runs.test, kExampleK),
+    // and on the first agreement prefix with kLongExampleK attractors
+    AttentionMap example, long_example;
     const ModelDiagnosis& at(size_t encoding, int seed) const;
 };
 

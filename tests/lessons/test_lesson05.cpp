@@ -344,7 +344,8 @@ TEST_CASE("lesson 05: every part records claims with statements and verdicts, it
     test::check_prose(run);
     const auto figures = test::check_claims_and_figures(run, quick_out());
     CHECK(figures == std::vector<std::string>{"05_perplexity.svg", "05_accuracy_by_k.svg", "05_attention_map.svg",
-                                              "05_subject_attention.svg", "05_weight_accuracy.svg"});
+                                              "05_attention_long_prefix.svg", "05_subject_attention.svg",
+                                              "05_weight_accuracy.svg"});
 }
 
 TEST_CASE("lesson 05 part 1: the exact parameter counts", "[lessons][lesson05]") {
@@ -480,6 +481,10 @@ TEST_CASE("lesson 05 part 3 (quick): agreement in range, the diagnosis of every 
     const std::string map = test::read_text(quick_out() / "05_attention_map.svg");
     CHECK(test::occurrences(map, "head ") == 4);
     CHECK_THAT(map, Catch::Contains("&lt;s&gt;") && Catch::Contains("the subject, for the next verb"));
+    // the long prefix: one panel, the same head, its caption naming where the verb's position looks
+    const std::string long_map = test::read_text(quick_out() / "05_attention_long_prefix.svg");
+    CHECK(test::occurrences(long_map, "on the subject from the last position") == 1);
+    CHECK_THAT(long_map, Catch::Contains("on a prefix with 5 attractors"));
     // the scatter: a dot per model and one per encoding in its legend
     const std::string scatter = test::read_text(quick_out() / "05_weight_accuracy.svg");
     CHECK(test::occurrences(scatter, "<circle") == 3 + 3);
@@ -638,6 +643,11 @@ TEST_CASE("attention_map: every head's weights, causal rows summing to 1, the he
         }
     }
     CHECK(map.subject_weight(map.layer, map.head) == largest);
+    // a prefix (no </s>) is read whole: its last position predicts the verb
+    const farm::Sentence prefix{farm::encode("<s> the dog near the cats by the hens"), 0, 2};
+    const auto prefix_map = attention_map(model, prefix);
+    CHECK(prefix_map.ids == prefix.ids);
+    CHECK(prefix_map.verb_query == static_cast<int64_t>(prefix.ids.size()) - 1);
 }
 
 TEST_CASE("05_modern_transformer --quick --part 1 --json writes the report", "[lessons][lesson05][json]") {
