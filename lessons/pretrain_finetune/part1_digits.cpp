@@ -46,6 +46,12 @@ std::vector<std::vector<double>> as_square(const std::vector<double>& image, int
     return square;
 }
 
+// The passes that `m` makes over `images` images: "3 epochs", "1 epoch", "2.5 epochs".
+std::string epochs_of(const MinibatchSettings& m, int64_t images) {
+    const double epochs = static_cast<double>(m.steps * m.batch_size) / static_cast<double>(images);
+    return fmt::format("{} {}", Cell(epochs).str(), epochs == 1 ? "epoch" : "epochs");
+}
+
 std::string minibatches(const MinibatchSettings& m) {
     return fmt::format("{} steps in batches of {}, Adam lr {}", m.steps, m.batch_size, m.lr);
 }
@@ -65,9 +71,8 @@ void describe(Report& r, const DigitsSetup& setup, const DigitsData& data, int s
              {"deep net", widths_str(setup.deep_widths) + "-10"},
              {"unit h(·)", "tanh"},
              {"autoencoder pre-training, per layer",
-              fmt::format("{} ({:g} epochs over the unlabelled images)", minibatches(setup.autoencoder),
-                          static_cast<double>(setup.autoencoder.steps * setup.autoencoder.batch_size) /
-                              static_cast<double>(unlabelled))},
+              fmt::format("{} ({} over the unlabelled images)", minibatches(setup.autoencoder),
+                          epochs_of(setup.autoencoder, unlabelled))},
              {"supervised pre-training, per layer", minibatches(setup.supervised) + ", on the labelled images"},
              {"fine-tuning (every method)", minibatches(setup.finetune) + ", the same batches for every method"}});
     r.paragraph(
@@ -305,7 +310,8 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
     }
     r.paragraph(
         "Pre-trained autoencoders (seed 0, before fine-tuning): the first {} test images, and what comes back through "
-        "n encoders and their decoders, dec_1(… dec_n(enc_n(… enc_1(x)))):",
+        "n encoders and their decoders, "
+        "$\\mathrm{{dec}}_1(\\ldots \\mathrm{{dec}}_n(\\mathrm{{enc}}_n(\\ldots \\mathrm{{enc}}_1(x))))$:",
         shown);
     svg::HeatmapGrid grid{fmt::format("Test digits (top row) and their reconstructions through 1 … {} pre-trained "
                                       "autoencoder layers (seed 0)",
@@ -358,14 +364,11 @@ void report_features(Report& r, const Options& options, const DigitsSetup& setup
         "What did the first layer learn? Each unit's weights drawn as an image, each unit on its own scale: dark blue "
         "is its largest positive weight, white its most negative, the middle blue 0. Look "
         "for units that became stroke or blob detectors in the middle of the frame, and for units that still look "
-        "much like their random initialisation after {} epochs. The speckled rim is the {} pixels that are blank in "
+        "much like their random initialisation after {}. The speckled rim is the {} pixels that are blank in "
         "every training "
         "image: an input that is always 0 gives its weight a gradient of 0, so those weights keep their initial "
         "draws.",
-        Cell(static_cast<double>(setup.autoencoder.steps * setup.autoencoder.batch_size) /
-             static_cast<double>(data.train.images.size(0)))
-            .str(),
-        data.blank_pixels);
+        epochs_of(setup.autoencoder, data.train.images.size(0)), data.blank_pixels);
     r.value("blank_pixels", static_cast<double>(data.blank_pixels));
     r.figure("01_mnist_features.svg",
              fmt::format("The first {} units of layer 1, each unit's {} weights as a {}x{} image: look for strokes "

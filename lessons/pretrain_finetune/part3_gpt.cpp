@@ -79,7 +79,7 @@ CachedLm pretrain(Report& r, const Options& options, const GptSetup& setup, cons
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const nn::LMConfig& c = setup.config;
     r.paragraph(
-        "Pre-training (§2.6, generative): {} GPT (d = {}, {} layers, {} heads, learned positions; {} parameters), "
+        "Pre-training (§2.6, generative): {} GPT (d = {}, {}, {}, learned positions; {} parameters), "
         "seed 0, {} of AdamW (lr 1e-3, batches of 32) on {} unlabelled farm sentences.",
         options.quick ? "a tiny" : "the lecture-2", c.d_model, count_of(c.n_layers, "layer"),
         count_of(c.n_heads, "head"), group_thousands(static_cast<double>(gpt.model->num_parameters())),

@@ -92,6 +92,16 @@ TEST_CASE("lesson 01: every part states its claims, and the figures it registers
     const test::LessonRun run(pf::lesson(), test::quick_options(out, 0));
     const auto figures = test::check_claims_and_figures(run, out);
     test::check_prose(run);
+    // --quick counts one layer, one epoch: each noun agrees with its count
+    for (const auto& part : run.report.parts()) {
+        std::vector<std::string> texts = part.paragraphs;
+        for (const auto& figure : part.figures) texts.push_back(figure.caption);
+        for (const auto& text : texts)
+            for (const char* plural : {" 1 layers", " 1 heads", " 1 epochs", " 1 seeds", " 1 steps"}) {
+                INFO(text);
+                CHECK(text.find(plural) == std::string::npos);
+            }
+    }
     // --quick numbers mean nothing: a finding that does not hold says so
     for (const auto& part : run.report.parts())
         for (const auto& claim : part.claims)
