@@ -46,6 +46,12 @@ std::vector<std::vector<double>> as_square(const std::vector<double>& image, int
     return square;
 }
 
+// The passes that `m` makes over `images` images: "3 epochs", "1 epoch", "2.5 epochs".
+std::string epochs_of(const MinibatchSettings& m, int64_t images) {
+    const double epochs = static_cast<double>(m.steps * m.batch_size) / static_cast<double>(images);
+    return fmt::format("{} {}", Cell(epochs).str(), epochs == 1 ? "epoch" : "epochs");
+}
+
 std::string minibatches(const MinibatchSettings& m) {
     return fmt::format("{} steps in batches of {}, Adam lr {}", m.steps, m.batch_size, m.lr);
 }
@@ -65,9 +71,8 @@ void describe(Report& r, const DigitsSetup& setup, const DigitsData& data, int s
              {"deep net", widths_str(setup.deep_widths) + "-10"},
              {"unit h(·)", "tanh"},
              {"autoencoder pre-training, per layer",
-              fmt::format("{} ({:g} epochs over the unlabelled images)", minibatches(setup.autoencoder),
-                          static_cast<double>(setup.autoencoder.steps * setup.autoencoder.batch_size) /
-                              static_cast<double>(unlabelled))},
+              fmt::format("{} ({} over the unlabelled images)", minibatches(setup.autoencoder),
+                          epochs_of(setup.autoencoder, unlabelled))},
              {"supervised pre-training, per layer", minibatches(setup.supervised) + ", on the labelled images"},
              {"fine-tuning (every method)", minibatches(setup.finetune) + ", the same batches for every method"}});
     r.paragraph(
@@ -139,10 +144,75 @@ Claim beats_scratch(std::string key, std::string statement, DigitMethod method,
             per_seed_errors({method, DigitMethod::DeepScratch}, errors, seeds)};
 }
 
-// Mean test error per method, over the seeds.
+// §2.4 greedy: the layers train one after another, each on the fixed codes
+// of the ones below, so the x axis runs through the layers in turn.
+void plot_pretraining(Report& r, const Options& options, const DigitsRun& run) {
+    svg::LinePlot plot{"Autoencoder pre-training (seed 0), the layers one after another", "epoch of pre-training",
+                       "mean reconstruction loss"};
+    plot.log_y = true;
+    plot.markers = true;
+    std::vector<std::string> falls;
+    double epoch = 0;
+    for (size_t l = 0; l < run.pretrain_curves.size(); ++l) {
+        const std::vector<double>& curve = run.pretrain_curves[l];
+        std::vector<double> epochs;
+        for (size_t e = 0; e < curve.size(); ++e) epochs.push_back(++epoch);
+        plot.series.push_back(
+            {fmt::format("layer {} ({})", l + 1, l == 0 ? "cross-entropy" : "squared error"), epochs, curve});
+        falls.push_back(curve.size() > 1
+                            ? fmt::format("layer {} from {:.3f} to {:.3f}", l + 1, curve.front(), curve.back())
+                            : fmt::format("layer {} {:.3f}", l + 1, curve.front()));
+    }
+    svg::write(output_path(options, "01_mnist_pretraining_loss.svg"), plot);
+    const size_t epochs = run.pretrain_curves.front().size();
+    r.figure("01_mnist_pretraining_loss.svg",
+             fmt::format("Greedy: each layer trains alone for {}, on the fixed codes of the layers below, then the "
+                         "next one starts; {}: {}. Layer 1's loss is in other units than the layers above: read each "
+                         "line's own slope, not the heights of two lines.",
+                         count_of(static_cast<int64_t>(epochs), "epoch"),
+                         epochs > 1 ? "the mean loss of its epochs" : "the mean loss of its one epoch",
+                         fmt::format("{}", fmt::join(falls, ", "))));
+}
+
+// §2.3's comparison as the slides draw it: each method's test error, the
+// mean over the seeds as the dot and the lowest and highest seed as its bar.
+void plot_test_errors(Report& r, const Options& options, const std::map<DigitMethod, Spread>& errors, int seeds,
+                      int64_t test_images) {
+    svg::LinePlot plot{
+        fmt::format("MNIST test error ({} held-out digits), {}", group_thousands(static_cast<double>(test_images)),
+                    seeds > 1 ? fmt::format("mean over {} seeds", seeds) : std::string("one seed")),
+        "method", "test error"};
+    plot.lines = false;
+    svg::Series dots{seeds > 1 ? "mean over the seeds; bar: the lowest to the highest seed" : "one seed", {}, {}};
+    for (DigitMethod m : digit_methods()) {
+        dots.x.push_back(static_cast<double>(plot.x_categories.size()));
+        plot.x_categories.push_back(name(m));
+        dots.y.push_back(errors.at(m).mean);
+        dots.low.push_back(errors.at(m).min);
+        dots.high.push_back(errors.at(m).max);
+    }
+    plot.series.push_back(std::move(dots));
+    svg::write(output_path(options, "01_mnist_test_error.svg"), plot);
+    DigitMethod best = DigitMethod::Shallow;
+    for (DigitMethod m : digit_methods())
+        if (errors.at(m).mean < errors.at(best).mean) best = m;
+    // "0.153 (seeds 0.150-0.156)"
+    const auto error_of = [&](DigitMethod m) {
+        const Spread& e = errors.at(m);
+        return seeds > 1 ? fmt::format("{:.3f} (seeds {:.3f}-{:.3f})", e.mean, e.min, e.max)
+                         : fmt::format("{:.3f}", e.mean);
+    };
+    r.figure("01_mnist_test_error.svg",
+             fmt::format("Lower is better; the lowest dot: {}. Autoencoder pre-training gives the deep net a test "
+                         "error of {} against {} from scratch; the claims below compare the methods seed by seed.",
+                         name(best), error_of(DigitMethod::DeepAutoencoder), error_of(DigitMethod::DeepScratch)));
+}
+
+// Mean test error per method, over the seeds, as a table and a figure.
 // `why`: why a finding may not reproduce here.
-std::map<DigitMethod, Spread> report_errors(Report& r, const std::vector<DigitsRun>& runs, int seeds,
-                                            const std::string& why) {
+std::map<DigitMethod, Spread> report_errors(Report& r, const Options& options, const std::vector<DigitsRun>& runs,
+                                            int64_t test_images, const std::string& why) {
+    const int seeds = options.seeds;
     std::map<DigitMethod, std::vector<double>> errors;
     for (const DigitsRun& run : runs) errors[run.method].push_back(run.test_error);
     std::map<DigitMethod, Spread> spreads;
@@ -161,6 +231,7 @@ std::map<DigitMethod, Spread> report_errors(Report& r, const std::vector<DigitsR
     for (DigitMethod m : digit_methods()) columns.push_back(name(m));
     r.table("test_error_per_seed", columns, per_seed);
     for (DigitMethod m : digit_methods()) r.value("error_" + key(m) + "_mean", spreads[m].mean);
+    plot_test_errors(r, options, spreads, seeds, test_images);
 
     const double shallow = spreads[DigitMethod::Shallow].mean, scratch = spreads[DigitMethod::DeepScratch].mean;
     const double supervised = spreads[DigitMethod::DeepSupervised].mean;
@@ -239,7 +310,8 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
     }
     r.paragraph(
         "Pre-trained autoencoders (seed 0, before fine-tuning): the first {} test images, and what comes back through "
-        "n encoders and their decoders, dec_1(… dec_n(enc_n(… enc_1(x)))):",
+        "n encoders and their decoders, "
+        "$\\mathrm{{dec}}_1(\\ldots \\mathrm{{dec}}_n(\\mathrm{{enc}}_n(\\ldots \\mathrm{{enc}}_1(x))))$:",
         shown);
     svg::HeatmapGrid grid{fmt::format("Test digits (top row) and their reconstructions through 1 … {} pre-trained "
                                       "autoencoder layers (seed 0)",
@@ -253,10 +325,16 @@ void report_reconstructions(Report& r, const Options& options, const DigitsSetup
             grid.panels.push_back({titles[i], as_square(row.images[i], data.side), 0.0, 1.0});
     }
     svg::write(output_path(options, "01_mnist_reconstructions.svg"), grid);
+    std::vector<std::string> codes, errors;
+    for (size_t n = 1; n <= run.reconstructions.size(); ++n) {
+        codes.push_back(std::to_string(setup.deep_widths[n]));
+        errors.push_back(fmt::format("{:.4f}", run.reconstruction_mse[n - 1]));
+    }
     r.figure("01_mnist_reconstructions.svg",
-             fmt::format("the first {} test digits (top row) and their reconstructions through 1 … {} pre-trained "
-                         "autoencoder layers, seed 0",
-                         shown, run.reconstructions.size()));
+             fmt::format("Each row down goes through one more encoder and back, to a code of {} units: the test "
+                         "digits come back with a mean squared error per pixel of {}; look for the strokes that "
+                         "the narrowest code keeps.",
+                         fmt::join(codes, ", then "), fmt::join(errors, ", ")));
     r.table("reconstruction", {"layers n", "code units", "train loss (last epoch)", "test MSE per pixel"}, rows);
     r.paragraph(
         "The train loss of layer 1 is its binary cross-entropy per pixel, of the layers above their squared error on "
@@ -286,48 +364,17 @@ void report_features(Report& r, const Options& options, const DigitsSetup& setup
         "What did the first layer learn? Each unit's weights drawn as an image, each unit on its own scale: dark blue "
         "is its largest positive weight, white its most negative, the middle blue 0. Look "
         "for units that became stroke or blob detectors in the middle of the frame, and for units that still look "
-        "much like their random initialisation after {} epochs. The speckled rim is the {} pixels that are blank in "
+        "much like their random initialisation after {}. The speckled rim is the {} pixels that are blank in "
         "every training "
         "image: an input that is always 0 gives its weight a gradient of 0, so those weights keep their initial "
         "draws.",
-        Cell(static_cast<double>(setup.autoencoder.steps * setup.autoencoder.batch_size) /
-             static_cast<double>(data.train.images.size(0)))
-            .str(),
-        data.blank_pixels);
+        epochs_of(setup.autoencoder, data.train.images.size(0)), data.blank_pixels);
     r.value("blank_pixels", static_cast<double>(data.blank_pixels));
     r.figure("01_mnist_features.svg",
-             fmt::format("the first {} units of layer 1 (seed 0, after pre-training), each unit's {} weights as a "
-                         "{}x{} image",
-                         shown, w.size(1), data.side, data.side));
-}
-
-void plot_curves(Report& r, const Options& options, const std::vector<DigitsRun>& runs) {
-    svg::LinePlot pretrain{"Autoencoder pre-training (seed 0), layer by layer", "epoch",
-                           "reconstruction loss (layer 1: cross-entropy, above: MSE)"};
-    svg::LinePlot finetune{
-        "Fine-tuning on the labelled images (seed 0), batches of the same images for every "
-        "method",
-        "step", "cross-entropy"};
-    pretrain.log_y = finetune.log_y = true;
-    for (const DigitsRun& run : runs) {
-        if (run.seed != 0) continue;
-        std::vector<double> steps;
-        for (size_t s = 0; s < run.finetune_losses.size(); ++s) steps.push_back(static_cast<double>(s + 1));
-        finetune.series.push_back({name(run.method), steps, run.finetune_losses});
-        if (run.method != DigitMethod::DeepAutoencoder) continue;
-        for (size_t l = 0; l < run.pretrain_curves.size(); ++l) {
-            std::vector<double> epochs;
-            for (size_t e = 0; e < run.pretrain_curves[l].size(); ++e) epochs.push_back(static_cast<double>(e + 1));
-            pretrain.series.push_back({fmt::format("layer {}", l + 1), epochs, run.pretrain_curves[l]});
-        }
-    }
-    pretrain.markers = true;
-    svg::write(output_path(options, "01_mnist_pretraining_loss.svg"), pretrain);
-    r.figure("01_mnist_pretraining_loss.svg",
-             "autoencoder pre-training, seed 0: each layer's reconstruction error per epoch");
-    svg::write(output_path(options, "01_mnist_finetuning_loss.svg"), finetune);
-    r.figure("01_mnist_finetuning_loss.svg",
-             "fine-tuning on the labelled images, seed 0: every method's loss per step");
+             fmt::format("The first {} units of layer 1, each unit's {} weights as a {}x{} image: look for strokes "
+                         "and blobs in the middle of the frame, and the speckled rim of the {} always-blank pixels "
+                         "whose weights kept their random draws.",
+                         shown, w.size(1), data.side, data.side, data.blank_pixels));
 }
 
 }  // namespace
@@ -341,13 +388,14 @@ void part1_layerwise_digits(Report& r, const Options& options) {
     r.value("runs", static_cast<double>(runs.size()));
     r.value("labelled_images", static_cast<double>(setup.labelled));
     r.value("unlabelled_images", static_cast<double>(data.train.images.size(0)));
-    const auto errors = report_errors(r, runs, options.seeds, why_not(data.train.images.size(0), options.quick));
+    const auto errors =
+        report_errors(r, options, runs, data.test.images.size(0), why_not(data.train.images.size(0), options.quick));
     for (const DigitsRun& run : runs)
         if (run.method == DigitMethod::DeepAutoencoder && run.seed == 0) {
+            plot_pretraining(r, options, run);
             report_reconstructions(r, options, setup, data, run);
             report_features(r, options, setup, data, run);
         }
-    plot_curves(r, options, runs);
     // §2.5: the supervised pre-training of today, which this part does not run.
     r.paragraph(
         "§2.5, supervised pre-training as vision does it today, is another thing: one training run on a very large "

@@ -15,6 +15,13 @@
 
 namespace lessons::pretrain_finetune {
 
+// §2.8's sizes, as the lecture states them: the GPT is pre-trained on
+// 20,000 unlabelled sentences, then learns the task from 16 or 256
+// labelled examples. (§2.2 calls pre-training's data cheap and plentiful,
+// fine-tuning's expensive and scarce, and gives no ratio.)
+constexpr int64_t kLectureSentences = 20000;
+inline const std::vector<int64_t> kLectureLabelled{16, 256};
+
 // A set of sentences or prefixes: how many, their tokens (<s> and </s>
 // included where they are in the ids) and their labels' counts.
 struct DataCount {
