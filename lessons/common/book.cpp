@@ -397,7 +397,7 @@ constexpr const char* kReadingOrder = R"(<section id="start">
 <code>./grade N</code> until it passes (its message says what was expected).</li>
 <li>Read the lesson's code in the folder named below: each part is one file, named after the lecture's idea.</li>
 </ol>
-<p>Each lesson's running time at full size is under its name; add <code>--quick</code> for a run of seconds. Lessons 01, 03 and 05 train small models the first time and keep them in <code>out/models/</code>.</p>
+<p>Under each lesson: its reading time and how long its last run took. Lessons 01 to 05 train small models the first time (minutes each) and keep them in <code>out/models/</code>, so later runs take seconds; <code>--quick</code> trains tiny ones for a run of seconds.</p>
 </section>
 )";
 
