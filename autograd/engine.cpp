@@ -1,7 +1,9 @@
 #include "autograd/engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -17,7 +19,12 @@ namespace ag {
 
 namespace {
 thread_local bool grad_mode_enabled = true;
-thread_local OpLog* op_log = nullptr;
+// The innermost live log, whichever thread opened it: an op run on any
+// thread is written to it (a function under test that starts a thread of
+// its own cannot hide an op from it). The atomic keeps record() to one load
+// while no log lives; the mutex orders the appends of several threads.
+std::atomic<OpLog*> op_log{nullptr};
+std::mutex op_log_mutex;
 }  // namespace
 
 bool GradMode::is_enabled() { return grad_mode_enabled; }
@@ -41,12 +48,29 @@ Node::~Node() {
     }  // t dies here, and with it a node that holds nothing
 }
 
-OpLog::OpLog() : previous_(op_log) { op_log = this; }
-OpLog::~OpLog() { op_log = previous_; }
-bool OpLog::ran(const std::string& op) const { return std::find(ops_.begin(), ops_.end(), op) != ops_.end(); }
+OpLog::OpLog() {
+    const std::lock_guard lock(op_log_mutex);
+    previous_ = op_log.load();
+    op_log = this;
+}
+OpLog::~OpLog() {
+    const std::lock_guard lock(op_log_mutex);
+    op_log = previous_;
+}
+std::vector<std::string> OpLog::ops() const {
+    const std::lock_guard lock(op_log_mutex);
+    return ops_;
+}
+bool OpLog::ran(const std::string& op) const {
+    const std::lock_guard lock(op_log_mutex);
+    return std::find(ops_.begin(), ops_.end(), op) != ops_.end();
+}
 
 Tensor record(const char* op, Tensor out, std::vector<Tensor> inputs, BackwardFn backward) {
-    if (op_log) op_log->ops_.emplace_back(op);
+    if (op_log.load(std::memory_order_relaxed)) {
+        const std::lock_guard lock(op_log_mutex);
+        if (OpLog* log = op_log.load()) log->ops_.emplace_back(op);
+    }
     if (!GradMode::is_enabled()) return out;
     bool any = false;
     for (const Tensor& t : inputs) any = any || (t.defined() && t.requires_grad());

@@ -58,12 +58,14 @@ private:
     bool previous_;
 };
 
-// RAII: while a log lives, every op run on this thread appends its name
-// ("matmul", "rope", ...) to it, with or without grad mode, and whether or
-// not the op is recorded in a graph: which ops a function ran, not only
-// which ones its graph keeps (the exercises' tests use it to see that a
-// hand-written op does not call the engine's fused one). Logs nest; the
-// innermost one is written.
+// RAII: while a log lives, every op run on any thread of the process
+// appends its name ("matmul", "rope", ...) to it, with or without grad
+// mode, and whether or not the op is recorded in a graph: which ops a
+// function ran, not only which ones its graph keeps, also on threads it
+// started (the exercises' tests use it to see that a hand-written op does
+// not call the engine's fused one). Logs nest; the innermost one is
+// written. Open one at a time: a log opened on a second thread while the
+// first lives takes that thread's ops and every other's.
 class OpLog {
 public:
     OpLog();
@@ -71,7 +73,7 @@ public:
     OpLog(const OpLog&) = delete;
     OpLog& operator=(const OpLog&) = delete;
 
-    const std::vector<std::string>& ops() const { return ops_; }
+    std::vector<std::string> ops() const;  // a copy: other threads may still append
     bool ran(const std::string& op) const;
 
 private:

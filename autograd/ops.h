@@ -143,9 +143,10 @@ Tensor attention_packed_qkv(const Tensor& qkv, int64_t q_heads, int64_t kv_heads
 // ---- RoPE (ops/rope.cpp) -------------------------------------------------------
 // §4 rotary position embedding. x [..., T, H, dh] (dh even): the head vector
 // of time step t is rotated pair by pair by the angles positions[t] · θ_i,
-// θ_i = base^(-2i/dh), i = 0 … dh/2-1. Pairing Half (Llama, GPT-NeoX; §4.6
-// matrix form) pairs dim i with i + dh/2; Interleaved (RoFormer; the slides'
-// element-wise form) pairs 2i with 2i+1. The backward rotates the gradient
+// θ_i = base^(-2(i-1)/dh) for pair i = 1 … dh/2 (counted from 1, as §4.5
+// does). With dims counted from 0 in the code, pairing Half (Llama,
+// GPT-NeoX; §4.6 matrix form) puts dims i-1 and i-1 + dh/2 in pair i;
+// Interleaved (RoFormer; the slides' element-wise form) dims 2i-2 and 2i-1. The backward rotates the gradient
 // back (by -angle): a rotation's inverse is its transpose.
 enum class RopePairing { Half, Interleaved };
 Tensor rope(const Tensor& x, const std::vector<int64_t>& positions, double base = 10000.0,

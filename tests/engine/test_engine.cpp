@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,6 +140,16 @@ TEST_CASE("OpLog lists the ops run, recorded or not, and nests", "[engine][autog
     CHECK(outer.ops().size() == 2);
     CHECK(outer.ran("sum"));
     CHECK_FALSE(outer.ran("exp"));  // the inner log took it
+}
+
+// A function that starts a thread of its own cannot hide an op from the
+// log: the exercises' bans on the fused ops hold on every thread.
+TEST_CASE("OpLog lists the ops run on other threads too", "[engine][autograd]") {
+    const Tensor x = Tensor::from({1, 1, 2}, {1, 0});
+    ag::OpLog log;
+    std::thread other([&] { ag::rope(x, {0}, 10000.0, ag::RopePairing::Half); });
+    other.join();
+    CHECK(log.ops() == std::vector<std::string>{"rope"});
 }
 
 // The fused ops with a fast path when nothing is recorded (no slope or σ
