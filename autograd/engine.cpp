@@ -27,6 +27,12 @@ std::atomic<OpLog*> op_log{nullptr};
 std::mutex op_log_mutex;
 }  // namespace
 
+void OpLog::write(const char* op) {
+    if (!op_log.load(std::memory_order_relaxed)) return;
+    const std::lock_guard lock(op_log_mutex);
+    if (OpLog* log = op_log.load()) log->ops_.emplace_back(op);
+}
+
 bool GradMode::is_enabled() { return grad_mode_enabled; }
 void GradMode::set_enabled(bool on) { grad_mode_enabled = on; }
 
@@ -67,10 +73,7 @@ bool OpLog::ran(const std::string& op) const {
 }
 
 Tensor record(const char* op, Tensor out, std::vector<Tensor> inputs, BackwardFn backward) {
-    if (op_log.load(std::memory_order_relaxed)) {
-        const std::lock_guard lock(op_log_mutex);
-        if (OpLog* log = op_log.load()) log->ops_.emplace_back(op);
-    }
+    OpLog::write(op);
     if (!GradMode::is_enabled()) return out;
     bool any = false;
     for (const Tensor& t : inputs) any = any || (t.defined() && t.requires_grad());
@@ -178,6 +181,7 @@ void run_backward(const Tensor& root, const Tensor& grad_output) {
     if (root.numel() == 1 && !std::isfinite(root.item()))
         throw std::runtime_error(
             fmt::format("backward: the loss is {} (check the learning rate and inputs)", root.item()));
+    OpLog::write(kBackwardRun);
     NoGradGuard no_grad;  // gradients are plain numbers: no graph of the backward pass
     std::optional<profile::Stopwatch> sorting(&profile::Counters::graph_seconds);  // bench_train --profile
     const auto order = topological_order(root);

@@ -65,7 +65,10 @@ private:
 // started (the exercises' tests use it to see that a hand-written op does
 // not call the engine's fused one). Logs nest; the innermost one is
 // written. Open one at a time: a log opened on a second thread while the
-// first lives takes that thread's ops and every other's.
+// first lives takes that thread's ops and every other's. Each run of the
+// engine's backward (Tensor::backward) is logged too, as kBackwardRun: a
+// gradient written "by hand" must not be the engine's.
+inline constexpr const char* kBackwardRun = "backward()";
 class OpLog {
 public:
     OpLog();
@@ -78,6 +81,8 @@ public:
 
 private:
     friend Tensor record(const char*, Tensor, std::vector<Tensor>, BackwardFn);
+    friend void run_backward(const Tensor&, const Tensor&);
+    static void write(const char* op);  // to the innermost live log, if any
     OpLog* previous_;
     std::vector<std::string> ops_;
 };

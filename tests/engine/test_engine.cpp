@@ -152,6 +152,17 @@ TEST_CASE("OpLog lists the ops run on other threads too", "[engine][autograd]") 
     CHECK(log.ops() == std::vector<std::string>{"rope"});
 }
 
+// A gradient computed by the engine shows in the log as a backward run.
+TEST_CASE("OpLog lists each run of backward()", "[engine][autograd]") {
+    const Tensor x = Tensor::from({2}, {1, 2}, true);
+    ag::OpLog log;
+    ag::sum(x * x).backward();
+    const std::vector<std::string> ops = log.ops();  // then the ops mul's backward runs: dy·x twice
+    REQUIRE(ops.size() >= 3);
+    CHECK(std::vector<std::string>(ops.begin(), ops.begin() + 3) ==
+          std::vector<std::string>{"mul", "sum", ag::kBackwardRun});
+}
+
 // The fused ops with a fast path when nothing is recorded (no slope or σ
 // kept for a backward) still log their names: the exercises' tests rely on
 // it to see that a hand-built op does not call the engine's fused one.

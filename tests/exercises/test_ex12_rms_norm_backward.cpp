@@ -326,6 +326,13 @@ TEST_CASE("ex12 rms_norm never runs ag::rms_norm, forward or backward") {
         if (std::find(backward_ops.begin(), backward_ops.end(), "rms_norm") != backward_ops.end())
             FAIL("rms_norm_backward called ag::rms_norm: write the gradients from the formula; it ran the ops "
                  << grading::str(backward_ops));
+        // Building the forward from engine ops and calling backward() on it
+        // lets autograd derive the gradients: the exercise is to write them.
+        if (std::find(backward_ops.begin(), backward_ops.end(), ag::kBackwardRun) != backward_ops.end())
+            FAIL(
+                "rms_norm_backward let the engine differentiate (it called backward()): write dx and dweight "
+                "from the formula in the statement; it ran the ops "
+                << grading::str(backward_ops));
     }
 }
 
