@@ -129,11 +129,13 @@ void grade_variants(const std::vector<Variant>& variants, const grading::Limits&
 }
 
 // What a failure says in one line: its innermost message (a FAIL's text or
-// the INFO nearest the check), else its check, else why.
+// the INFO nearest the check), else its check, else why. (A "later: …" line,
+// what stopped the run after that check, is not the check's message.)
 std::string one_line(const grading::Result& r) {
     std::string text = r.why;
     for (const std::string& line : r.detail) {
-        const bool framing = line.rfind("in test", 0) == 0 || line.rfind("got:", 0) == 0;
+        const bool framing =
+            line.rfind("in test", 0) == 0 || line.rfind("got:", 0) == 0 || line.rfind("later: ", 0) == 0;
         if (!framing && (line.rfind("check:", 0) != 0 || line.find("FAIL") == std::string::npos)) text = line;
     }
     return text.substr(0, text.find('\n'));
