@@ -520,4 +520,22 @@ std::string apply(const Mutant& mutant, const std::string& solution) {
 
 bool memory_limit_enforced() { return resident_bytes(::getpid()) > 0; }
 
+std::string declared_message(const std::string& attempt) {
+    static const std::string marker = "// grade says: ";
+    std::istringstream lines(attempt);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind(marker, 0) == 0) {
+            const std::string text = line.substr(marker.size());
+            const size_t end = text.find_last_not_of(" \t\r");
+            return end == std::string::npos ? "" : text.substr(0, end + 1);
+        }
+    return "";
+}
+
+std::string full_text(const Result& result) {
+    std::string text = result.why;
+    for (const std::string& line : result.detail) text += "\n" + line;
+    return text;
+}
+
 }  // namespace grading

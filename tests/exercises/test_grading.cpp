@@ -235,6 +235,19 @@ TEST_CASE("grade runs every exercise alone and reports each", "[grading]") {
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("an attempt may declare what its failure must say", "[grading]") {
+    // grade --attempts catches a wrong attempt only if its scoreboard text
+    // holds the declared message: the diagnosis a student reads is checked.
+    CHECK(grading::declared_message("// Attempt (wrong): ...\n// grade says: you ignored the window  \n#include") ==
+          "you ignored the window");
+    CHECK(grading::declared_message("// Attempt (wrong): says nothing\n#include \"x.h\"\n") == "");
+    CHECK(grading::declared_message("int x;  // grade says: not at the start of a line\n") == "");
+    grading::Result r;
+    r.why = "1 of 3 tests passed; the first failing check:";
+    r.detail = {"in test \"t\"", "θ changed between calls"};
+    CHECK_THAT(grading::full_text(r), Catch::Contains("first failing check") && Catch::Contains("θ changed"));
+}
+
 TEST_CASE("every line of a multi-line message keeps the scoreboard's indentation", "[grading]") {
     grading::Result r;
     r.exercise = grading::exercises()[0];
