@@ -15,13 +15,16 @@
 //
 // Graded: the lecture's 0.5403 at (1, 0) and (5, 4), and cos(t - j) for
 // q = k = [1, 0], θ = 1; rotate() against R_m x on random inputs, for
-// m = 0, negative and large m (a quarter turn takes [1, 0] to [0, 1]);
+// m = 0, negative and large m (a quarter turn takes [1, 0] to [0, 1]), and
+// past 2^24 (m = 16777217, where a float no longer holds every integer);
 // rope_score() against (R_t q)·(R_j k) on random inputs, unchanged when both
-// positions shift, for j < t, j = t and j > t. A wrong answer that matches
-// a known wrong turn (clockwise, no turn or |m| for m < 0, only one vector
-// rotated, both by t - j as on the §4.3 slide, the relative angle's sign
-// flipped, cos((t - j)θ)·q·k, a float angle) is named in the message, and a
-// wrong score whose rotate() is wrong names the rotation first.
+// positions shift, for j < t, j = t and j > t; each call with its own θ. A
+// wrong answer that matches a known wrong turn (clockwise, no turn or |m| for
+// m < 0, only one vector rotated, both by t - j as on the §4.3 slide, the
+// relative angle's sign flipped, cos((t - j)θ)·q·k, a float angle, a
+// position rounded to float, θ kept from an earlier call) is named in the
+// message, and a wrong score whose rotate() is wrong names the rotation
+// first.
 #include "exercises/ex01_rope_by_hand.h"
 
 #include <cmath>

@@ -12,20 +12,29 @@
 //
 // Write kv_bytes_per_token() and kv_cache_bytes() (ex03_kv_cache.h).
 //
-// A rolling buffer of `window` positions keeps min(tokens, window) of a
-// sequence (a short sequence only its own tokens); window = 0 means no
-// rolling buffer, every token stays. Each sequence of a batch has its own.
+// §6.4 says it twice: position i is written to slot i mod W, and after each
+// step the cache keeps only the last W - 1 positions. It is one buffer seen
+// between two steps and during one: between steps it holds the last W - 1
+// positions, and the new token's K and V join them to make the window of W
+// that the new query sees. So a rolling buffer of `window` positions keeps
+// min(tokens, window) of a sequence at once (a short sequence only its own
+// tokens; Mistral: 4096 positions, 512 MiB); window = 0 means no rolling
+// buffer, every token stays. Each sequence of a batch has its own.
+// (docs/models.md, "Decoding and caches", says how the code stores it.)
 //
 // Graded: Mistral's 128 KiB per token, 512 MiB rolling (at 4096, 4097,
 // 32K and 1M tokens), a shorter sequence's own size, 4 GiB for 32K tokens
-// without a window, 8 sequences with their buffers; Llama-3 8B's batch with
-// MHA, GQA, MQA; every window 1 … 5 against 1 … 8 tokens and batches 1 … 3;
-// the reference on random sizes. A known wrong turn (K without V, one
-// layer, values or KiB instead of bytes, 2 bytes per value whatever
-// bytes_per_value says, 32-bit overflow, K and V counted twice, W - 1,
-// W + 1 or tokens mod W positions kept, a short sequence padded to the
-// window, window = 0 keeping nothing, the window ignored, one buffer for the
-// whole batch, the batch forgotten) is named in the message.
+// without a window, 8 sequences with their buffers; a token's size past
+// 2^31 bytes (1024 layers, 1024 KV heads of 1024, BF16: 4 GiB); Llama-3
+// 8B's batch with MHA, GQA, MQA; every window 1 … 5 against 1 … 8 tokens
+// and batches 1 … 3; the reference on random sizes. A known wrong turn (K
+// without V, one layer, values or KiB instead of bytes, 2 bytes per value
+// whatever bytes_per_value says, 32-bit overflow of a token's size or of the
+// cache's, K and V counted twice, W - 1 positions kept (the buffer between
+// two steps, without the new token), W + 1 or tokens mod W kept, a short
+// sequence padded to the window, window = 0 keeping nothing, the window
+// ignored, one buffer for the whole batch, the batch forgotten) is named in
+// the message.
 #include "exercises/ex03_kv_cache.h"
 
 #include "exercises/not_implemented.h"

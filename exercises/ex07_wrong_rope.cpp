@@ -16,13 +16,15 @@
 // base; to double precision), then one pair at a time (e_2i may only move
 // within dims 2i, 2i+1, turned by exactly θ_i at m = 1, for several d and
 // bases; the usual slips are named: the other pairing, clockwise turns,
-// positions from 1, base^(-(i-1)/d), the dimension index in place of the pair
-// index, the exponent -2i/d or pairs in reverse order, a fixed base 10000, integer
-// division), then against the reference for random x, m up to 100,000 and
-// m = 0, and it keeps the length; rope_score() (the plain dot product, no
-// 1/sqrt(d)) against the reference for any base and either order of t, j,
-// and unchanged when both positions shift; wrong_score() equals the
-// unrotated q · k for random q, k, t > j, bases. Every result depends on the
+// positions from 1, base^(-(i-1)/d), the dimension index in place of the
+// pair index, the exponent -2i/d or pairs in reverse order, a fixed base
+// 10000, integer division), then against the reference for random x, m up
+// to 100,000 and m = 0, and it keeps the length; at m = 2^24 + 1 =
+// 16777217, past the integers a float holds exactly (a position rounded to
+// float is named); rope_score() (the plain dot product, no 1/sqrt(d))
+// against the reference for any base and either order of t, j, and
+// unchanged when both positions shift; wrong_score() equals the unrotated
+// q · k for random q, k, t > j, bases. Every result depends on the
 // arguments only.
 #include "exercises/ex07_wrong_rope.h"
 

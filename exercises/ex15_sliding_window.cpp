@@ -18,7 +18,10 @@
 //       T need not be a multiple of W (the last chunk is shorter). Use
 //       engine ops (narrow, matmul, masked_fill, softmax, cat) so that
 //       gradients flow; a loop over the chunks is fine (batching them into
-//       one product, as lesson 04 does, is faster but not required).
+//       one product, as lesson 04 does, is faster but not required). A loop
+//       over the queries, one at a time, is not: that is §6.2's for-loop
+//       version, the same O(T·W) scores as T small products (too slow in
+//       practice); the chunks compute them as regular matrix products.
 //
 // Signatures in ex15_sliding_window.h:
 //   ag::Tensor window_mask(int64_t T, int64_t window);
@@ -36,8 +39,9 @@
 // count in full) and needing O(T·W) memory at once (temporary tensors too,
 // e.g. a [T, T] mask sliced per chunk); its matrix products doing no more
 // than one W × 2W score block per chunk (counted from their FLOPs: a chunk
-// that also scores chunk b+1, or chunks of 2W queries, do more); the
-// engine's fused attention never run (not even under NoGradGuard or in the
+// that also scores chunk b+1, or chunks of 2W queries, do more); chunks of
+// queries, not one query at a time (at T = 128, W = 32: at most 4 products a
+// chunk and fewer ops than queries); the engine's fused attention never run (not even under NoGradGuard or in the
 // backward). A wrong output is named when it matches a usual wrong turn at
 // every size probed: a window of W+1, W-1 or the slides' w/2+1 tokens, one
 // without t itself, mask transposed or two-sided, the previous chunk

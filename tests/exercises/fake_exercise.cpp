@@ -20,20 +20,22 @@ double stub(double x);
 double throws_an_int(double x);
 double throws_out_of_range(double x);
 void forge_a_pass();
+void abort_at_exit();
+void silence_the_report(bool close_it);
 }  // namespace ex99
 
 TEST_CASE("fake passes", "[pass][early][forge]") { CHECK(ex99::score(1.0) == 0.5); }
 
-TEST_CASE("fake fails", "[fail]") {
+TEST_CASE("fake fails", "[fail][fail_then_crash][fail_then_hang]") {
     INFO("expected 0.5403, got 0.8415");
     CHECK(ex99::score(1.6830) == 0.5403);
 }
 
 TEST_CASE("fake is a stub", "[not_started]") { CHECK(ex99::stub(1.0) == 0.5); }
 
-TEST_CASE("fake crashes", "[crash]") { std::raise(SIGSEGV); }
+TEST_CASE("fake crashes", "[crash][fail_then_crash]") { std::raise(SIGSEGV); }
 TEST_CASE("fake aborts", "[abort]") { std::abort(); }
-TEST_CASE("fake never ends", "[hang]") {
+TEST_CASE("fake never ends", "[hang][fail_then_hang]") {
     for (;;) pause();
 }
 
@@ -50,6 +52,21 @@ TEST_CASE("fake forges a line and goes on", "[forge_quietly]") {
     ex99::forge_a_pass();
     CHECK(ex99::score(1.0) == 0.5);
 }
+
+TEST_CASE("fake aborts after its last test", "[abort_at_exit]") {
+    ex99::abort_at_exit();
+    CHECK(ex99::score(1.0) == 0.5);
+}
+
+TEST_CASE("fake closes the grader's channel", "[silence_close]") {
+    ex99::silence_the_report(true);
+    CHECK(ex99::score(1.0) == 0.5);
+}
+TEST_CASE("fake puts /dev/null in place of the grader's channel", "[silence]") {
+    ex99::silence_the_report(false);
+    CHECK(ex99::score(1.0) == 0.5);
+}
+TEST_CASE("fake passes after the silence", "[silence][silence_close]") { CHECK(ex99::score(2.0) == 1.0); }
 
 TEST_CASE("fake prints without end", "[print]") {
     const std::string line(1000, 'x');

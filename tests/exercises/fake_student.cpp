@@ -1,8 +1,10 @@
 // The "student's" code of the fake exercise (fake_exercise.cpp): namespace
 // ex99, compiled as a candidate is, each function misbehaving on purpose.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,27 @@ void forge_a_pass() {
                                   "\n";
         (void)!::write(fd, lines.data(), lines.size());
     }
+}
+
+// Code that runs at exit and crashes: the tests have all ended by then.
+void abort_at_exit() {
+    std::atexit([] { std::abort(); });
+}
+
+// A student who tidies up descriptors it never opened: every socket among
+// them is closed, or has /dev/null put in its place (dup2), so the grader's
+// channel goes silent while the tests go on.
+void silence_the_report(bool close_it) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    for (int fd = 3; fd < 256; ++fd) {
+        struct stat st;
+        if (fd == null || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+        if (close_it)
+            ::close(fd);
+        else
+            ::dup2(null, fd);
+    }
+    if (null >= 0) ::close(null);
 }
 
 }  // namespace ex99

@@ -129,11 +129,13 @@ void grade_variants(const std::vector<Variant>& variants, const grading::Limits&
 }
 
 // What a failure says in one line: its innermost message (a FAIL's text or
-// the INFO nearest the check), else its check, else why.
+// the INFO nearest the check), else its check, else why. (A "later: …" line,
+// what stopped the run after that check, is not the check's message.)
 std::string one_line(const grading::Result& r) {
     std::string text = r.why;
     for (const std::string& line : r.detail) {
-        const bool framing = line.rfind("in test", 0) == 0 || line.rfind("got:", 0) == 0;
+        const bool framing =
+            line.rfind("in test", 0) == 0 || line.rfind("got:", 0) == 0 || line.rfind("later: ", 0) == 0;
         if (!framing && (line.rfind("check:", 0) != 0 || line.find("FAIL") == std::string::npos)) text = line;
     }
     return text.substr(0, text.find('\n'));
@@ -177,7 +179,8 @@ int check_mutants(const std::string& file, const std::vector<grading::Exercise>&
     return problems == 0 ? 0 : 1;
 }
 
-// The attempts corpus: DIR/exNN_<name>/wrong_*.cpp must compile and fail,
+// The attempts corpus: DIR/exNN_<name>/wrong_*.cpp must compile and fail
+// (with the message it declares, if it has a "// grade says: " line),
 // DIR/exNN_<name>/right_*.cpp must pass; at least four wrong ones and one
 // right one per exercise.
 int check_attempts(const std::string& dir, const std::vector<grading::Exercise>& chosen, const grading::Limits& limits,
@@ -222,10 +225,14 @@ int check_attempts(const std::string& dir, const std::vector<grading::Exercise>&
         if (is_wrong(v.name)) {
             const bool compiles = r.why.rfind("does not compile", 0) != 0;
             const bool caught = compiles && r.status == grading::Status::failed;
-            verdict = caught      ? "caught: " + one_line(r)
-                      : !compiles ? "BROKEN: a wrong attempt must compile (" + one_line(r) + ")"
-                                  : "NOT CAUGHT: graded " + grading::to_string(r.status);
-            problems += caught ? 0 : 1;
+            // A declared message ("// grade says: …") must be in what the student reads.
+            const std::string says = grading::declared_message(v.text);
+            const bool named = says.empty() || grading::full_text(r).find(says) != std::string::npos;
+            verdict = !caught  ? (!compiles ? "BROKEN: a wrong attempt must compile (" + one_line(r) + ")"
+                                            : "NOT CAUGHT: graded " + grading::to_string(r.status))
+                      : !named ? "MISNAMED: the message does not say \"" + says + "\": " + one_line(r)
+                               : "caught: " + one_line(r);
+            problems += caught && named ? 0 : 1;
         } else {
             const bool passed = r.status == grading::Status::passed;
             verdict = passed ? "passed" : "REJECTED: " + grading::to_string(r.status) + ": " + one_line(r);

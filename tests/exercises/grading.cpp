@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -188,6 +189,83 @@ bool drain(int fd, std::string& into) {
 
 std::string mebibytes(int64_t bytes) { return fmt::format("{:g} MiB", static_cast<double>(bytes) / (1 << 20)); }
 
+// Why the grader stopped a program: not at all, or one of its limits.
+enum class Stopped { no, time, output, memory };
+
+// Whether the program's output holds a sanitizer's report (a build with
+// -fsanitize: the sanitizer catches the error and exits with a status).
+bool sanitizer_report(const std::string& log_path) {
+    std::ifstream log(log_path, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(log)), {});
+    return text.find("Sanitizer") != std::string::npos || text.find("runtime error:") != std::string::npos;
+}
+
+// What stopped the run before it could end by itself, or "" when it ended
+// by itself (with whatever status). "crashed" is said only of a signal, or
+// a sanitizer's stop, during a test; a signal before the first test, between
+// two tests or after the last one is named as such, and so is a report
+// channel that the student's code closed.
+std::string how_it_stopped(Stopped stopped, const Limits& limits, int status, const Report& report,
+                           const std::string& log_path) {
+    const std::string where = report.last_started.empty() ? "" : fmt::format(" in test \"{}\"", report.last_started);
+    switch (stopped) {
+        case Stopped::time:
+            return fmt::format("timed out after {:g} s{} (an endless loop?)", limits.seconds, where);
+        case Stopped::output:
+            return fmt::format("your code printed too much{}: more than {} of output (see {})", where,
+                               mebibytes(limits.output_bytes), log_path);
+        case Stopped::memory:
+            return fmt::format(
+                "your code used too much memory{}: more than {} (a tensor far larger than the inputs, or memory "
+                "kept in a loop?)",
+                where, mebibytes(limits.memory_bytes));
+        case Stopped::no:
+            break;
+    }
+    // Catch's own signal handler may report a crash as a failure of the
+    // test it happened in before the program dies.
+    const auto fatal = std::find_if(report.failures.begin(), report.failures.end(),
+                                    [](const Json& f) { return f.at("fatal").get<bool>(); });
+    if (fatal != report.failures.end()) {
+        const Json& messages = fatal->at("messages");
+        std::string what = messages.empty() ? "a fatal signal" : messages.back().get<std::string>();
+        const std::pair<int, const char*> named[] = {
+            {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGFPE, "SIGFPE"}, {SIGBUS, "SIGBUS"}, {SIGILL, "SIGILL"}};
+        for (const auto& [sig, name] : named)
+            if (what.rfind(name, 0) == 0) what = signal_name(sig);
+        return fmt::format("crashed in test \"{}\": {}", fatal->at("test").get<std::string>(), what);
+    }
+    if (WIFSIGNALED(status)) {
+        const std::string signal = signal_name(WTERMSIG(status));
+        if (report.unfinished) return fmt::format("crashed{}: {}", where, signal);
+        if (report.last_started.empty())
+            return fmt::format(
+                "the program was killed by {} before its first test (your code ran when the program started: a "
+                "static object's constructor?)",
+                signal);
+        if (report.ended)
+            return fmt::format(
+                "every test ran to its end ({} of {} passed), then the program was killed by {} as it shut down "
+                "(your code ran at exit: a static object's destructor or an atexit handler?)",
+                report.passed, report.registered, signal);
+        return fmt::format(
+            "the program was killed by {} between two tests, after test \"{}\" had ended (a thread "
+            "your code started?)",
+            signal, report.last_started);
+    }
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (code == report_channel::kLostStatus && !report.ended)
+        return fmt::format(
+            "the grading report went silent{}: your code closed or replaced the grader's report channel (a "
+            "file descriptor it did not open), so the rest of the run could not be reported; close, dup2 onto "
+            "or write to only the descriptors your code opened",
+            where);
+    if (report.unfinished && code != 0 && sanitizer_report(log_path))
+        return fmt::format("crashed{}: a sanitizer found an error and stopped the program with exit status {} (see {})",
+                           where, code, log_path);
+    return "";
+}
+
 }  // namespace
 
 Result run_exercise(const Exercise& exercise, const std::vector<std::string>& command, const Limits& limits,
@@ -237,7 +315,7 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
                   static_cast<std::streamsize>(std::min<int64_t>(room, static_cast<int64_t>(printed.size()))));
         printed_total += static_cast<int64_t>(printed.size());
     };
-    enum class Stopped { no, time, output, memory } stopped = Stopped::no;
+    Stopped stopped = Stopped::no;
     const auto start = std::chrono::steady_clock::now();
     int status = 0;
     bool exited = false;
@@ -267,10 +345,11 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
     close(channel[0]);
     close(out_pipe[0]);
 
+    log.flush();
+
     const Report report = read_report(report_text, key);
     result.tests_passed = report.passed;
     result.tests_registered = std::max(report.registered, 0);
-    const std::string where = report.last_started.empty() ? "" : fmt::format(" in test \"{}\"", report.last_started);
 
     if (!report.forged.empty()) {
         result.why =
@@ -279,68 +358,39 @@ Result run_exercise(const Exercise& exercise, const std::vector<std::string>& co
         result.detail = {"the line: " + report.forged};
         return result;
     }
-    switch (stopped) {
-        case Stopped::time:
-            result.why = fmt::format("timed out after {:g} s{} (an endless loop?)", limits.seconds, where);
-            return result;
-        case Stopped::output:
-            result.why = fmt::format("your code printed too much{}: more than {} of output (see {})", where,
-                                     mebibytes(limits.output_bytes), log_path);
-            return result;
-        case Stopped::memory:
-            result.why = fmt::format(
-                "your code used too much memory{}: more than {} (a tensor far larger than the "
-                "inputs, or memory kept in a loop?)",
-                where, mebibytes(limits.memory_bytes));
-            return result;
-        case Stopped::no:
-            break;
-    }
-    // Catch's own signal handler may report a crash as a failure of the
-    // test it happened in before the program dies (under a sanitizer, with
-    // an exit status rather than the signal).
-    const auto fatal = std::find_if(report.failures.begin(), report.failures.end(),
-                                    [](const Json& f) { return f.at("fatal").get<bool>(); });
-    if (fatal != report.failures.end()) {
-        const Json& messages = fatal->at("messages");
-        std::string what = messages.empty() ? "a fatal signal" : messages.back().get<std::string>();
-        const std::pair<int, const char*> named[] = {
-            {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGFPE, "SIGFPE"}, {SIGBUS, "SIGBUS"}, {SIGILL, "SIGILL"}};
-        for (const auto& [sig, name] : named)
-            if (what.rfind(name, 0) == 0) what = signal_name(sig);
-        result.why = fmt::format("crashed in test \"{}\": {}", fatal->at("test").get<std::string>(), what);
-        return result;
-    }
-    if (WIFSIGNALED(status)) {
-        result.why = fmt::format("crashed{}: {}", where, signal_name(WTERMSIG(status)));
-        return result;
-    }
+
+    // A test case that met a stub (not_implemented) says nothing about the
+    // student's other code: its later failures are consequences. The first
+    // real failure is the first check that failed in a test case without a
+    // stub. It comes before whatever stopped the run (a crash, a limit): the
+    // report is in the order things happened, and what went wrong first is
+    // told first, the same on every run, however a later test ends.
+    std::vector<std::string> stubbed;
+    for (const Json& f : report.failures)
+        if (f.at("not_implemented").get<bool>()) stubbed.push_back(f.at("test").get<std::string>());
+    const auto real = std::find_if(report.failures.begin(), report.failures.end(), [&](const Json& f) {
+        return !f.at("fatal").get<bool>() &&
+               std::find(stubbed.begin(), stubbed.end(), f.at("test").get<std::string>()) == stubbed.end();
+    });
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (report.unfinished && code != 0) {  // e.g. a sanitizer caught the crash and exited
-        result.why = fmt::format("crashed{}: exit status {} (see {})", where, code, log_path);
+    const std::string stopped_by = how_it_stopped(stopped, limits, status, report, log_path);
+    if (real != report.failures.end()) {
+        result.why = fmt::format("{} of {} tests passed; the first failing check:", report.passed, report.registered);
+        result.detail = describe(*real);
+        if (!stopped_by.empty()) result.detail.push_back("later: " + stopped_by);
         return result;
     }
+    if (!stopped_by.empty()) {
+        result.why = stopped_by;
+        return result;
+    }
+    const std::string where = report.last_started.empty() ? "" : fmt::format(" in test \"{}\"", report.last_started);
     if (report.registered < 0) {
         result.why = code == 127 ? fmt::format("could not run {} (see {})", command[0], log_path)
                                  : fmt::format(
                                        "the test program ended with status {} before its first test (your "
                                        "code ran when the program started? see {})",
                                        code, log_path);
-        return result;
-    }
-
-    // A test case that met a stub (not_implemented) says nothing about the
-    // student's other code: its later failures are consequences. The first
-    // real failure is the first one in a test case without a stub.
-    std::vector<std::string> stubbed;
-    for (const Json& f : report.failures)
-        if (f.at("not_implemented").get<bool>()) stubbed.push_back(f.at("test").get<std::string>());
-    const auto real = std::find_if(report.failures.begin(), report.failures.end(), [&](const Json& f) {
-        return std::find(stubbed.begin(), stubbed.end(), f.at("test").get<std::string>()) == stubbed.end();
-    });
-    if (real != report.failures.end()) {
-        result.why = fmt::format("{} of {} tests passed; the first failing check:", report.passed, report.registered);
-        result.detail = describe(*real);
         return result;
     }
     if (!report.ended) {
@@ -469,5 +519,23 @@ std::string apply(const Mutant& mutant, const std::string& solution) {
 }
 
 bool memory_limit_enforced() { return resident_bytes(::getpid()) > 0; }
+
+std::string declared_message(const std::string& attempt) {
+    static const std::string marker = "// grade says: ";
+    std::istringstream lines(attempt);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind(marker, 0) == 0) {
+            const std::string text = line.substr(marker.size());
+            const size_t end = text.find_last_not_of(" \t\r");
+            return end == std::string::npos ? "" : text.substr(0, end + 1);
+        }
+    return "";
+}
+
+std::string full_text(const Result& result) {
+    std::string text = result.why;
+    for (const std::string& line : result.detail) text += "\n" + line;
+    return text;
+}
 
 }  // namespace grading

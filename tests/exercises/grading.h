@@ -90,4 +90,13 @@ std::vector<Mutant> read_mutants(const std::string& path);
 // occur exactly once (a stale mutant).
 std::string apply(const Mutant& mutant, const std::string& solution);
 
+// What an attempt of the corpus (grade --attempts) says its failure must
+// say: the text after "// grade says: " on a line of the file, "" when it
+// declares nothing. A wrong attempt that declares it is caught only when
+// its scoreboard text (why and detail) contains that text, so the corpus
+// checks the diagnosis a student would read, not only the verdict.
+std::string declared_message(const std::string& attempt);
+// The result's scoreboard text, why and every detail line.
+std::string full_text(const Result& result);
+
 }  // namespace grading

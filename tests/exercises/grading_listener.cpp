@@ -29,6 +29,7 @@
 
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -47,11 +48,14 @@ namespace {
 // linkage: the student's code cannot call it.
 namespace channel {
 using grading::report_channel::kKeyLength;
+using grading::report_channel::kLostStatus;
 using grading::report_channel::kVariable;
 
 // Plain data, valid before any constructor has run.
 int descriptor = -1;
 char key[kKeyLength];
+dev_t device = 0;  // which socket the descriptor names (fstat), to notice another file put in its place
+ino_t inode = 0;
 
 // Reads the key the grader wrote into the socket, then forgets where the
 // socket came from. Runs before main() and before the static initialisers
@@ -75,9 +79,18 @@ void open_channel() {
         if (n <= 0) return;
         got += static_cast<int>(n);
     }
+    struct stat st;
+    if (fstat(static_cast<int>(fd), &st) != 0) return;
     fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+    device = st.st_dev;
+    inode = st.st_ino;
     descriptor = static_cast<int>(fd);
 }
+
+// The student's code closed the channel, shut it down or put another file
+// on its descriptor: nothing more can be reported, so the program ends now,
+// with the status that tells the grader why (report_channel.h).
+[[noreturn]] void lost() { _exit(kLostStatus); }
 
 bool is_open() { return descriptor >= 0; }
 
@@ -86,17 +99,19 @@ bool is_open() { return descriptor >= 0; }
 // written with U+FFFD in place of the bad bytes.
 void write(const nlohmann::ordered_json& event) {
     if (descriptor < 0) return;
+    struct stat st;
+    if (fstat(descriptor, &st) != 0 || st.st_dev != device || st.st_ino != inode) lost();
     const std::string line = std::string(key, kKeyLength) + " " +
                              event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 #if defined(MSG_NOSIGNAL)
-    const int flags = MSG_NOSIGNAL;  // a grader that is gone is not a crash of the test
+    const int flags = MSG_NOSIGNAL;  // a channel shut down ends the program with kLostStatus, not SIGPIPE
 #else
     const int flags = 0;
 #endif
     for (size_t sent = 0; sent < line.size();) {
         const ssize_t n = ::send(descriptor, line.data() + sent, line.size() - sent, flags);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;
+        if (n <= 0) lost();
         sent += static_cast<size_t>(n);
     }
 }

@@ -19,9 +19,17 @@
 //
 // The writing end lives in grading_listener.cpp with internal linkage, so the
 // student's code cannot call it by name either.
+//
+// A channel the student's code closed, shut down or replaced (another file
+// dup2'ed onto its descriptor) cannot carry the rest of the report: the
+// listener notices at its next event (the descriptor no longer names the
+// socket it opened, or the socket refuses the line) and ends the program at
+// once with the exit status kLostStatus, so that the grader can say what
+// happened instead of guessing from a report that stopped.
 namespace grading::report_channel {
 
 inline constexpr const char* kVariable = "GRADE_REPORT_FD";
-inline constexpr int kKeyLength = 32;  // hexadecimal digits
+inline constexpr int kKeyLength = 32;   // hexadecimal digits
+inline constexpr int kLostStatus = 86;  // the listener's exit status when the channel is gone
 
 }  // namespace grading::report_channel

@@ -188,19 +188,26 @@ inline int64_t peak_bytes_of(const std::function<void()>& f) {
     return static_cast<int64_t>(ag::memory_stats().peak_bytes) - static_cast<int64_t>(before.live_bytes);
 }
 
-// The FLOPs of the matrix products f ran on this thread, 2·M·N·K each
-// (ag::profile's count): how much a method multiplies, counted rather than
+// The matrix products f ran on this thread (ag::profile's counts): how
+// many (a batched product counts once) and their FLOPs, 2·M·N·K each: how
+// much a method multiplies, and in how many pieces, counted rather than
 // timed.
-inline double gemm_flops_of(const std::function<void()>& f) {
+struct Products {
+    int64_t calls = 0;
+    double flops = 0;
+};
+inline Products products_of(const std::function<void()>& f) {
     struct Counting {
         const bool was = ag::profile::enabled();
         Counting() { ag::profile::set_enabled(true); }
         ~Counting() { ag::profile::set_enabled(was); }
     } counting;
-    const double before = ag::profile::this_thread().gemm_flops;
+    const ag::profile::Counters& counters = ag::profile::this_thread();
+    const Products before{counters.gemm_calls, counters.gemm_flops};
     f();
-    return ag::profile::this_thread().gemm_flops - before;
+    return {counters.gemm_calls - before.calls, counters.gemm_flops - before.flops};
 }
+inline double gemm_flops_of(const std::function<void()>& f) { return products_of(f).flops; }
 
 // Every gradient of `got` arrived and equals `want`'s; names[i] names input i.
 inline void check_same_gradients(const ForwardBackward& got, const ForwardBackward& want,

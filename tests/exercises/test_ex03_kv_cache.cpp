@@ -2,8 +2,9 @@
 // figures, small windows and batches counted by hand, and the reference on
 // random sizes. Diagnoses the usual wrong turns: K without V, one layer's
 // cache, numbers instead of bytes, KiB instead of bytes, 2 bytes per value
-// whatever bytes_per_value says, 32-bit overflow; K and V counted twice, a
-// window of W keeping W - 1 or W + 1 or tokens mod W positions,
+// whatever bytes_per_value says, 32-bit overflow (of a token's size too); K
+// and V counted twice, a window of W keeping W - 1 (what the buffer holds
+// between two steps, §6.4) or W + 1 or tokens mod W positions,
 // a short sequence padded to the window, window = 0 read as "keep nothing",
 // the window ignored, one buffer shared by the whole batch, the batch
 // forgotten.
@@ -36,6 +37,10 @@ void check_per_token(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t
                                       << kv_heads << " · " << head_dim << " · " << bytes << " = " << want << ", got "
                                       << got);
     if (got == want) return;
+    if (overflowed_32_bits(got, want))
+        FAIL("the size overflowed a 32-bit int: " << want << " bytes is past 2^31 - 1 = " << INT32_MAX
+                                                  << ", and an int keeps only the low 32 bits of the product (here "
+                                                  << got << "); compute and return it in int64_t");
     if (got * KiB == want) FAIL("that is the size in KiB: return it in bytes");
     if (bytes != 2 && got * bytes == want * 2)
         FAIL("that is the size with 2 bytes per value (BF16): use bytes_per_value = " << bytes);
@@ -67,21 +72,32 @@ void check_cache(int64_t batch, int64_t tokens, int64_t per_token, int64_t windo
             "counted again here");
     if (window == 0 && got == 0)
         FAIL("window = 0 means no rolling buffer: every one of the " << tokens << " tokens stays");
+    // §6.4 between two steps the buffer holds the last W - 1 positions; the
+    // step's new token joins them, so a window of W positions is cached at
+    // once (exercise 3(b): 4096 positions, 512 MiB).
     if (window > 0 && tokens >= window && got == (window - 1) * sequence)
-        FAIL("you kept window - 1 = " << window - 1 << " positions per sequence: the rolling buffer has " << window
-                                      << " slots, and a sequence keeps up to " << window << " positions");
+        FAIL("you kept window - 1 = " << window - 1 << " positions per sequence: between two steps the buffer "
+                                      << "holds the last W - 1 positions, but the new token's K and V join them, "
+                                      << "so the cache holds a window of W = " << window
+                                      << " positions (§6.4; exercise 3(b): 4096 positions, 512 MiB)");
+    // A window ignored and a window of W + 1 both keep W + 1 positions of
+    // a sequence of W + 1 tokens: a longer one tells them apart.
+    const bool ignores_window =
+        window > 0 && ex03::kv_cache_bytes(1, 2 * window + 3, 1, window) == 2 * window + 3 && got == tokens * sequence;
+    if (window > 0 && tokens > window && ignores_window)
+        FAIL("you ignored the window: with a rolling buffer a sequence keeps at most window = "
+             << window << " of its " << tokens << " tokens, however long it is (older K and V are never seen "
+             << "again, and are overwritten, §6.4)");
     if (window > 0 && tokens > window && got == (window + 1) * sequence)
         FAIL("you kept window + 1 = " << window + 1 << " positions per sequence: a window of " << window
                                       << " positions counts the current token among them");
     if (window > 0 && tokens > window && got == (tokens % window) * sequence)
         FAIL("you kept tokens mod window = " << tokens % window << " positions: i mod W is the slot position i is "
-                                             << "written to, a full buffer holds all " << window << " slots");
+                                             << "written to, not how many are kept; a full buffer holds a window of "
+                                             << window << " positions");
     if (window > tokens && got == window * sequence)
         FAIL("a sequence of " << tokens << " tokens shorter than the window keeps only its " << tokens
                               << " positions (min(tokens, window))");
-    if (window > 0 && tokens > window && got == tokens * sequence)
-        FAIL("with a rolling buffer of " << window << " positions a sequence keeps at most " << window << " of its "
-                                         << tokens << " tokens");
     if (batch > 1 && window > 0 && got == std::min(batch * tokens, window) * per_token)
         FAIL("every sequence of the batch has its own rolling buffer of up to " << window << " positions");
     if (batch > 1 && got * batch == want) FAIL("times the batch: each of the " << batch << " sequences has a cache");
@@ -116,6 +132,17 @@ TEST_CASE("ex03 Mistral 7B: 128 KiB per token, 512 MiB rolling, 4 GiB for 32K to
         check_cache(8, 32768, 128 * KiB, 4096);
         CHECK(ex03::kv_cache_bytes(8, 32768, 128 * KiB, 4096) == 4 * GiB);
     }
+}
+
+TEST_CASE("ex03 a token's size past 2^31 bytes: 64-bit arithmetic") {
+    // 1024 layers, 1024 KV heads of 1024 numbers, BF16: 2 · 2^10 · 2^10 ·
+    // 2^10 · 2 = 2^32 bytes (4 GiB) a token, which a 32-bit int wraps to 0;
+    // 3 · 2^30 (768 layers) and 4 · 10^9, which it wraps to negative sizes.
+    INFO("sizes past 2^31 - 1: multiply in int64_t (the arguments already are)");
+    check_per_token(1024, 1024, 1024, 2);
+    CHECK(ex03::kv_bytes_per_token(1024, 1024, 1024, 2) == 4 * GiB);
+    check_per_token(768, 1024, 1024, 2);
+    check_per_token(1000, 1000, 1000, 2);
 }
 
 TEST_CASE("ex03 Llama-3 8B at batch 32 x 8192: MHA 128 GiB, GQA 32 GiB, MQA 4 GiB") {

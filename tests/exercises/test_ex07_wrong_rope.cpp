@@ -2,7 +2,8 @@
 // slides' R_{Θ,m} (d = 2 by hand; then one pair at a time, measuring the
 // angle each pair is turned by, which diagnoses the other pairing,
 // clockwise turns, positions from 1 and the usual slips in θ_i =
-// base^(-2(i-1)/d); then random vectors against the reference), RoPE's score
+// base^(-2(i-1)/d); then random vectors against the reference, and a
+// position past 2^24 that a float would round), RoPE's score
 // (the reference for any base, depends on t - j only; diagnoses a key
 // turned by the distance and a score with no rotation left) and the wrong
 // version's blindness to position.
@@ -10,6 +11,7 @@
 #include <iomanip>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exercises/ex07_wrong_rope.h"
@@ -216,6 +218,32 @@ TEST_CASE("ex07 rotate() is the slides' R_{Θ,m} x") {
         REQUIRE(grading::same_values(got, want, 1e-9));
         INFO("a rotation keeps the length");
         CHECK_CLOSE(dot(got, got), dot(x, x), 1e-9);
+    }
+}
+
+// §4.7 RoPE has no max_len: any integer position. A float holds every
+// integer exactly only up to 2^24 = 16777216 (a double up to 2^53), so a
+// position rounded to float turns pair i by a whole θ_i too little at m =
+// 2^24 + 1 (1 rad for the first pair). An angle mθ_i near 10^7 is itself
+// good to ~1e-9 rad in double, however it is computed: tolerance 1e-7.
+TEST_CASE("ex07 rotate() at a position past 2^24 = 16777216") {
+    const int64_t far = (int64_t{1} << 24) + 1;
+    grading::Random rng(11);
+    for (const auto& [d, m] : std::vector<std::pair<size_t, int64_t>>{{2, far}, {4, far}, {8, far + 2}}) {
+        const ex07::Vec x = d == 2 ? ex07::Vec{1.0, 0.0} : random_vec(rng, d);
+        const ex07::Vec got = ex07::rotate(x, m, 10000.0), want = ref::rotate(x, m, 10000.0);
+        INFO("d = " << d << ", m = " << m << ", base = 10000\n x = " << grading::str(x) << "\n expected "
+                    << grading::str(want) << "\n got      " << grading::str(got));
+        REQUIRE(got.size() == d);
+        const auto m_as_float = static_cast<int64_t>(static_cast<float>(m));
+        if (!grading::same_values(got, want, 1e-7) &&
+            grading::same_values(got, ref::rotate(x, m_as_float, 10000.0), 1e-7))
+            FAIL(
+                "the position went through a float: a float holds the integers exactly only up to 2^24 = 16777216, "
+                "so m = "
+                << m << " became " << m_as_float << " and every pair turns " << m - m_as_float
+                << "·θ_i short; convert m to double (exact up to 2^53): static_cast<double>(m) * θ_i");
+        CHECK(grading::same_values(got, want, 1e-7));
     }
 }
 

@@ -4,7 +4,8 @@
 // large scores, q, k, v given as views, their gradients, the O(T·W)
 // memory of their graph (counted in numbers kept, views included) and of
 // the whole forward and backward (the peak of tensor storage), the work of
-// its products (no more than W × 2W scores a chunk), and ag::attention
+// its products (no more than W × 2W scores a chunk), chunks of queries and
+// not one query at a time (the products and ops counted), and ag::attention
 // never run. A wrong output is diagnosed against the usual
 // wrong turns (off-by-one windows, the slides' two-sided w, a window
 // without t itself, a forgotten previous chunk, query and key swapped, a
@@ -403,6 +404,38 @@ TEST_CASE("ex15 chunked_attention scores chunk b against chunks b-1 and b only: 
                 "more scores than the chunks need: cut the queries into chunks of W positions and score chunk b "
                 "only against the keys of chunks b-1 and b (a key of chunk b+1 is in every query's future)");
     }
+}
+
+// §6.2 the for-loop version scores each query against its own W keys: the
+// same O(T·W) scores, but as T small products, one op after another (the
+// lecture: asymptotically fine, too slow in practice). The sliding chunks
+// do the same work in ⌈T/W⌉ blocks of W queries: a couple of regular
+// matrix products a chunk (exercise 5(c)), or one batched product for all.
+// Counted from the products and the ops the forward ran: at T = 128, W = 32
+// (4 chunks), at most 4 products a chunk and fewer ops than queries; a loop
+// over the queries runs 2 products and several ops for each of the 128.
+TEST_CASE("ex15 chunked_attention works a chunk of W queries at a time, not one query at a time") {
+    grading::Random rng(1516);
+    const int64_t T = 128, W = 32, d = 4, chunks = (T + W - 1) / W;
+    const Qkv x = random_qkv(rng, T, d);
+    Tensor out;
+    std::vector<std::string> ops;
+    const grading::Products products = grading::products_of(
+        [&] { ops = grading::ops_run([&] { return out = ex15::chunked_attention(x.q, x.k, x.v, W); }); });
+    {
+        INFO("T = " << T << ", W = " << W << ", d = " << d << ": against ag::causal_attention with the window");
+        CHECK_TENSOR(out, engine(x.q, x.k, x.v, W), 1e-12);
+    }
+    const auto op_count = static_cast<int64_t>(ops.size());
+    INFO("T = " << T << ", W = " << W << ", d = " << d << ": your forward ran " << products.calls
+                << " matrix products and " << op_count << " ops; " << chunks << " chunks of W queries need about 2 "
+                << "products and a dozen ops each");
+    if (products.calls > 4 * chunks || op_count > T)
+        FAIL(
+            "you worked one query at a time: that is §6.2's for-loop version, which computes only the visible scores "
+            "but as T small products, each with its own ops (too slow in practice, the lecture says). The exercise "
+            "asks for the sliding chunks: cut the queries into chunks of W and score each chunk against the keys "
+            "of chunks b-1 and b in one W × 2W product, 2TW scores in regular matrix products (exercise 5(c))");
 }
 
 TEST_CASE("ex15 chunked_attention keeps O(T·W) numbers, never a T x T tensor") {

@@ -1,16 +1,20 @@
 // Exercise 16 · the rolling buffer cache (§6.4, §4.7): a new cache, the
 // slots, token-by-token decoding against full windowed attention for T well
-// past W (W = 2, the one-slot buffer, up to a window wider than the
-// sequence), what the buffer holds (keys rotated by their absolute
-// position, each in slot p mod (W-1), a fixed [W-1, head_dim] buffer that
-// keeps no graph), decoding from position 1000, another RoPE base, q, k, v
-// that arrive as views (not contiguous), large scores, and the engine's
-// fused ag::attention never run, large scores (also all far below 0), and
-// outputs that stay as returned while later steps run. Diagnoses rotating
-// by the cache length or the slot, no rotation, the default base, the other
-// pairing, W±1 tokens seen, the new token's own key left unrotated (each
-// only when it explains the output at every W probed), and slots off by
-// one.
+// past W (W = 2, the smallest buffer, up to a window wider than the
+// sequence), what the buffer holds (the last W-1 positions, keys rotated by
+// their absolute position, each in slot p mod S, a fixed [S, head_dim]
+// buffer that keeps no graph), decoding from position 1000, another RoPE
+// base, q, k, v that arrive as views (not contiguous), large scores (also
+// all far below 0), the engine's fused ag::attention never run, and outputs
+// that stay as returned while later steps run. Either of §6.4's two ways of
+// counting the slots is right: S = W-1 (the window's W-th key is the new
+// token's own, held aside) or S = W (the slides' i mod W, the new token
+// written in first); every check follows the S the student's cache has.
+// Diagnoses rotating by the cache length or the slot, no rotation, the
+// default base, the other pairing, W±1 tokens seen, the new token's own key
+// left unrotated or seen twice (each only when it explains the output at
+// every W probed), slots off by one, and a slot count or slot_of that fits
+// neither way.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -28,21 +32,35 @@ using ag::Tensor;
 
 namespace {
 
+// §6.4 the buffer's slots: S = W-1 (the new token's key held aside while
+// it attends) or S = W (the slides' i mod W), as the student's cache has.
+// FAILs when the count fits neither.
+int64_t slots_of(const ex16::RollingCache& cache) {
+    const int64_t S = static_cast<int64_t>(cache.positions.size()), W = cache.window;
+    if (S != W - 1 && S != W)
+        FAIL("your buffer has " << S << " slots: a window of W = " << W << " needs W-1 = " << W - 1
+                                << " (the new token's key held aside while it attends, nn/attention.h) or W = " << W
+                                << " (the slides' i mod W, the new token written in first): the last W-1 positions "
+                                << "between two steps, and the new one");
+    return S;
+}
+std::string slots_text(int64_t S, int64_t W) { return (S == W ? "W = " : "W-1 = ") + std::to_string(S); }
+
 // How a decoder turns the token at absolute position p, right and wrong.
 struct Rope {
-    std::function<int64_t(int64_t p, int64_t W)> angle;  // the position RoPE is given
+    std::function<int64_t(int64_t p)> angle;  // the position RoPE is given
     double base;
     ag::RopePairing pairing = ag::RopePairing::Half;
 };
 Rope absolute(double base = 10000.0) {
-    return {[](int64_t p, int64_t) { return p; }, base};
+    return {[](int64_t p) { return p; }, base};
 }
 
 // Rows of x [T, d] (positions p0 … p0+T-1) rotated as `rope` says.
-Tensor rotate_rows(const Tensor& x, int64_t p0, int64_t W, const Rope& rope) {
+Tensor rotate_rows(const Tensor& x, int64_t p0, const Rope& rope) {
     const int64_t T = x.size(0), d = x.size(1);
     std::vector<int64_t> at;
-    for (int64_t t = 0; t < T; ++t) at.push_back(rope.angle(p0 + t, W));
+    for (int64_t t = 0; t < T; ++t) at.push_back(rope.angle(p0 + t));
     return ag::rope(x.reshape({T, 1, d}), at, rope.base, rope.pairing).reshape({T, d});
 }
 
@@ -59,10 +77,9 @@ Qkv random_qkv(grading::Random& rng, int64_t T, int64_t d, double scale = 1.0) {
 // each new token as `rope` says, caches its key and lets the query see
 // `seen` tokens computes exactly this.
 Tensor full_windowed(const Qkv& x, int64_t seen, int64_t p0, const Rope& rope) {
-    const int64_t T = x.q.size(0), d = x.q.size(1), W = seen;
+    const int64_t T = x.q.size(0), d = x.q.size(1);
     const auto head = [&](const Tensor& t) { return t.reshape({1, T, 1, d}); };
-    return ag::causal_attention(head(rotate_rows(x.q, p0, W, rope)), head(rotate_rows(x.k, p0, W, rope)), head(x.v),
-                                seen)
+    return ag::causal_attention(head(rotate_rows(x.q, p0, rope)), head(rotate_rows(x.k, p0, rope)), head(x.v), seen)
         .reshape({T, d});
 }
 
@@ -140,7 +157,7 @@ int64_t first_wrong_row(const Tensor& got, const Tensor& want) {
 // new token's own key as it came in (not rotated).
 Tensor own_key_unrotated(const Qkv& x, int64_t W, int64_t p0, double base) {
     const int64_t T = x.q.size(0), d = x.q.size(1);
-    const Tensor q = rotate_rows(x.q, p0, W, absolute(base)), k = rotate_rows(x.k, p0, W, absolute(base));
+    const Tensor q = rotate_rows(x.q, p0, absolute(base)), k = rotate_rows(x.k, p0, absolute(base));
     std::vector<Tensor> rows;
     for (int64_t t = 0; t < T; ++t) {
         const int64_t from = std::max<int64_t>(0, t - W + 1);
@@ -153,61 +170,111 @@ Tensor own_key_unrotated(const Qkv& x, int64_t W, int64_t p0, double base) {
     return ag::cat(rows, 0);
 }
 
+// Windowed attention in which the new token's own key and value are seen
+// twice: in the window, and once more beside it.
+Tensor own_key_twice(const Qkv& x, int64_t W, int64_t p0, double base) {
+    const int64_t T = x.q.size(0), d = x.q.size(1);
+    const Tensor q = rotate_rows(x.q, p0, absolute(base)), k = rotate_rows(x.k, p0, absolute(base));
+    std::vector<Tensor> rows;
+    for (int64_t t = 0; t < T; ++t) {
+        const int64_t from = std::max<int64_t>(0, t - W + 1), n = t - from + 1;
+        const Tensor keys = ag::cat({k.narrow(0, from, n), k.narrow(0, t, 1)}, 0),
+                     values = ag::cat({x.v.narrow(0, from, n), x.v.narrow(0, t, 1)}, 0);
+        const Tensor scores = ag::matmul(q.narrow(0, t, 1), keys.t()) / std::sqrt(static_cast<double>(d));
+        rows.push_back(ag::matmul(ag::softmax(scores), values));
+    }
+    return ag::cat(rows, 0);
+}
+
 // §6.4 the wrong turns, as what a whole-sequence pass would compute
-// instead (for a cache of window W and RoPE base `base`).
+// instead (for a cache of window W, S slots and RoPE base `base`), and what
+// to tell a student whose cache has W slots (w_slots) or W-1.
 struct WrongTurn {
-    const char* message;
-    std::function<Tensor(const Qkv& x, int64_t W, int64_t p0, double base)> computes;
+    std::function<std::string(bool w_slots)> message;
+    std::function<Tensor(const Qkv& x, int64_t W, int64_t S, int64_t p0, double base)> computes;
 };
-Rope turned(std::function<int64_t(int64_t, int64_t)> angle, double base) { return {std::move(angle), base}; }
+Rope turned(std::function<int64_t(int64_t)> angle, double base) { return {std::move(angle), base}; }
+std::function<std::string(bool)> says(std::string text) {
+    return [text](bool) { return text; };
+}
 
 const std::vector<WrongTurn>& wrong_turns() {
     static const std::vector<WrongTurn> turns = {
-        {"you rotated the new token by the cache's length min(p, W-1): rotate q and k by the absolute position p "
-         "(§6.4, misconception 9)",
-         [](const Qkv& x, int64_t W, int64_t p0, double b) {
-             return full_windowed(x, W, p0, turned([](int64_t p, int64_t w) { return std::min(p, w - 1); }, b));
+        {[](bool w_slots) {
+             return std::string("you rotated the new token by the cache's length min(p, ") + (w_slots ? "W" : "W-1") +
+                    "): rotate q and k by the absolute position p (§6.4, misconception 9)";
+         },
+         [](const Qkv& x, int64_t W, int64_t S, int64_t p0, double b) {
+             return full_windowed(x, W, p0, turned([S](int64_t p) { return std::min(p, S); }, b));
          }},
-        {"you rotated the new token by its slot p mod (W-1): rotate q and k by the absolute position p; the slot "
-         "only says where the key is stored (§6.4)",
-         [](const Qkv& x, int64_t W, int64_t p0, double b) {
-             return full_windowed(x, W, p0, turned([](int64_t p, int64_t w) { return p % (w - 1); }, b));
+        {[](bool w_slots) {
+             return std::string("you rotated the new token by its slot p mod ") + (w_slots ? "W" : "(W-1)") +
+                    ": rotate q and k by the absolute position p; the slot only says where the key is stored (§6.4)";
+         },
+         [](const Qkv& x, int64_t W, int64_t S, int64_t p0, double b) {
+             return full_windowed(x, W, p0, turned([S](int64_t p) { return p % S; }, b));
          }},
-        {"your q and k are not rotated at all: RoPE turns both by the position p (ag::rope)",
-         [](const Qkv& x, int64_t W, int64_t p0, double b) {
-             return full_windowed(x, W, p0, turned([](int64_t, int64_t) { return 0; }, b));
+        {says("your q and k are not rotated at all: RoPE turns both by the position p (ag::rope)"),
+         [](const Qkv& x, int64_t W, int64_t, int64_t p0, double b) {
+             return full_windowed(x, W, p0, turned([](int64_t) { return 0; }, b));
          }},
-        {"your rotation ignores the cache's RoPE base: the angles are p·θ_i with θ_i = base^(-2(i-1)/head_dim) for the "
-         "base given to the constructor, not 10000",
-         [](const Qkv& x, int64_t W, int64_t p0, double) { return full_windowed(x, W, p0, absolute()); }},
-        {"you paired dims 2i and 2i+1 (Interleaved): the pairing is Half, dim i with i + head_dim/2 (ag::rope's "
-         "default)",
-         [](const Qkv& x, int64_t W, int64_t p0, double b) {
+        {says("your rotation ignores the cache's RoPE base: the angles are p·θ_i with θ_i = base^(-2(i-1)/head_dim) "
+              "for the base given to the constructor, not 10000"),
+         [](const Qkv& x, int64_t W, int64_t, int64_t p0, double) { return full_windowed(x, W, p0, absolute()); }},
+        {says("you paired dims 2i and 2i+1 (Interleaved): the pairing is Half, dim i with i + head_dim/2 (ag::rope's "
+              "default)"),
+         [](const Qkv& x, int64_t W, int64_t, int64_t p0, double b) {
              Rope r = absolute(b);
              r.pairing = ag::RopePairing::Interleaved;
              return full_windowed(x, W, p0, r);
          }},
-        {"your queries see W+1 tokens: W-1 cached positions and the new token itself make W",
-         [](const Qkv& x, int64_t W, int64_t p0, double b) { return full_windowed(x, W + 1, p0, absolute(b)); }},
-        {"your queries see W-1 tokens: W-1 cached positions and the new token itself make W (did you drop one slot, "
-         "forget the new token's own key, or store it over the oldest slot before attending?)",
-         [](const Qkv& x, int64_t W, int64_t p0, double b) { return full_windowed(x, W - 1, p0, absolute(b)); }},
-        {"the new token's own key is scored as it came in, not rotated: the query sees k rotated by p, the same key "
-         "that goes into the buffer",
-         own_key_unrotated},
+        {[](bool w_slots) -> std::string {
+             if (w_slots)
+                 return "your queries see W+1 tokens: all W slots of your buffer and the new token. Slot p mod W "
+                        "still holds position p-W, which has left the window: write the new token there before "
+                        "attending (it is then the window's W-th key), or skip that slot";
+             return "your queries see W+1 tokens: the window is the new token and the W-1 positions before it";
+         },
+         [](const Qkv& x, int64_t W, int64_t, int64_t p0, double b) {
+             return full_windowed(x, W + 1, p0, absolute(b));
+         }},
+        {[](bool w_slots) -> std::string {
+             if (w_slots)
+                 return "your queries see W-1 tokens: the window is the new token and the W-1 positions before it "
+                        "(is the new token's own key missing, or is one of the W-1 before it skipped?)";
+             return "your queries see W-1 tokens: W-1 cached positions and the new token itself make W (did you "
+                    "drop one slot, forget the new token's own key, or store it over the oldest slot before "
+                    "attending? With W-1 slots that slot still holds p-(W-1), which this query sees)";
+         },
+         [](const Qkv& x, int64_t W, int64_t, int64_t p0, double b) {
+             return full_windowed(x, W - 1, p0, absolute(b));
+         }},
+        {says("the new token's own key is scored as it came in, not rotated: the query sees k rotated by p, the same "
+              "key that goes into the buffer"),
+         [](const Qkv& x, int64_t W, int64_t, int64_t p0, double b) { return own_key_unrotated(x, W, p0, b); }},
+        {[](bool w_slots) -> std::string {
+             return std::string("your query scores the new token's own key twice (and weighs its value twice): ") +
+                    (w_slots ? "written into its slot before the query attends, it is already in the buffer; do "
+                               "not add it again"
+                             : "once from the buffer and once beside it; with W-1 slots, attend first and store it "
+                               "after");
+         },
+         [](const Qkv& x, int64_t W, int64_t, int64_t p0, double b) { return own_key_twice(x, W, p0, b); }},
     };
     return turns;
 }
 
 // The wrong turn the student's cache follows for every W probed (decoding
 // 20 tokens from p0 with RoPE base `base`, small scores, contiguous
-// inputs), or nullptr.
-const char* diagnose_outputs(int64_t p0, double base) {
+// inputs), said for the student's slots, or "".
+std::string diagnose_outputs(int64_t p0, double base) {
     grading::Random rng(1616);
     const Qkv x = random_qkv(rng, 20, 4);
     std::vector<Tensor> got;
+    std::vector<int64_t> slots;
     for (int64_t W = 2; W <= 6; ++W) {
         ex16::RollingCache cache(W, 4, base);
+        slots.push_back(slots_of(cache));
         got.push_back(decode(cache, x, p0));
     }
     // A turn explains the outputs if it computes them at every W, and it
@@ -215,45 +282,47 @@ const char* diagnose_outputs(int64_t p0, double base) {
     for (const WrongTurn& turn : wrong_turns()) {
         bool all = true, differs = false;
         for (int64_t W = 2; W <= 6; ++W) {
-            const Tensor computes = turn.computes(x, W, p0, base);
+            const Tensor computes = turn.computes(x, W, slots[static_cast<size_t>(W - 2)], p0, base);
             all = all && grading::same_tensor(got[static_cast<size_t>(W - 2)], computes, 1e-12);
             differs = differs || !grading::same_tensor(computes, full_windowed(x, W, p0, absolute(base)), 1e-12);
         }
-        if (all && differs) return turn.message;
+        if (all && differs) return turn.message(slots.back() == 6);
     }
-    return nullptr;
+    return "";
 }
 
-// What the buffer must hold after position p: a fixed [W-1, head_dim]
-// buffer, no graph; the positions p-W+2 … p (those not yet overwritten),
-// position r in slot r mod (W-1), its key rotated by r and its value as
-// given.
-void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int64_t p, double base) {
+// What the buffer of S slots (as the new cache had) must hold after
+// position p: still [S, head_dim], no graph; the last W-1 positions p-W+2
+// … p, all a later query needs (§6.4: "keeps the last W - 1 positions";
+// with S = W, slot (p+1) mod W also still holds p-W+1, about to be
+// overwritten), position r in slot r mod S, its key rotated by r and its
+// value as given.
+void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int64_t p, double base, int64_t S) {
     const int64_t W = cache.window, d = x.q.size(1);
     {
-        INFO("after decoding position " << p << ": the buffer stays W-1 = " << W - 1 << " slots of head_dim = " << d
-                                        << ": keys and values " << ag::shape_str({W - 1, d}) << ", got "
-                                        << ag::shape_str(cache.keys.shape()) << " and "
-                                        << ag::shape_str(cache.values.shape()) << ", " << cache.positions.size()
-                                        << " positions");
-        REQUIRE(static_cast<int64_t>(cache.positions.size()) == W - 1);
-        REQUIRE(cache.keys.shape() == ag::Shape{W - 1, d});
-        REQUIRE(cache.values.shape() == ag::Shape{W - 1, d});
+        INFO("after decoding position " << p << ": the buffer stays the " << slots_text(S, W)
+                                        << " slots it was made with, of head_dim = " << d << ": keys and values "
+                                        << ag::shape_str({S, d}) << ", got " << ag::shape_str(cache.keys.shape())
+                                        << " and " << ag::shape_str(cache.values.shape()) << ", "
+                                        << cache.positions.size() << " positions");
+        REQUIRE(slots_of(cache) == S);
+        REQUIRE(cache.keys.shape() == ag::Shape{S, d});
+        REQUIRE(cache.values.shape() == ag::Shape{S, d});
     }
     if (cache.keys.requires_grad() || cache.values.requires_grad())
         FAIL(
             "the buffer requires grad: it keeps the graph of every step (decoding needs no gradients; write into "
             "keys.data() / values.data() under an ag::NoGradGuard)");
-    const Tensor rotated = rotate_rows(x.k, p0, W, absolute(base));
+    const Tensor rotated = rotate_rows(x.k, p0, absolute(base));
     for (int64_t r = std::max(p0, p - W + 2); r <= p; ++r) {
-        const int64_t slot = r % (W - 1), t = r - p0;
+        const int64_t slot = r % S, t = r - p0;
         INFO("after decoding position " << p << ": position " << r << " belongs in slot " << slot);
         const int64_t found = cache.positions[static_cast<size_t>(slot)];
         if (found != r) {
             const auto where = std::find(cache.positions.begin(), cache.positions.end(), r);
             if (where != cache.positions.end())
-                FAIL("position " << r << " is in slot " << where - cache.positions.begin()
-                                 << ", not in slot r mod (W-1) = " << slot
+                FAIL("position " << r << " is in slot " << where - cache.positions.begin() << ", not in slot r mod "
+                                 << (S == W ? "W" : "(W-1)") << " = " << slot
                                  << " (positions: " << grading::str(cache.positions) << ")");
             FAIL("slot " << slot << " records position " << found << ", expected " << r
                          << " (positions: " << grading::str(cache.positions) << ")");
@@ -265,17 +334,17 @@ void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int
                 FAIL(
                     "you cached the key before rotating it: store k rotated by its absolute position, so it never "
                     "needs rotating again (§4.7)");
-            if (grading::same_tensor(key, rotate_rows(k_row, slot, W, absolute(base)), 1e-12))
+            if (grading::same_tensor(key, rotate_rows(k_row, slot, absolute(base)), 1e-12))
                 FAIL("the cached key is rotated by its slot " << slot << ", not by its absolute position " << r);
-            if (grading::same_tensor(key, rotate_rows(k_row, t, W, absolute(base)), 1e-12))
+            if (grading::same_tensor(key, rotate_rows(k_row, t, absolute(base)), 1e-12))
                 FAIL("the cached key is rotated by " << t
                                                      << ", the number of tokens decoded before it, not by its "
                                                         "absolute position "
                                                      << r);
-            if (grading::same_tensor(key, rotate_rows(k_row, r + 1, W, absolute(base)), 1e-12))
+            if (grading::same_tensor(key, rotate_rows(k_row, r + 1, absolute(base)), 1e-12))
                 FAIL("the cached key is rotated by " << r + 1 << ", not by its absolute position " << r
                                                      << ": positions count from 0 (the first token is position 0)");
-            if (grading::same_tensor(key, rotate_rows(k_row, r, W, absolute()), 1e-12))
+            if (grading::same_tensor(key, rotate_rows(k_row, r, absolute()), 1e-12))
                 FAIL("the cached key is rotated with base 10000, not the cache's RoPE base " << base);
             if (!grading::all_finite(key))
                 FAIL("the key in slot " << slot
@@ -289,7 +358,7 @@ void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int
                 FAIL("the value in slot " << slot
                                           << " holds NaN: v arrived as a view that is not contiguous; call "
                                              "contiguous() before reading its data()");
-            if (grading::same_tensor(value, rotate_rows(x.v.narrow(0, t, 1), r, W, absolute(base)), 1e-12))
+            if (grading::same_tensor(value, rotate_rows(x.v.narrow(0, t, 1), r, absolute(base)), 1e-12))
                 FAIL("the value in slot " << slot << " is rotated: RoPE turns q and k only, never v");
             FAIL("the value in slot " << slot << " must be position " << r
                                       << "'s value: " << grading::tensor_diff(value, x.v.narrow(0, t, 1)));
@@ -304,12 +373,13 @@ void check_buffer(const ex16::RollingCache& cache, const Qkv& x, int64_t p0, int
 void check_decoding(const Qkv& x, int64_t W, int64_t p0, double base, bool strided = false,
                     const char* nan_hint = "NaN or inf in the output") {
     ex16::RollingCache cache(W, x.q.size(1), base);
+    const int64_t S = slots_of(cache);
     const Tensor got = decode(cache, x, p0, strided);
     const Tensor want = full_windowed(x, W, p0, absolute(base));
     if (!grading::same_tensor(got, want, 1e-12)) {
-        if (const char* turn = diagnose_outputs(p0, base)) FAIL(turn);
+        if (const std::string turn = diagnose_outputs(p0, base); !turn.empty()) FAIL(turn);
         ex16::RollingCache again(W, x.q.size(1), base);  // names a wrongly stored key, value or slot
-        decode(again, x, p0, strided, [&](int64_t p) { check_buffer(again, x, p0, p, base); });
+        decode(again, x, p0, strided, [&](int64_t p) { check_buffer(again, x, p0, p, base, S); });
         const int64_t t = first_wrong_row(got, want);
         FAIL("the first wrong output is at position "
              << p0 + t << ": " << grading::tensor_diff(got, want)
@@ -323,12 +393,16 @@ void check_decoding(const Qkv& x, int64_t W, int64_t p0, double base, bool strid
     INFO("against the reference decoder");
     CHECK_TENSOR(got, decode(reference, x, p0, strided), 1e-12);
     ex16::RollingCache again(W, x.q.size(1), base);
-    decode(again, x, p0, strided, [&](int64_t p) { check_buffer(again, x, p0, p, base); });
+    decode(again, x, p0, strided, [&](int64_t p) { check_buffer(again, x, p0, p, base, S); });
 }
 
 }  // namespace
 
-TEST_CASE("ex16 a new cache has W-1 empty slots and slot_of(p) = p mod (W-1)") {
+// §6.4 a window of W is the new token and the W-1 positions before it:
+// S = W-1 slots (the new token's key held aside while it attends) or S = W
+// (the slides' i mod W, the new token written in before it attends), with
+// position p in slot p mod S either way.
+TEST_CASE("ex16 a new cache has S = W-1 or W empty slots and slot_of(p) = p mod S") {
     for (int64_t W = 2; W <= 9; ++W)
         for (int64_t d : {2, 4, 8})
             for (double base : {10000.0, 500000.0}) {
@@ -336,48 +410,53 @@ TEST_CASE("ex16 a new cache has W-1 empty slots and slot_of(p) = p mod (W-1)") {
                 const ex16::RollingCache cache(W, d, base);
                 CHECK(cache.window == W);
                 CHECK(cache.base == base);
-                if (static_cast<int64_t>(cache.positions.size()) == W)
-                    FAIL(
-                        "your buffer has W slots (the slides' i mod W); the convention here (nn/attention.h) is "
-                        "W-1: the new token's own key is the W-th one a query sees, it is not read from the cache");
+                const int64_t S = slots_of(cache);
                 {
-                    INFO("W-1 slots, every position -1 (empty); keys and values [W-1, head_dim] of zeros");
-                    REQUIRE(static_cast<int64_t>(cache.positions.size()) == W - 1);
+                    INFO(slots_text(S, W)
+                         << " slots, every position -1 (empty); keys and values [" << S
+                         << ", head_dim] of zeros, one row a slot; got keys " << ag::shape_str(cache.keys.shape())
+                         << ", values " << ag::shape_str(cache.values.shape()));
                     CHECK(
                         std::all_of(cache.positions.begin(), cache.positions.end(), [](int64_t p) { return p == -1; }));
-                    REQUIRE(cache.keys.shape() == ag::Shape{W - 1, d});
-                    REQUIRE(cache.values.shape() == ag::Shape{W - 1, d});
+                    REQUIRE(cache.keys.shape() == ag::Shape{S, d});
+                    REQUIRE(cache.values.shape() == ag::Shape{S, d});
                     CHECK(ag::max_abs(cache.keys) == 0.0);
                     CHECK(ag::max_abs(cache.values) == 0.0);
                 }
                 for (int64_t p = 0; p < 60; ++p) {
-                    const int64_t got = cache.slot_of(p), want = p % (W - 1);
-                    INFO("position " << p << ": expected slot " << want << ", got " << got);
-                    if (got != want && got == (p + 1) % (W - 1))
-                        FAIL("your slot is one ahead: position p goes to p mod (W-1)");
-                    if (got != want && W > 2 && got == (p + W - 2) % (W - 1))
-                        FAIL("your slot is one behind: position p goes to p mod (W-1)");
-                    if (got != want && got == p % W)
-                        FAIL("you count W slots (p mod W); the buffer has W-1: p mod (W-1)");
+                    const int64_t got = cache.slot_of(p), want = p % S;
+                    INFO("position " << p << ", a buffer of " << slots_text(S, W) << " slots: expected slot p mod " << S
+                                     << " = " << want << ", got " << got);
+                    if (got != want && got == (p + 1) % S) FAIL("your slot is one ahead: position p goes to p mod S");
+                    if (got != want && S > 1 && got == (p + S - 1) % S)
+                        FAIL("your slot is one behind: position p goes to p mod S");
+                    if (got != want && S == W - 1 && got == p % W)
+                        FAIL(
+                            "your buffer has W-1 slots but slot_of counts W (p mod W): position W-1 would go past "
+                            "its end; with W-1 slots, p mod (W-1)");
+                    if (got != want && S == W && W > 2 && got == p % (W - 1))
+                        FAIL(
+                            "your buffer has W slots but slot_of counts W-1 (p mod (W-1)): with W slots, position p "
+                            "goes to slot p mod W, over p-W, which has left the window");
                     CHECK(got == want);
                 }
             }
 }
 
 TEST_CASE("ex16 decoding 40 tokens one by one equals full windowed attention") {
-    // W = 2 is the one-slot buffer (every position in slot 0); W = 64 > T
-    // never wraps (every query sees all of 0 … p).
+    // W = 2 is the smallest buffer (one slot, or two); W = 64 > T never
+    // wraps (every query sees all of 0 … p).
     grading::Random rng(16);
     for (int64_t W : {2, 3, 4, 5, 6, 64})
         for (int64_t d : {2, 4, 8}) {
-            INFO("T = 40, W = " << W << ", head_dim = " << d << " (W-1 = " << W - 1 << " slots)");
+            INFO("T = 40, W = " << W << ", head_dim = " << d << " (a buffer of W-1 = " << W - 1 << " or W slots)");
             check_decoding(random_qkv(rng, 40, d), W, 0, 10000.0);
         }
 }
 
 TEST_CASE("ex16 positions are absolute: decoding that starts at position 1000") {
     // A stream that starts far into a document: position p0 + t is turned
-    // by (p0 + t)·θ_i and stored in slot (p0 + t) mod (W-1). (The outputs
+    // by (p0 + t)·θ_i and stored in slot (p0 + t) mod S. (The outputs
     // alone cannot tell: RoPE's scores depend on p - j only, so they are
     // those of positions 0 … T-1; the buffer can.)
     grading::Random rng(18);
@@ -442,8 +521,9 @@ TEST_CASE("ex16 the buffer keeps no graph when q, k, v require grad") {
     Qkv x = random_qkv(rng, 8, d);
     for (Tensor* t : {&x.q, &x.k, &x.v}) t->requires_grad_(true);
     ex16::RollingCache cache(W, d, 10000.0);
+    const int64_t S = slots_of(cache);
     for (int64_t p = 0; p < 8; ++p) {
         checked_step(cache, row(x.q, p, false), row(x.k, p, false), row(x.v, p, false), p);
-        check_buffer(cache, x, 0, p, 10000.0);
+        check_buffer(cache, x, 0, p, 10000.0, S);
     }
 }

@@ -101,6 +101,43 @@ TEST_CASE("a crash, an abort or an endless loop fails that exercise only", "[gra
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
 }
 
+TEST_CASE("the first failing check is told first, whatever stops the run later", "[grading]") {
+    // [fail_then_crash]: a check fails with its diagnosis, then a later
+    // test crashes (or never ends). The check is what went wrong first, on
+    // every run; the crash is told after it, not in its place.
+    const grading::Result crash = run("[fail_then_crash]");
+    CHECK(crash.status == grading::Status::failed);
+    CHECK_THAT(crash.why, Catch::Contains("the first failing check"));
+    CHECK_THAT(text_of(crash), Catch::Contains("expected 0.5403, got 0.8415") &&
+                                   Catch::Contains("later: crashed in test \"fake crashes\""));
+    grading::Limits half_a_second;
+    half_a_second.seconds = 0.5;
+    const grading::Result hang = run("[fail_then_hang]", half_a_second);
+    CHECK(hang.status == grading::Status::failed);
+    CHECK_THAT(hang.why, Catch::Contains("the first failing check"));
+    CHECK_THAT(text_of(hang), Catch::Contains("expected 0.5403, got 0.8415") &&
+                                  Catch::Contains("later: timed out after 0.5 s in test \"fake never ends\""));
+}
+
+TEST_CASE("crashed is said only of a signal during a test", "[grading]") {
+    // An abort at exit, after every test ended: not a crash in the last test.
+    const grading::Result at_exit = run("[abort_at_exit]");
+    CHECK(at_exit.status == grading::Status::failed);
+    CHECK_THAT(at_exit.why, Catch::Contains("every test ran to its end (1 of 1 passed)") &&
+                                Catch::Contains("SIGABRT") && Catch::Contains("as it shut down"));
+    CHECK_THAT(at_exit.why, !Catch::Contains("crashed"));
+    // The report channel closed, or another file put on its descriptor:
+    // the report stops while the program goes on.
+    for (const char* tag : {"[silence_close]", "[silence]"}) {
+        INFO(tag);
+        const grading::Result r = run(tag);
+        CHECK(r.status == grading::Status::failed);
+        CHECK_THAT(r.why, Catch::Contains("the grading report went silent in test \"fake ") &&
+                              Catch::Contains("closed or replaced the grader's report channel"));
+        CHECK_THAT(r.why, !Catch::Contains("crashed"));
+    }
+}
+
 TEST_CASE("a program that ends early with status 0 has not passed", "[grading]") {
     // [early]: a passing test, then exit(0), then a test that never runs.
     const grading::Result early = run("[early]");
@@ -196,6 +233,19 @@ TEST_CASE("grade runs every exercise alone and reports each", "[grading]") {
     CHECK(rows[3].at("status") == "not started");
     CHECK(rows[4].at("status") == "failed");
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("an attempt may declare what its failure must say", "[grading]") {
+    // grade --attempts catches a wrong attempt only if its scoreboard text
+    // holds the declared message: the diagnosis a student reads is checked.
+    CHECK(grading::declared_message("// Attempt (wrong): ...\n// grade says: you ignored the window  \n#include") ==
+          "you ignored the window");
+    CHECK(grading::declared_message("// Attempt (wrong): says nothing\n#include \"x.h\"\n") == "");
+    CHECK(grading::declared_message("int x;  // grade says: not at the start of a line\n") == "");
+    grading::Result r;
+    r.why = "1 of 3 tests passed; the first failing check:";
+    r.detail = {"in test \"t\"", "θ changed between calls"};
+    CHECK_THAT(grading::full_text(r), Catch::Contains("first failing check") && Catch::Contains("θ changed"));
 }
 
 TEST_CASE("every line of a multi-line message keeps the scoreboard's indentation", "[grading]") {

@@ -1,5 +1,7 @@
-// Attempt (wrong): reads §6.4's "after each step the cache keeps the last W - 1 positions" as the buffer's
-// size, so a sequence keeps at most window - 1 positions instead of window.
+// Attempt (wrong): reads §6.4's "after each step the cache keeps the last W - 1 positions" as the most a
+// sequence ever keeps, so it counts the buffer between two steps and forgets the new token's K and V,
+// which join it: at most window - 1 positions instead of window.
+// grade says: between two steps the buffer holds the last W - 1 positions
 #include "exercises/ex03_kv_cache.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // Attempt (wrong): thinks the buffer holds the window of W past tokens plus the
 // current token (the "½w + 1" of §6.1), so it keeps min(tokens, window + 1)
 // positions.
+// grade says: you kept window + 1
 #include "exercises/ex03_kv_cache.h"
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // Attempt (wrong): stores the new key and value first and then attends to whatever the buffer holds, so the
 // new token overwrites position p-(W-1), which this query should still see: it sees W-1 tokens, not W.
+// grade says: your queries see W-1 tokens
 #include "exercises/ex16_rolling_cache.h"
 
 #include <algorithm>

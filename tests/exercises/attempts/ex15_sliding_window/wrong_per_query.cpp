@@ -1,6 +1,8 @@
-// Attempt (right): the lecture's "for loop" version instead of chunks: each query t scores exactly the keys
-// max(0, t-W+1) … t (a narrow, so no mask at all), softmax, times the same rows of v; the rows are
-// concatenated. O(T·W) numbers, like the chunks, only with more and smaller ops.
+// Attempt (wrong): the lecture's "for loop" version instead of the chunks asked for: each query t scores
+// exactly the keys max(0, t-W+1) … t (a narrow, so no mask at all), softmax, times the same rows of v; the
+// rows are concatenated. The output, gradients and O(T·W) memory are right, but it is T small products,
+// where the sliding chunks compute the same scores W queries at a time in regular matrix products (§6.2).
+// grade says: you worked one query at a time
 #include "exercises/ex15_sliding_window.h"
 
 #include <algorithm>
