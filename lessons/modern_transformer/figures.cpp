@@ -120,7 +120,7 @@ void attention_map_figure(Report& r, const Options& options, const AttentionMap&
         grid.panels.push_back(head_panel(
             map, map.layer, h, fmt::format("head {}: {:.2f} on the subject", h + 1, map.subject_weight(map.layer, h))));
     svg::write(output_path(options, "05_attention_map.svg"), grid);
-    const int k = (map.verb_query - kSubject) / 3;
+    const auto k = static_cast<int>((map.verb_query - kSubject) / 3);
     r.figure("05_attention_map.svg",
              fmt::format("In the row of \"{}\", the position that predicts the verb \"{}\", head {} of layer {} "
                          "puts {:.3f} on the subject \"{}\" (outlined), {} tokens back past {}: the subject "
@@ -133,7 +133,8 @@ void attention_map_figure(Report& r, const Options& options, const AttentionMap&
 void long_prefix_figure(Report& r, const Options& options, const AttentionMap& within, const AttentionMap& beyond,
                         const std::string& model) {
     const size_t layer = within.layer, head = within.head;
-    const int k_within = (within.verb_query - kSubject) / 3, k_beyond = (beyond.verb_query - kSubject) / 3;
+    const auto k_within = static_cast<int>((within.verb_query - kSubject) / 3),
+               k_beyond = static_cast<int>((beyond.verb_query - kSubject) / 3);
     const double before = within.subject_weight(layer, head), after = beyond.subject_weight(layer, head);
     svg::HeatmapGrid grid{fmt::format("{}, layer {} head {}, on a prefix with {}", model, layer + 1, head + 1,
                                       count_of(k_beyond, "attractor")),
