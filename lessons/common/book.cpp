@@ -143,8 +143,8 @@ std::string claim_html(const Claim& c) {
     return fmt::format(
         "<div class=\"claim {}\" id=\"claim-{}\"><p class=\"verdict\"><span class=\"outcome\">{}</span> {}</p>\n"
         "<details><summary>How this was tested</summary>\n{}</details></div>\n",
-        c.reproduced ? "reproduced" : "not-reproduced", escape(c.key), outcome(c.reproduced),
-        math::html(c.verdict.empty() ? c.statement : c.verdict), fold);
+        c.reproduced ? "reproduced" : "not-reproduced", escape(c.key), outcome(c.reproduced), math::html(c.verdict),
+        fold);
 }
 
 std::string part_html(const PartRecord& p, const fs::path& out_dir) {
@@ -282,12 +282,14 @@ std::vector<LessonEntry> read_course(const fs::path& out_dir) {
                     if (item.contains("paragraph")) lesson.words += word_count(item.value("paragraph", ""));
                 const Json claims = part.value("claims", Json::object());
                 for (const auto& [key, c] : claims.items()) {
-                    lesson.words += word_count(c.value("verdict", ""));
+                    // a report written before every claim had a verdict shows its statement
+                    const std::string statement = c.value("statement", ""), written = c.value("verdict", "");
+                    const std::string verdict = written.empty() ? statement : written;
+                    lesson.words += word_count(verdict);
                     entry.claims.push_back(
-                        {key, c.value("statement", ""), cell_from(c.value("lecture", Json(""))),
-                         cell_from(c.value("ours", Json(""))), c.value("reproduced", false), c.value("reason", ""),
-                         c.value("kind", "check") == "experiment" ? ClaimKind::experiment : ClaimKind::check,
-                         c.value("verdict", "")});
+                        {key, statement, cell_from(c.value("lecture", Json(""))), cell_from(c.value("ours", Json(""))),
+                         c.value("reproduced", false), c.value("reason", ""),
+                         c.value("kind", "check") == "experiment" ? ClaimKind::experiment : ClaimKind::check, verdict});
                 }
                 lesson.parts.push_back(std::move(entry));
             }
@@ -532,8 +534,7 @@ std::string course_page(const fs::path& out_dir) {
                     "<tr class=\"{}\"><td><a href=\"{}\">{} part {}</a></td><td>{}</td><td>{}</td>"
                     "<td class=\"outcome\">{}</td></tr>\n",
                     c.reproduced ? "reproduced" : "not-reproduced", escape(anchor), escape(lesson_number(lesson.name)),
-                    part.number, kind_of(c), math::html(c.verdict.empty() ? c.statement : c.verdict),
-                    outcome(c.reproduced));
+                    part.number, kind_of(c), math::html(c.verdict), outcome(c.reproduced));
             }
         }
     body +=
@@ -613,7 +614,7 @@ std::string findings_markdown(const std::vector<LessonEntry>& course) {
             for (const Claim& c : part.claims)
                 table += fmt::format("| {} part {} ({}) | {} | {} | {} | {} | {} |\n", lesson_number(lesson.name),
                                      part.number, markdown_cell(part.section), kind_of(c),
-                                     markdown_cell(math::plain(c.verdict.empty() ? c.statement : c.verdict)),
+                                     markdown_cell(math::plain(c.verdict)),
                                      markdown_cell(c.lecture.str().empty() ? "—" : c.lecture.str()),
                                      markdown_cell(c.ours.str()), outcome(c.reproduced));
     return table;
